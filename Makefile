@@ -1,0 +1,54 @@
+# One target per thing a person does. Every target that runs code depends on the
+# virtualenv, so `make site` and `make test` work on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+# Offline by default when the shared mirror sits next to the checkout; otherwise the
+# pipeline reads the public upstream. Override with `make site MLPERF_SOURCE=...`.
+MIRROR := $(abspath ../shared/mlperf-mirror)
+MLPERF_SOURCE ?= $(if $(wildcard $(MIRROR)),$(MIRROR),)
+export MLPERF_SOURCE
+export DAGSTER_HOME ?= $(abspath data/dagster_home)
+
+.PHONY: venv test lint site serve ui bench browser-deps clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# Debian's Chromium drives the browser test; Playwright's own browser download is
+# not reachable here, so we point it at /usr/bin/chromium.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the browser test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+lint: venv
+	$(BIN)/ruff check .
+
+test: venv browser-deps
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+site: venv
+	mkdir -p $(DAGSTER_HOME)
+	$(BIN)/mlperf-ledger site
+
+serve: venv
+	$(BIN)/python -m http.server --directory build/site --bind 127.0.0.1 8000
+
+ui: venv
+	mkdir -p $(DAGSTER_HOME)
+	$(BIN)/dagster dev -m pipeline.definitions
+
+bench: venv
+	$(BIN)/python -m pipeline.bench
+
+clean:
+	rm -rf build .pytest_cache .ruff_cache

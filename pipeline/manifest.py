@@ -1,0 +1,124 @@
+"""The release manifest: every known MLPerf Inference round, committed as TOML.
+
+The manifest is the reviewed list of rounds; Dagster's ``release`` partitions are built
+from it, and the discovery sensor adds rounds it finds upstream later.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+MANIFEST_PATH = Path(__file__).parent / "registry" / "releases.toml"
+SUMMARY_FORMATS = ("final_report", "checker")
+_VERSION = re.compile(r"^v(\d+)\.(\d+)$")
+
+
+class ManifestError(ValueError):
+    """The manifest file is malformed; the message names the entry and field."""
+
+
+@dataclass(frozen=True)
+class Release:
+    """One MLPerf Inference round as listed in the manifest."""
+
+    version: str
+    repository: str
+    summary_path: str
+    summary_format: str | None
+    published_date: dt.date | None
+    date_note: str = ""
+
+    @property
+    def repo_name(self) -> str:
+        """Repository name without owner, as it appears in source paths."""
+        return self.repository.split("/", 1)[1]
+
+    @property
+    def has_summary(self) -> bool:
+        """Whether the round publishes a summary file (v4.1 and later)."""
+        return bool(self.summary_path)
+
+    @property
+    def sort_key(self) -> tuple[int, int]:
+        """Numeric ordering: v0.7 < v1.0 < v6.1 < v10.0."""
+        return version_key(self.version)
+
+    def result_url(self, location: str) -> str:
+        """Link to a result folder on GitHub, from its path inside the repository."""
+        return f"https://github.com/{self.repository}/tree/main/{location}"
+
+
+def version_key(version: str) -> tuple[int, int]:
+    """Parse ``vX.Y`` into a sortable tuple, rejecting anything else."""
+    match = _VERSION.match(version)
+    if not match:
+        raise ManifestError(f"release version {version!r} is not of the form vX.Y")
+    return int(match.group(1)), int(match.group(2))
+
+
+def next_versions(version: str) -> list[str]:
+    """Candidate successors of a round: the next minor and the next major version."""
+    major, minor = version_key(version)
+    return [f"v{major}.{minor + 1}", f"v{major + 1}.0"]
+
+
+def _release_from_entry(index: int, entry: dict) -> Release:
+    where = f"{MANIFEST_PATH.name} entry {index + 1}"
+    for field in ("version", "repository", "summary_path"):
+        if not isinstance(entry.get(field), str):
+            raise ManifestError(f"{where}: field {field!r} is missing or not a string")
+    version_key(entry["version"])
+    fmt = entry.get("summary_format")
+    if entry["summary_path"] and fmt not in SUMMARY_FORMATS:
+        raise ManifestError(
+            f"{where} ({entry['version']}): summary_format must be one of "
+            f"{', '.join(SUMMARY_FORMATS)}, got {fmt!r}"
+        )
+    date = entry.get("published_date")
+    if date is not None and not isinstance(date, dt.date):
+        raise ManifestError(f"{where}: published_date must be a TOML date")
+    return Release(
+        version=entry["version"],
+        repository=entry["repository"],
+        summary_path=entry["summary_path"],
+        summary_format=fmt if entry["summary_path"] else None,
+        published_date=date,
+        date_note=entry.get("date_note", ""),
+    )
+
+
+def load_manifest(path: Path = MANIFEST_PATH) -> list[Release]:
+    """Read and validate the manifest, sorted by version."""
+    entries = tomllib.loads(path.read_text()).get("release", [])
+    releases = [_release_from_entry(i, e) for i, e in enumerate(entries)]
+    seen: set[str] = set()
+    for release in releases:
+        if release.version in seen:
+            raise ManifestError(f"{path.name}: release {release.version} listed twice")
+        seen.add(release.version)
+    return sorted(releases, key=lambda r: r.sort_key)
+
+
+def release_for(version: str, releases: list[Release] | None = None) -> Release:
+    """Look a round up by version; rounds found by discovery get manifest defaults."""
+    for release in releases if releases is not None else load_manifest():
+        if release.version == version:
+            return release
+    return discovered_release(version)
+
+
+def discovered_release(version: str) -> Release:
+    """A round that is not in the manifest yet: assume the newest summary layout."""
+    version_key(version)
+    return Release(
+        version=version,
+        repository=f"mlcommons/inference_results_{version}",
+        summary_path="summary.json",
+        summary_format="checker",
+        published_date=None,
+        date_note="discovered upstream; not yet in the manifest",
+    )

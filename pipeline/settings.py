@@ -1,0 +1,27 @@
+"""Where the pipeline reads from and writes to, from the environment.
+
+One place for the environment variables so the CLI, Dagster resources and tests agree.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: Upstream raw-file host. ``{repo}`` is the repository name (``inference_results_v6.1``);
+#: ``HEAD`` resolves to the default branch, whatever it is called in that round.
+UPSTREAM_SOURCE = "https://raw.githubusercontent.com/mlcommons/{repo}/HEAD"
+
+#: The project root (the folder holding ``pyproject.toml``).
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def source_base() -> str:
+    """The source base: ``MLPERF_SOURCE`` if set and non-empty, else upstream."""
+    return os.environ.get("MLPERF_SOURCE", "").strip() or UPSTREAM_SOURCE
+
+
+def data_dir() -> Path:
+    """The data directory: ``MLPERF_DATA_DIR`` if set, else ``data/`` in the project."""
+    configured = os.environ.get("MLPERF_DATA_DIR", "").strip()
+    return Path(configured).resolve() if configured else PROJECT_ROOT / "data"

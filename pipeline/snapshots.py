@@ -1,0 +1,157 @@
+"""Immutable, content-addressed raw snapshots with OWID-style sidecars.
+
+Layout under ``<data dir>/raw/<release>/<file name>/``::
+
+    <sha256>.<ext>        the bytes exactly as fetched, never rewritten
+    <sha256>.meta.json    sidecar: url, fetched_at, sha256, bytes, etag, commit, ...
+
+Identical bytes add nothing; new bytes add a version beside the old ones. Files that
+failed validation go to ``quarantine/`` instead, so the last good version stays current.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from pipeline.source import Fetched
+
+LICENCE = "Apache-2.0 (MLCommons inference results repositories)"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The sidecar of one stored version of an upstream file."""
+
+    release: str
+    path: str
+    url: str
+    sha256: str
+    bytes: int
+    fetched_at: str
+    blob: str
+    etag: str | None = None
+    last_modified: str | None = None
+    upstream_commit: str | None = None
+    licence: str = LICENCE
+
+    def to_json(self) -> dict:
+        """Plain dict for JSON sidecars and Dagster metadata."""
+        return asdict(self)
+
+
+def sha256_hex(content: bytes) -> str:
+    """Hex sha256 of bytes: the identity of a snapshot."""
+    return hashlib.sha256(content).hexdigest()
+
+
+def _atomic_write(path: Path, content: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(content)
+    Path(tmp).replace(path)
+
+
+class SnapshotStore:
+    """Stores and lists raw snapshots below one root folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def _folder(self, release: str, path: str) -> Path:
+        return self.root / "raw" / release / path.replace("/", "__")
+
+    def put(
+        self, release: str, path: str, fetched: Fetched, commit: str | None = None
+    ) -> tuple[Snapshot, bool]:
+        """Store fetched bytes; returns the snapshot and whether it is new."""
+        digest = sha256_hex(fetched.content)
+        folder = self._folder(release, path)
+        current = self.latest(release, path)
+        if current is not None and current.sha256 == digest:
+            return current, False
+        snapshot = self.get(release, path, digest)
+        if snapshot is None:
+            suffix = Path(path).suffix or ".bin"
+            blob = folder / f"{digest}{suffix}"
+            _atomic_write(blob, fetched.content)
+            snapshot = Snapshot(
+                release=release,
+                path=path,
+                url=fetched.url,
+                sha256=digest,
+                bytes=len(fetched.content),
+                fetched_at=fetched.fetched_at.isoformat(),
+                blob=str(blob.relative_to(self.root)),
+                etag=fetched.etag,
+                last_modified=fetched.last_modified,
+                upstream_commit=commit,
+            )
+            sidecar = json.dumps(snapshot.to_json(), indent=2, sort_keys=True).encode()
+            _atomic_write(folder / f"{digest}.meta.json", sidecar)
+        # The history says which version was current when; content that changes back
+        # (A -> B -> A) makes A current again without storing its bytes twice.
+        line = {"sha256": digest, "seen_at": fetched.fetched_at.isoformat()}
+        with (folder / "history.jsonl").open("a") as handle:
+            handle.write(json.dumps(line) + "\n")
+        return snapshot, True
+
+    def quarantine(self, release: str, path: str, fetched: Fetched, reason: str) -> Path:
+        """Keep bytes that failed validation for inspection, out of the version list."""
+        digest = sha256_hex(fetched.content)
+        target = self.root / "quarantine" / release / f"{digest}{Path(path).suffix}"
+        _atomic_write(target, fetched.content)
+        note = {
+            "release": release,
+            "url": fetched.url,
+            "sha256": digest,
+            "bytes": len(fetched.content),
+            "fetched_at": fetched.fetched_at.isoformat(),
+            "reason": reason,
+        }
+        _atomic_write(target.with_suffix(".meta.json"), json.dumps(note, indent=2).encode())
+        return target
+
+    def get(self, release: str, path: str, sha256: str) -> Snapshot | None:
+        """The sidecar of one version, or None if that version is not stored."""
+        sidecar = self._folder(release, path) / f"{sha256}.meta.json"
+        if not sidecar.is_file():
+            return None
+        return Snapshot(**json.loads(sidecar.read_text()))
+
+    def history(self, release: str, path: str) -> list[dict]:
+        """Every change of the current version: ``{"sha256", "seen_at"}``, oldest first."""
+        log = self._folder(release, path) / "history.jsonl"
+        if not log.is_file():
+            return []
+        return [json.loads(line) for line in log.read_text().splitlines() if line]
+
+    def versions(self, release: str, path: str) -> list[Snapshot]:
+        """All distinct stored versions of one file, in the order they first appeared."""
+        shas = dict.fromkeys(entry["sha256"] for entry in self.history(release, path))
+        return [snap for sha in shas if (snap := self.get(release, path, sha))]
+
+    def latest(self, release: str, path: str) -> Snapshot | None:
+        """The current version: the one seen most recently as a change, or None."""
+        history = self.history(release, path)
+        return self.get(release, path, history[-1]["sha256"]) if history else None
+
+    def read(self, snapshot: Snapshot) -> bytes:
+        """The stored bytes, verified against the recorded hash."""
+        content = (self.root / snapshot.blob).read_bytes()
+        if sha256_hex(content) != snapshot.sha256:
+            raise ValueError(
+                f"snapshot {snapshot.blob} is corrupt: its sha256 no longer matches"
+            )
+        return content
+
+
+def utc_now_iso() -> str:
+    """Current UTC time, second precision, for sidecars and status output."""
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()

@@ -1,0 +1,216 @@
+"""Reading upstream files: the public raw-file host, any HTTP mirror, or a local folder.
+
+Every source maps ``(repository name, path)`` to bytes. A missing file is
+:class:`NotPublished` (upstream has not published it; never retried); anything else that
+goes wrong is a :class:`SourceError` whose message names the URL and what happened.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+#: Larger than any summary file upstream has published (v5.1's is about 2.5 MB).
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+
+class SourceError(RuntimeError):
+    """The source could not deliver a file; the message says which and why."""
+
+
+class NotPublished(SourceError):
+    """The file does not exist at the source (HTTP 404 or no such local file)."""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """Bytes of one upstream file and what the source said about them."""
+
+    url: str
+    content: bytes
+    fetched_at: dt.datetime
+    etag: str | None = None
+    last_modified: str | None = None
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Whether a file exists, learnt as cheaply as the source allows."""
+
+    url: str
+    exists: bool
+    etag: str | None = None
+    last_modified: str | None = None
+    not_modified: bool = False
+
+
+@dataclass(frozen=True)
+class _Reply:
+    status_code: int
+    headers: httpx.Headers
+    body: bytes
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+@dataclass
+class Source:
+    """Reads ``<base>/<repo>/<path>`` from a folder or an HTTP(S) base URL.
+
+    ``base`` may contain ``{repo}``; otherwise the repository name is appended as a
+    path segment, which is the layout of ``../shared/mlperf-mirror``.
+    """
+
+    base: str
+    timeout_s: float = 30.0
+    retries: int = 3
+    backoff_s: float = 0.5
+    max_bytes: int = DEFAULT_MAX_BYTES
+    transport: httpx.BaseTransport | None = None
+    #: Every URL requested, in order; lets tests prove what was (not) re-fetched.
+    request_log: list[str] = field(default_factory=list)
+    sleep: Callable[[float], None] = time.sleep
+
+    @property
+    def is_http(self) -> bool:
+        """Whether the base is a URL rather than a folder."""
+        return self.base.startswith(("http://", "https://"))
+
+    def url_for(self, repo: str, path: str) -> str:
+        """The address of one file, as recorded in snapshot sidecars."""
+        base = self.base.rstrip("/")
+        root = base.replace("{repo}", repo) if "{repo}" in base else f"{base}/{repo}"
+        if self.is_http:
+            return f"{root}/{path.lstrip('/')}"
+        return str(Path(root).resolve() / path)
+
+    # -- local folder ---------------------------------------------------------------
+    def _read_local(self, url: str) -> Fetched:
+        self.request_log.append(url)
+        path = Path(url)
+        if not path.is_file():
+            raise NotPublished(f"{url}: not published (no such file in the mirror)")
+        size = path.stat().st_size
+        if size > self.max_bytes:
+            raise SourceError(f"{url}: {size} bytes exceeds the cap of {self.max_bytes}")
+        stat_time = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC)
+        return Fetched(
+            url=url,
+            content=path.read_bytes(),
+            fetched_at=_now(),
+            last_modified=stat_time.replace(microsecond=0).isoformat(),
+        )
+
+    # -- HTTP ----------------------------------------------------------------------
+    def _client(self) -> httpx.Client:
+        return httpx.Client(
+            timeout=httpx.Timeout(self.timeout_s),
+            follow_redirects=True,
+            transport=self.transport,
+            headers={"User-Agent": "mlperf-ledger (+https://github.com/mlperf-ledger)"},
+        )
+
+    def _request(self, method: str, url: str, headers: dict[str, str]) -> _Reply:
+        """One request with bounded retries on 5xx, timeouts and connection errors."""
+        last_problem = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                self.sleep(self.backoff_s * 2 ** (attempt - 1))
+            self.request_log.append(url)
+            try:
+                with self._client() as client, client.stream(
+                    method, url, headers=headers
+                ) as response:
+                    if response.status_code >= 500:
+                        last_problem = f"HTTP {response.status_code}"
+                        continue
+                    declared = int(response.headers.get("content-length") or 0)
+                    if declared > self.max_bytes:
+                        raise SourceError(
+                            f"{url}: {declared} bytes exceeds the cap of {self.max_bytes}"
+                        )
+                    body = bytearray()
+                    for chunk in response.iter_bytes():
+                        body.extend(chunk)
+                        if len(body) > self.max_bytes:
+                            raise SourceError(
+                                f"{url}: body exceeds the cap of {self.max_bytes} bytes"
+                            )
+                    return _Reply(response.status_code, response.headers, bytes(body))
+            except httpx.TimeoutException:
+                last_problem = f"timed out after {self.timeout_s:g} s"
+            except httpx.RemoteProtocolError as exc:
+                # A body shorter than its Content-Length: the connection was cut.
+                last_problem = f"truncated response ({exc})"
+            except httpx.TransportError as exc:
+                last_problem = f"connection failed ({exc.__class__.__name__}: {exc})"
+        raise SourceError(
+            f"{url}: gave up after {self.retries + 1} attempts; last: {last_problem}"
+        )
+
+    def _check_status(self, url: str, response: _Reply) -> None:
+        if response.status_code == 404:
+            raise NotPublished(f"{url}: not published (HTTP 404)")
+        if response.status_code >= 400:
+            raise SourceError(f"{url}: HTTP {response.status_code}")
+
+    # -- public API ----------------------------------------------------------------
+    def fetch(self, repo: str, path: str) -> Fetched:
+        """Read one file completely, or raise NotPublished / SourceError."""
+        url = self.url_for(repo, path)
+        if not self.is_http:
+            return self._read_local(url)
+        response = self._request("GET", url, {})
+        self._check_status(url, response)
+        return Fetched(
+            url=url,
+            content=response.body,
+            fetched_at=_now(),
+            etag=response.headers.get("etag"),
+            last_modified=response.headers.get("last-modified"),
+        )
+
+    def probe(
+        self,
+        repo: str,
+        path: str,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> Probe:
+        """Ask whether a file exists (and changed) without downloading it if possible.
+
+        HTTP sources send a conditional HEAD request, so a quiet day costs a few
+        hundred bytes; a 304 answer means unchanged since the given validators.
+        """
+        url = self.url_for(repo, path)
+        if not self.is_http:
+            self.request_log.append(url)
+            file = Path(url)
+            if not file.is_file():
+                return Probe(url=url, exists=False)
+            stamp = f"{file.stat().st_mtime_ns}-{file.stat().st_size}"
+            return Probe(url=url, exists=True, etag=stamp, not_modified=stamp == etag)
+        headers = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        response = self._request("HEAD", url, headers)
+        if response.status_code == 404:
+            return Probe(url=url, exists=False)
+        if response.status_code == 304:
+            return Probe(url=url, exists=True, etag=etag, not_modified=True)
+        self._check_status(url, response)
+        return Probe(
+            url=url,
+            exists=True,
+            etag=response.headers.get("etag"),
+            last_modified=response.headers.get("last-modified"),
+        )
