@@ -390,3 +390,26 @@ def empty_results() -> pl.DataFrame:
 def empty_rejected() -> pl.DataFrame:
     """The rejected table with no rows."""
     return pl.DataFrame(schema=REJECTED_SCHEMA)
+
+
+def summary_tables(
+    content: bytes, *, release: str, repository: str, source_file: str, sha256: str
+) -> tuple[pl.DataFrame, pl.DataFrame, str]:
+    """Bytes of one summary file to (results, rejected, layout name).
+
+    Raises:
+        pipeline.extract.summary.SummaryFormatError: the file is not a summary at all.
+    """
+    from pipeline.extract.summary import parse_summary
+
+    raw = parse_summary(content, release=release, file=source_file)
+    results, rejected = normalise_summary(
+        raw.frame.lazy(),
+        fmt=raw.format,
+        release=release,
+        repository=repository,
+        source_file=source_file,
+        snapshot_sha256=sha256,
+    )
+    results_df, rejected_df = pl.collect_all([results, rejected])
+    return results_df, rejected_df, raw.format
