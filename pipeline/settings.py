@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: Upstream raw-file host. ``{repo}`` is the repository name (``inference_results_v6.1``);
+#: Upstream raw-file host; ``{repo}`` is the repository (``inference_results_v6.1``);
 #: ``HEAD`` resolves to the default branch, whatever it is called in that round.
 UPSTREAM_SOURCE = "https://raw.githubusercontent.com/mlcommons/{repo}/HEAD"
 

@@ -102,7 +102,9 @@ class SnapshotStore:
             handle.write(json.dumps(line) + "\n")
         return snapshot, True
 
-    def quarantine(self, release: str, path: str, fetched: Fetched, reason: str) -> Path:
+    def quarantine(
+        self, release: str, path: str, fetched: Fetched, reason: str
+    ) -> Path:
         """Keep bytes that failed validation for inspection, out of the version list."""
         digest = sha256_hex(fetched.content)
         target = self.root / "quarantine" / release / f"{digest}{Path(path).suffix}"
@@ -115,7 +117,9 @@ class SnapshotStore:
             "fetched_at": fetched.fetched_at.isoformat(),
             "reason": reason,
         }
-        _atomic_write(target.with_suffix(".meta.json"), json.dumps(note, indent=2).encode())
+        _atomic_write(
+            target.with_suffix(".meta.json"), json.dumps(note, indent=2).encode()
+        )
         return target
 
     def get(self, release: str, path: str, sha256: str) -> Snapshot | None:
@@ -126,14 +130,14 @@ class SnapshotStore:
         return Snapshot(**json.loads(sidecar.read_text()))
 
     def history(self, release: str, path: str) -> list[dict]:
-        """Every change of the current version: ``{"sha256", "seen_at"}``, oldest first."""
+        """Each change of the current version (sha256, seen_at), oldest first."""
         log = self._folder(release, path) / "history.jsonl"
         if not log.is_file():
             return []
         return [json.loads(line) for line in log.read_text().splitlines() if line]
 
     def versions(self, release: str, path: str) -> list[Snapshot]:
-        """All distinct stored versions of one file, in the order they first appeared."""
+        """Distinct stored versions of one file, in the order they first appeared."""
         shas = dict.fromkeys(entry["sha256"] for entry in self.history(release, path))
         return [snap for sha in shas if (snap := self.get(release, path, sha))]
 

@@ -8,6 +8,7 @@ goes wrong is a :class:`SourceError` whose message names the URL and what happen
 from __future__ import annotations
 
 import datetime as dt
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ import httpx
 
 #: Larger than any summary file upstream has published (v5.1's is about 2.5 MB).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+#: GitHub REST API root; tests point ``list_tree`` at a loopback server instead.
+GITHUB_API = "https://api.github.com"
 
 
 class SourceError(RuntimeError):
@@ -99,7 +102,9 @@ class Source:
             raise NotPublished(f"{url}: not published (no such file in the mirror)")
         size = path.stat().st_size
         if size > self.max_bytes:
-            raise SourceError(f"{url}: {size} bytes exceeds the cap of {self.max_bytes}")
+            raise SourceError(
+                f"{url}: {size} bytes exceeds the cap of {self.max_bytes}"
+            )
         stat_time = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC)
         return Fetched(
             url=url,
@@ -125,9 +130,10 @@ class Source:
                 self.sleep(self.backoff_s * 2 ** (attempt - 1))
             self.request_log.append(url)
             try:
-                with self._client() as client, client.stream(
-                    method, url, headers=headers
-                ) as response:
+                with (
+                    self._client() as client,
+                    client.stream(method, url, headers=headers) as response,
+                ):
                     if response.status_code >= 500:
                         last_problem = f"HTTP {response.status_code}"
                         continue
@@ -213,4 +219,70 @@ class Source:
             exists=True,
             etag=response.headers.get("etag"),
             last_modified=response.headers.get("last-modified"),
+        )
+
+    def list_tree(
+        self,
+        repo: str,
+        prefixes: tuple[str, ...] = ("closed", "open", "network"),
+        *,
+        api_base: str = GITHUB_API,
+        owner: str = "mlcommons",
+    ) -> list[str]:
+        """Repository-relative paths of every file under the given top-level folders.
+
+        The raw submission tree has no index file, so scanning it starts from a
+        listing. A local mirror is walked; over HTTP one call to GitHub's git trees
+        API (``/repos/{owner}/{repo}/git/trees/HEAD?recursive=1``) lists the whole
+        repository, because raw-file hosts cannot list folders. A listing GitHub
+        marks as truncated is refused rather than returned: a partial listing would
+        silently drop results.
+
+        Args:
+            repo: Repository name without owner, e.g. ``inference_results_v5.1``.
+            prefixes: Top-level folders to keep (the divisions).
+            api_base: Root of the GitHub REST API (HTTP sources only).
+            owner: Repository owner on GitHub (HTTP sources only).
+
+        Returns:
+            Sorted POSIX paths such as ``closed/AMD/systems/x.json``.
+
+        Raises:
+            NotPublished: no such repository folder or repository (HTTP 404).
+            SourceError: the listing could not be fetched, decoded, or is truncated.
+        """
+        wanted = tuple(p.strip("/") for p in prefixes)
+        if not self.is_http:
+            root = Path(self.url_for(repo, ""))
+            self.request_log.append(str(root))
+            if not root.is_dir():
+                raise NotPublished(
+                    f"{root}: not published (no such folder in the mirror)"
+                )
+            return sorted(
+                file.relative_to(root).as_posix()
+                for prefix in wanted
+                if (root / prefix).is_dir()
+                for file in (root / prefix).rglob("*")
+                if file.is_file()
+            )
+        url = f"{api_base.rstrip('/')}/repos/{owner}/{repo}/git/trees/HEAD?recursive=1"
+        response = self._request("GET", url, {"Accept": "application/vnd.github+json"})
+        self._check_status(url, response)
+        try:
+            listing = json.loads(response.body)
+            entries = listing["tree"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise SourceError(
+                f"{url}: not a git trees listing ({exc.__class__.__name__}: {exc})"
+            ) from None
+        if listing.get("truncated"):
+            raise SourceError(
+                f"{url}: GitHub truncated the listing ({len(entries)} entries); "
+                "refusing an incomplete tree"
+            )
+        return sorted(
+            entry["path"]
+            for entry in entries
+            if entry.get("type") == "blob" and entry["path"].split("/", 1)[0] in wanted
         )

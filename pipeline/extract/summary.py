@@ -81,7 +81,7 @@ def detect_format(records: list[object]) -> str | None:
     """The layout whose signature fields most records carry, if any."""
     objects = [r for r in records[:50] if isinstance(r, dict)]
     for name, signature in _SIGNATURES.items():
-        if objects and sum(signature <= r.keys() for r in objects) * 2 > len(objects):
+        if objects and sum(signature <= r.keys() for r in objects) * 2 >= len(objects):
             return name
     return None
 

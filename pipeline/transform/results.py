@@ -186,7 +186,10 @@ def _rejection_reasons(fmt: str) -> pl.Expr:
     checks = [
         _reason(
             ~pl.col("record_json").str.starts_with("{"),
-            pl.format("record is not a JSON object: {}", pl.col("record_json").str.slice(0, 40)),
+            pl.format(
+                "record is not a JSON object: {}",
+                pl.col("record_json").str.slice(0, 40),
+            ),
         )
     ]
     checks += [
@@ -210,7 +213,8 @@ def _rejection_reasons(fmt: str) -> pl.Expr:
         _reason(
             pl.col("scenario_upstream").is_not_null() & pl.col("scenario").is_null(),
             pl.format(
-                f"unknown {fields['scenario_upstream']} '{{}}'", pl.col("scenario_upstream")
+                f"unknown {fields['scenario_upstream']} '{{}}'",
+                pl.col("scenario_upstream"),
             ),
         ),
         _reason(
@@ -224,7 +228,9 @@ def _rejection_reasons(fmt: str) -> pl.Expr:
         _reason(
             pl.col("availability").is_not_null()
             & ~pl.col("availability").is_in(AVAILABILITIES),
-            pl.format(f"unknown {fields['availability']} '{{}}'", pl.col("availability")),
+            pl.format(
+                f"unknown {fields['availability']} '{{}}'", pl.col("availability")
+            ),
         ),
     ]
     for name in ("nodes_raw", "apn_raw", "total_raw"):
@@ -292,7 +298,10 @@ def normalise_summary(
             result_key=pl.when(pl.col("result_id").is_not_null())
             .then(
                 pl.format(
-                    "{}:{}:{}", pl.col("result_id"), pl.col("benchmark"), pl.col("scenario")
+                    "{}:{}:{}",
+                    pl.col("result_id"),
+                    pl.col("benchmark"),
+                    pl.col("scenario"),
                 )
             )
             .otherwise(key_from_fields),
@@ -317,68 +326,81 @@ def normalise_summary(
     )
     accepted = staged.filter(pl.col("reason").is_null())
     value = _as_number("value_raw")
-    results = accepted.with_columns(
-        total_accelerators=pl.coalesce(
-            pl.col("total_raw_count"), pl.col("nodes") * pl.col("accelerators_per_node")
-        ),
-        is_total_accelerators_derived=pl.col("total_raw_count").is_null(),
-        result_value=value * factor,
-        result_unit=unit.replace_strict(
-            {k: v[0] for k, v in UNITS.items()}, default=None
-        ),
-        is_higher_better=~unit.str.starts_with("Latency"),
-    ).select(
-        pl.lit(release).alias("release"),
-        "result_key",
-        "result_id",
-        "submitter",
-        "division",
-        "category",
-        "availability",
-        (pl.col("availability") == "preview").alias("is_preview"),
-        "system_name",
-        "platform",
-        "benchmark",
-        "benchmark_upstream",
-        "model_upstream",
-        "scenario",
-        "result_value",
-        "result_unit",
-        value.alias("result_value_upstream"),
-        pl.col("unit_raw").alias("result_unit_upstream"),
-        "is_higher_better",
-        pl.when(pl.col("is_higher_better") & (pl.col("total_accelerators") > 0))
-        .then(pl.col("result_value") / pl.col("total_accelerators"))
-        .alias("result_per_accelerator"),
-        _as_number("power_raw").alias("power_value"),
-        pl.col("power_unit_raw").alias("power_unit"),
-        "nodes",
-        "accelerators_per_node",
-        "total_accelerators",
-        "is_total_accelerators_derived",
-        strip_count_suffix(pl.col("accelerator_upstream")).alias("accelerator_name"),
-        "accelerator_upstream",
-        strip_count_prefix(pl.col("cpu_raw")).alias("host_cpu_name"),
-        "software",
-        "weight_data_types",
-        (_as_number("inferred_raw").fill_null(0) > 0).alias("is_inferred"),
-        "location",
-        pl.format(
-            "https://github.com/{}/tree/main/{}", pl.lit(repository), pl.col("location")
-        ).alias("result_url"),
-        pl.lit(source_file).alias("source_file"),
-        "source_record",
-        pl.lit(snapshot_sha256).alias("snapshot_sha256"),
-    ).cast(RESULTS_SCHEMA)
-    rejected = staged.filter(pl.col("reason").is_not_null()).select(
-        pl.lit(release).alias("release"),
-        pl.lit(source_file).alias("source_file"),
-        "source_record",
-        "result_key",
-        "reason",
-        "record_json",
-        pl.lit(snapshot_sha256).alias("snapshot_sha256"),
-    ).cast(REJECTED_SCHEMA)
+    results = (
+        accepted.with_columns(
+            total_accelerators=pl.coalesce(
+                pl.col("total_raw_count"),
+                pl.col("nodes") * pl.col("accelerators_per_node"),
+            ),
+            is_total_accelerators_derived=pl.col("total_raw_count").is_null(),
+            result_value=value * factor,
+            result_unit=unit.replace_strict(
+                {k: v[0] for k, v in UNITS.items()}, default=None
+            ),
+            is_higher_better=~unit.str.starts_with("Latency"),
+        )
+        .select(
+            pl.lit(release).alias("release"),
+            "result_key",
+            "result_id",
+            "submitter",
+            "division",
+            "category",
+            "availability",
+            (pl.col("availability") == "preview").alias("is_preview"),
+            "system_name",
+            "platform",
+            "benchmark",
+            "benchmark_upstream",
+            "model_upstream",
+            "scenario",
+            "result_value",
+            "result_unit",
+            value.alias("result_value_upstream"),
+            pl.col("unit_raw").alias("result_unit_upstream"),
+            "is_higher_better",
+            pl.when(pl.col("is_higher_better") & (pl.col("total_accelerators") > 0))
+            .then(pl.col("result_value") / pl.col("total_accelerators"))
+            .alias("result_per_accelerator"),
+            _as_number("power_raw").alias("power_value"),
+            pl.col("power_unit_raw").alias("power_unit"),
+            "nodes",
+            "accelerators_per_node",
+            "total_accelerators",
+            "is_total_accelerators_derived",
+            strip_count_suffix(pl.col("accelerator_upstream")).alias(
+                "accelerator_name"
+            ),
+            "accelerator_upstream",
+            strip_count_prefix(pl.col("cpu_raw")).alias("host_cpu_name"),
+            "software",
+            "weight_data_types",
+            (_as_number("inferred_raw").fill_null(0) > 0).alias("is_inferred"),
+            "location",
+            pl.format(
+                "https://github.com/{}/tree/main/{}",
+                pl.lit(repository),
+                pl.col("location"),
+            ).alias("result_url"),
+            pl.lit(source_file).alias("source_file"),
+            "source_record",
+            pl.lit(snapshot_sha256).alias("snapshot_sha256"),
+        )
+        .cast(RESULTS_SCHEMA)
+    )
+    rejected = (
+        staged.filter(pl.col("reason").is_not_null())
+        .select(
+            pl.lit(release).alias("release"),
+            pl.lit(source_file).alias("source_file"),
+            "source_record",
+            "result_key",
+            "reason",
+            "record_json",
+            pl.lit(snapshot_sha256).alias("snapshot_sha256"),
+        )
+        .cast(REJECTED_SCHEMA)
+    )
     return results, rejected
 
 

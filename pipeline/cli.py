@@ -1,0 +1,104 @@
+"""``mlperf-ledger``: the command line. Every run goes through Dagster."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from pipeline.manifest import ManifestError, load_manifest, version_key
+
+
+def _apply_environment(args: argparse.Namespace) -> None:
+    # Resources read these, so flags and environment variables behave the same.
+    if getattr(args, "source", None):
+        os.environ["MLPERF_SOURCE"] = args.source
+    if getattr(args, "data_dir", None):
+        os.environ["MLPERF_DATA_DIR"] = args.data_dir
+
+
+def _table(rows: list[dict]) -> str:
+    if not rows:
+        return "(nothing yet)"
+    columns = list(rows[0])
+    widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in columns}
+    lines = ["  ".join(c.ljust(widths[c]) for c in columns)]
+    lines += ["  ".join(str(r[c]).ljust(widths[c]) for c in columns) for r in rows]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """Fetch, store, normalise and check releases; exit 1 if any failed."""
+    from pipeline import runner, settings
+
+    versions = args.release or [r.version for r in load_manifest()]
+    for version in versions:
+        version_key(version)
+    print(f"source: {settings.source_base()}")
+    print(f"data:   {settings.data_dir()}")
+    instance = runner.get_instance()
+    outcomes = runner.ingest(instance, versions)
+    failed = [o for o in outcomes if not o.success]
+    if failed:
+        print(f"{len(failed)} run(s) failed: {', '.join(o.label for o in failed)}")
+        return 1
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Print what is stored for each release."""
+    from pipeline import runner
+
+    print(_table(runner.release_status(runner.get_instance())))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (kept separate so tests can inspect it)."""
+    parser = argparse.ArgumentParser(
+        prog="mlperf-ledger",
+        description="Versioned MLPerf Inference results, derived cross-round metrics.",
+    )
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--source",
+        help="mirror folder or HTTP base (default: $MLPERF_SOURCE, else upstream)",
+    )
+    common.add_argument(
+        "--data-dir",
+        help="where snapshots and tables go (default: $MLPERF_DATA_DIR or data/)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    ingest = sub.add_parser(
+        "ingest", parents=[common], help="fetch and normalise releases"
+    )
+    ingest.add_argument(
+        "--release",
+        action="append",
+        metavar="vX.Y",
+        help="only this release (repeatable; default: every release in the manifest)",
+    )
+    ingest.set_defaults(func=cmd_ingest)
+    status = sub.add_parser(
+        "status", parents=[common], help="what is stored per release"
+    )
+    status.set_defaults(func=cmd_status)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script."""
+    args = build_parser().parse_args(argv)
+    _apply_environment(args)
+    try:
+        return args.func(args)
+    except ManifestError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

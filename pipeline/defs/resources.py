@@ -1,0 +1,124 @@
+"""Resources, declared in one place: the upstream source, data dir and IO manager."""
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+
+from pipeline import settings
+from pipeline.snapshots import SnapshotStore
+from pipeline.source import Source
+
+
+class SourceResource(dg.ConfigurableResource):
+    """Where upstream files come from: a mirror folder or an HTTP base URL."""
+
+    base: str = ""
+    timeout_s: float = 30.0
+    retries: int = 3
+
+    def get(self) -> Source:
+        """A Source for this run; empty ``base`` means ``MLPERF_SOURCE`` or upstream."""
+        return Source(
+            base=self.base or settings.source_base(),
+            timeout_s=self.timeout_s,
+            retries=self.retries,
+        )
+
+
+class DataDirResource(dg.ConfigurableResource):
+    """The data directory holding snapshots and asset files."""
+
+    path: str = ""
+
+    @property
+    def root(self) -> Path:
+        """The folder; empty ``path`` means ``MLPERF_DATA_DIR`` or ``data/``."""
+        return Path(self.path).resolve() if self.path else settings.data_dir()
+
+    def store(self) -> SnapshotStore:
+        """The content-addressed snapshot store below the data directory."""
+        return SnapshotStore(self.root)
+
+
+def _atomic_write(path: Path, write) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    os.close(fd)
+    write(Path(tmp))
+    Path(tmp).replace(path)
+
+
+class LedgerIOManager(dg.ConfigurableIOManager):
+    """Polars frames as Parquet, everything else as JSON, one file per partition.
+
+    A partitioned input read by an unpartitioned asset arrives as one LazyFrame over
+    every stored partition (frames) or a dict keyed by partition (JSON values).
+    """
+
+    path: str = ""
+
+    def _root(self) -> Path:
+        root = Path(self.path).resolve() if self.path else settings.data_dir()
+        return root / "assets"
+
+    def _file(self, key: dg.AssetKey, partition: str | None, ext: str) -> Path:
+        name = partition if partition is not None else "_"
+        return self._root() / "/".join(key.path) / f"{name}.{ext}"
+
+    def handle_output(self, context: dg.OutputContext, obj: object) -> None:
+        """Write atomically so a failed run never leaves half a file behind."""
+        if obj is None:
+            return
+        partition = context.partition_key if context.has_partition_key else None
+        if isinstance(obj, pl.LazyFrame):
+            obj = obj.collect()
+        if isinstance(obj, pl.DataFrame):
+            target = self._file(context.asset_key, partition, "parquet")
+            _atomic_write(target, obj.write_parquet)
+            context.add_output_metadata({"rows": obj.height, "path": str(target)})
+        else:
+            target = self._file(context.asset_key, partition, "json")
+            text = json.dumps(obj, indent=2, sort_keys=True, default=str)
+            _atomic_write(target, lambda p: p.write_text(text))
+
+    def load_input(self, context: dg.InputContext) -> object:
+        """Read one partition, or every stored partition of a partitioned upstream."""
+        key = context.asset_key
+        partitions = (
+            list(context.asset_partition_keys)
+            if context.has_asset_partitions
+            else [None]
+        )
+        single = len(partitions) == 1 and (
+            partitions == [None] or context.has_partition_key
+        )
+        frames = [
+            f for p in partitions if (f := self._file(key, p, "parquet")).exists()
+        ]
+        jsons = {p: f for p in partitions if (f := self._file(key, p, "json")).exists()}
+        if not frames and not jsons:
+            raise FileNotFoundError(
+                f"{'/'.join(key.path)} has no stored output for "
+                f"{partitions if len(partitions) > 1 else partitions[0]}; "
+                "materialize it first"
+            )
+        if frames:
+            return pl.scan_parquet(frames)
+        values = {p: json.loads(f.read_text()) for p, f in jsons.items()}
+        return next(iter(values.values())) if single else values
+
+
+@dg.definitions
+def resources() -> dg.Definitions:
+    """Default resources; tests override them with a temporary data dir and source."""
+    return dg.Definitions(
+        resources={
+            "source": SourceResource(),
+            "data_dir": DataDirResource(),
+            "io_manager": LedgerIOManager(),
+        }
+    )

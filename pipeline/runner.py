@@ -1,0 +1,191 @@
+"""Run the asset graph through Dagster from plain Python (the CLI and tests use this).
+
+Runs go through Dagster so they are recorded in the local instance (``DAGSTER_HOME``)
+and visible in ``make ui``; this module only chooses partitions and selections and
+turns Dagster's events into short human-readable outcomes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+
+from pipeline import settings
+from pipeline.manifest import load_manifest, version_key
+
+RELEASES = "release"
+PER_RELEASE = ["raw_mlperf__summary", "core_mlperf__results", "core_mlperf__rejected"]
+#: Quiet Dagster's console logger: the CLI prints its own progress lines.
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """One Dagster run, summarised for a terminal."""
+
+    label: str
+    success: bool
+    run_id: str
+    message: str
+
+
+def ensure_dagster_home() -> Path:
+    """Use ``DAGSTER_HOME`` or ``<data dir>/dagster_home``, creating it if needed."""
+    home = Path(os.environ.get("DAGSTER_HOME") or settings.data_dir() / "dagster_home")
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():
+        # No telemetry: the pipeline runs where only package registries are reachable.
+        config.write_text("telemetry:\n  enabled: false\n")
+    os.environ["DAGSTER_HOME"] = str(home.resolve())
+    return home
+
+
+def get_instance() -> dg.DagsterInstance:
+    """The persistent local instance shared with ``dagster dev``."""
+    ensure_dagster_home()
+    return dg.DagsterInstance.get()
+
+
+def load_defs() -> dg.Definitions:
+    """The project's Definitions, loaded the way ``dagster dev`` loads them."""
+    from pipeline.definitions import defs
+
+    return defs()
+
+
+def known_releases(instance: dg.DagsterInstance) -> list[str]:
+    """Manifest rounds plus any added by discovery, in version order."""
+    found = set(instance.get_dynamic_partitions(RELEASES))
+    found |= {r.version for r in load_manifest()}
+    return sorted(found, key=version_key)
+
+
+def register_releases(instance: dg.DagsterInstance, versions: Sequence[str]) -> None:
+    """Add release partitions the instance does not know yet."""
+    existing = set(instance.get_dynamic_partitions(RELEASES))
+    missing = [v for v in versions if v not in existing]
+    if missing:
+        instance.add_dynamic_partitions(RELEASES, missing)
+
+
+def failure_message(instance: dg.DagsterInstance, run_id: str) -> str:
+    """The first step failure of a run, as the user-facing description."""
+    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
+        data = entry.dagster_event.step_failure_data
+        if data.user_failure_data and data.user_failure_data.description:
+            return data.user_failure_data.description
+        if data.error:
+            return f"{data.error.cls_name}: {data.error.message.strip()}"
+    return "run failed (see `make ui` for the event log)"
+
+
+def run_assets(
+    instance: dg.DagsterInstance,
+    selection: Sequence[str],
+    partition: str | None = None,
+    label: str = "",
+) -> RunOutcome:
+    """Materialize a selection (one partition, or unpartitioned assets) as one run."""
+    defs = load_defs()
+    job = defs.resolve_implicit_global_asset_job_def()
+    result = job.execute_in_process(
+        instance=instance,
+        partition_key=partition,
+        asset_selection=[dg.AssetKey(k) for k in selection],
+        run_config=QUIET,
+        raise_on_error=False,
+    )
+    message = "" if result.success else failure_message(instance, result.run_id)
+    return RunOutcome(
+        label or partition or "all", result.success, result.run_id, message
+    )
+
+
+def ingest(
+    instance: dg.DagsterInstance,
+    versions: Sequence[str],
+    progress: Callable[[str], None] = print,
+) -> list[RunOutcome]:
+    """Materialize raw and core assets for each release, then the combined table."""
+    register_releases(instance, versions)
+    outcomes = []
+    for index, version in enumerate(versions, start=1):
+        outcome = run_assets(instance, PER_RELEASE, partition=version)
+        progress(f"[{index}/{len(versions)}] {describe_release(instance, outcome)}")
+        outcomes.append(outcome)
+    combined = run_assets(instance, ["core_mlperf__all_results"], label="all releases")
+    progress(
+        "combined table: "
+        + (
+            f"{latest_metadata(instance, 'core_mlperf__all_results').get('rows')} rows"
+            if combined.success
+            else f"FAILED: {combined.message}"
+        )
+    )
+    return [*outcomes, combined]
+
+
+def latest_metadata(
+    instance: dg.DagsterInstance, asset: str, partition: str | None = None
+) -> dict:
+    """Metadata values of an asset's (partition's) latest materialization, or {}."""
+    records_filter = dg.AssetRecordsFilter(
+        asset_key=dg.AssetKey(asset),
+        asset_partitions=[partition] if partition else None,
+    )
+    records = instance.fetch_materializations(records_filter, limit=1).records
+    if not records or records[0].asset_materialization is None:
+        return {}
+    metadata = records[0].asset_materialization.metadata
+    return {k: getattr(v, "value", v) for k, v in metadata.items()}
+
+
+def describe_release(instance: dg.DagsterInstance, outcome: RunOutcome) -> str:
+    """One progress line for a release run."""
+    version = outcome.label
+    if not outcome.success:
+        return f"{version}: FAILED: {outcome.message}"
+    raw = latest_metadata(instance, "raw_mlperf__summary", version)
+    core = latest_metadata(instance, "core_mlperf__results", version)
+    if raw.get("status") != "ingested" and not raw.get("sha256"):
+        return str(raw.get("message") or f"{version}: {raw.get('status')}")
+    state = "new snapshot" if raw.get("is_new") else "unchanged"
+    return (
+        f"{version}: {core.get('rows')} rows, {core.get('rejected')} rejected, "
+        f"checks {core.get('checks')}, sha256 {str(raw.get('sha256'))[:12]} ({state})"
+    )
+
+
+def release_status(instance: dg.DagsterInstance) -> list[dict]:
+    """Per release: snapshot hash, fetched_at, rows, rejected, checks, last run."""
+    rows = []
+    for version in known_releases(instance):
+        raw = latest_metadata(instance, "raw_mlperf__summary", version)
+        core = latest_metadata(instance, "core_mlperf__results", version)
+        runs = instance.get_runs(
+            filters=dg.RunsFilter(tags={"dagster/partition": version}), limit=1
+        )
+        last = runs[0] if runs else None
+        last_run = "never run"
+        if last is not None:
+            last_run = last.status.value.lower()
+            if last.status == dg.DagsterRunStatus.FAILURE:
+                last_run += f": {failure_message(instance, last.run_id)}"
+        rows.append(
+            {
+                "release": version,
+                "status": raw.get("status", "not ingested"),
+                "sha256": str(raw.get("sha256", ""))[:12],
+                "fetched_at": raw.get("fetched_at", ""),
+                "rows": core.get("rows", ""),
+                "rejected": core.get("rejected", ""),
+                "checks": core.get("checks", ""),
+                "last_run": last_run,
+            }
+        )
+    return rows

@@ -1,0 +1,105 @@
+"""A local HTTP server on 127.0.0.1 serving a folder, with scriptable faults.
+
+Tests use it to exercise the real HTTP path of the source (retries, 404, truncated
+bodies, timeouts) without any network beyond loopback.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+
+class FaultyServer:
+    """Serves ``root``; ``faults[path]`` is a list of behaviours consumed per request.
+
+    Behaviours: ``"500"`` (server error), ``"hang"`` (sleep past the client timeout),
+    ``"truncate"`` (declare the full length, send half, close), ``"html"`` (an HTML
+    error page with status 200).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.faults: dict[str, list[str]] = defaultdict(list)
+        self.requests: list[tuple[str, str]] = []
+        self.hang_s = 3.0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # keep pytest output clean
+                pass
+
+            def _serve(self, head: bool) -> None:
+                server.requests.append((self.command, self.path))
+                queue = server.faults.get(self.path)
+                fault = queue.pop(0) if queue else None
+                if fault == "500":
+                    self.send_response(500)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if fault == "hang":
+                    time.sleep(server.hang_s)
+                    return
+                if fault == "html":
+                    body = b"<!DOCTYPE html><html><body>Rate limited</body></html>"
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
+                file = server.root / self.path.lstrip("/")
+                if not file.is_file():
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                body = file.read_bytes()
+                stat = file.stat()
+                etag = f'"{stat.st_mtime_ns}-{stat.st_size}"'
+                if self.headers.get("If-None-Match") == etag:
+                    self.send_response(304)
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("ETag", etag)
+                self.end_headers()
+                if head:
+                    return
+                if fault == "truncate":
+                    self.wfile.write(body[: len(body) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                self._serve(head=False)
+
+            def do_HEAD(self) -> None:
+                self._serve(head=True)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def gets(self, suffix: str) -> int:
+        """How many GET requests asked for a path ending in ``suffix``."""
+        return sum(1 for m, p in self.requests if m == "GET" and p.endswith(suffix))
+
+    def __enter__(self) -> FaultyServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

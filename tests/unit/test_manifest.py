@@ -1,0 +1,68 @@
+from pathlib import Path
+
+import pytest
+
+from pipeline.manifest import (
+    ManifestError,
+    load_manifest,
+    next_versions,
+    release_for,
+    version_key,
+)
+
+
+def test_manifest_lists_every_round_in_version_order() -> None:
+    releases = load_manifest()
+    versions = [r.version for r in releases]
+    assert versions[0] == "v0.5" and versions[-1] == "v6.1"
+    assert versions == sorted(versions, key=version_key)
+    raw_only = [r.version for r in releases if not r.has_summary]
+    assert raw_only == [
+        "v0.5",
+        "v0.7",
+        "v1.0",
+        "v1.1",
+        "v2.0",
+        "v2.1",
+        "v3.0",
+        "v3.1",
+        "v4.0",
+    ]
+    v61 = release_for("v6.1", releases)
+    assert (v61.summary_path, v61.summary_format) == ("summary.json", "checker")
+
+
+def test_versions_sort_numerically_and_have_two_successors() -> None:
+    assert version_key("v10.0") > version_key("v9.1")
+    assert next_versions("v6.1") == ["v6.2", "v7.0"]
+    with pytest.raises(ManifestError, match="'6.1' is not of the form vX.Y"):
+        version_key("6.1")
+
+
+def test_a_round_not_in_the_manifest_gets_defaults() -> None:
+    found = release_for("v6.2", load_manifest())
+    assert found.repository == "mlcommons/inference_results_v6.2"
+    assert found.summary_format is None  # any known layout is tried
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            'version = "v1.0"\nsummary_path = ""',
+            "entry 1: field 'repository' is missing",
+        ),
+        (
+            'version = "v7.0"\nrepository = "m/r"\nsummary_path = "s.json"\n'
+            'summary_format = "csv"',
+            "entry 1 (v7.0): summary_format must be one of final_report, checker, got 'csv'",
+        ),
+    ],
+)
+def test_malformed_entries_are_named(tmp_path: Path, entry: str, message: str) -> None:
+    path = tmp_path / "releases.toml"
+    path.write_text(f"[[release]]\n{entry}\n")
+    with pytest.raises(
+        ManifestError, match=message.replace("(", r"\(").replace(")", r"\)")
+    ):
+        load_manifest(path)

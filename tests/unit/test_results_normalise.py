@@ -1,0 +1,251 @@
+"""Hand-written records for each summary layout and each kind of bad input."""
+
+import json
+
+import polars as pl
+import pytest
+
+from pipeline.extract.summary import SummaryFormatError, parse_summary
+from pipeline.transform.results import RESULTS_SCHEMA, summary_tables
+
+FINAL_REPORT = {
+    "ID": "6.0-0001",
+    "Submitter": "AMD",
+    "Availability": "available",
+    "Category": "closed",
+    "Suite": "datacenter",
+    "System": "AMD MI355X Custom Cluster",
+    "Platform": "87xMI355X_22xEPYC_9575F",
+    "Model": "llama2-70b-99",
+    "UsedModel": "llama2-70b-99",
+    "Scenario": "Interactive",
+    "Nodes": 11,
+    "Processor": "AMD EPYC 9575F",
+    "Accelerator": "AMD Instinct MI355X 288GB HBM3e (x87)",
+    "a#": 8,
+    "Total Accelerators": 88,
+    "Location": "./closed/AMD/results/87xMI355X_22xEPYC_9575F/llama2-70b-99/Interactive/performance/run_1",
+    "Software": "PyTorch 2.9.1+git8907517, ROCm 7.0.0",
+    "inferred": 1,
+    "weight_data_types": "fp4",
+    "Performance_Result": 785522.0,
+    "Performance_Units": "Tokens/s",
+}
+
+CHECKER = {
+    "Organization": "NVIDIA",
+    "Availability": "preview",
+    "Division": "closed",
+    "SystemType": "datacenter",
+    "SystemName": "NVIDIA GB300 NVL72",
+    "Platform": "GB300-NVL72_GB300-288GB_aarch64x72_TRT",
+    "Model": "llama3_1-8b",
+    "MlperfModel": "llama3.1-8b",
+    "Scenario": "singlestream",
+    "Result": 1.5,
+    "Units": "Latency (s)",
+    "number_of_nodes": 18,
+    "accelerators_per_node": 4,
+    "total_accelerators": None,
+    "accelerator_model_name": "NVIDIA GB300",
+    "host_processor_model_name": "NVIDIA Grace CPU",
+    "framework": "TensorRT 10.11",
+    "weight_data_types": "fp4",
+    "inferred": 0,
+    "Location": "./closed/NVIDIA/results/GB300-NVL72_GB300-288GB_aarch64x72_TRT/llama3_1-8b/SingleStream/performance/run_1",
+}
+
+
+def tables(document: object, release: str = "v6.0", file: str = "summary_results.json"):
+    content = json.dumps(document).encode()
+    return summary_tables(
+        content,
+        release=release,
+        repository=f"mlcommons/inference_results_{release}",
+        source_file=file,
+        sha256="abc",
+    )
+
+
+def test_final_report_record_becomes_this_exact_row() -> None:
+    results, rejected, layout = tables([FINAL_REPORT])
+    assert layout == "final_report"
+    assert rejected.is_empty()
+    assert results.schema == pl.Schema(RESULTS_SCHEMA)
+    row = results.row(0, named=True)
+    assert row == {
+        "release": "v6.0",
+        "result_key": "6.0-0001:llama2-70b-99:Interactive",
+        "result_id": "6.0-0001",
+        "submitter": "AMD",
+        "division": "closed",
+        "category": "datacenter",
+        "availability": "available",
+        "is_preview": False,
+        "system_name": "AMD MI355X Custom Cluster",
+        "platform": "87xMI355X_22xEPYC_9575F",
+        "benchmark": "llama2-70b-99",
+        "benchmark_upstream": "llama2-70b-99",
+        "model_upstream": "llama2-70b-99",
+        "scenario": "Interactive",
+        "result_value": 785522.0,
+        "result_unit": "Tokens/s",
+        "result_value_upstream": 785522.0,
+        "result_unit_upstream": "Tokens/s",
+        "is_higher_better": True,
+        "result_per_accelerator": 785522.0 / 88,
+        "power_value": None,
+        "power_unit": None,
+        "nodes": 11,
+        "accelerators_per_node": 8,
+        # Upstream says 88 although the platform name says 87x: we keep upstream's.
+        "total_accelerators": 88,
+        "is_total_accelerators_derived": False,
+        "accelerator_name": "AMD Instinct MI355X 288GB HBM3e",
+        "accelerator_upstream": "AMD Instinct MI355X 288GB HBM3e (x87)",
+        "host_cpu_name": "AMD EPYC 9575F",
+        "software": "PyTorch 2.9.1+git8907517, ROCm 7.0.0",
+        "weight_data_types": "fp4",
+        "is_inferred": True,
+        "location": "closed/AMD/results/87xMI355X_22xEPYC_9575F/llama2-70b-99/Interactive",
+        "result_url": "https://github.com/mlcommons/inference_results_v6.0/tree/main/"
+        "closed/AMD/results/87xMI355X_22xEPYC_9575F/llama2-70b-99/Interactive",
+        "source_file": "summary_results.json",
+        "source_record": "0",
+        "snapshot_sha256": "abc",
+    }
+
+
+def test_checker_record_is_normalised() -> None:
+    results, rejected, layout = tables(
+        {"0": CHECKER}, release="v6.1", file="summary.json"
+    )
+    assert layout == "checker"
+    assert rejected.is_empty()
+    row = results.row(0, named=True)
+    # No upstream ID: the key is derived from division/submitter/platform/benchmark.
+    assert row["result_key"] == (
+        "v6.1:closed/NVIDIA/GB300-NVL72_GB300-288GB_aarch64x72_TRT/llama3.1-8b/SingleStream"
+    )
+    assert row["result_id"] is None
+    assert row["benchmark"] == "llama3.1-8b"  # alias llama3_1-8b
+    assert row["benchmark_upstream"] == "llama3_1-8b"
+    assert row["scenario"] == "SingleStream"  # lower-case spelling normalised
+    assert (row["result_value"], row["result_unit"]) == (1500.0, "Latency (ms)")
+    assert (row["result_value_upstream"], row["result_unit_upstream"]) == (
+        1.5,
+        "Latency (s)",
+    )
+    assert row["is_higher_better"] is False
+    assert row["result_per_accelerator"] is None  # latency is not divided by chips
+    assert row["total_accelerators"] == 72  # 18 nodes x 4, derived
+    assert row["is_total_accelerators_derived"] is True
+    assert row["is_preview"] is True
+
+
+def test_cpu_only_record_has_zero_accelerators() -> None:
+    record = FINAL_REPORT | {
+        "Accelerator": "",
+        "a#": "",
+        "Total Accelerators": 0,
+        "Nodes": 1,
+        "Processor": "2xIntel Xeon 6980P",
+    }
+    row = tables([record])[0].row(0, named=True)
+    assert (row["accelerators_per_node"], row["total_accelerators"]) == (0, 0)
+    assert row["accelerator_name"] is None
+    assert row["result_per_accelerator"] is None
+    assert row["host_cpu_name"] == "Intel Xeon 6980P"
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"Performance_Result": -5.0}, "Performance_Result must be positive, got -5"),
+        ({"Performance_Result": 0}, "Performance_Result must be positive, got 0"),
+        ({"Performance_Result": float("nan")}, "Performance_Result is not finite: NaN"),
+        ({"Performance_Result": "fast"}, "Performance_Result is not a number: 'fast'"),
+        ({"Performance_Result": None}, "missing field 'Performance_Result'"),
+        ({"Scenario": "Burst"}, "unknown Scenario 'Burst'"),
+        ({"Performance_Units": "Watts/s"}, "unknown Performance_Units 'Watts/s'"),
+        ({"Category": "secret"}, "unknown Category 'secret'"),
+        ({"Availability": "soon"}, "unknown Availability 'soon'"),
+        ({"a#": "eight"}, "a# is not a count: 'eight'"),
+    ],
+)
+def test_bad_record_is_rejected_with_reason(change: dict, reason: str) -> None:
+    good = FINAL_REPORT | {"ID": "6.0-0002"}
+    results, rejected, _ = tables([good, FINAL_REPORT | change])
+    assert results["result_id"].to_list() == ["6.0-0002"]
+    assert rejected.select("source_record", "reason").rows() == [("1", reason)]
+    assert json.loads(rejected["record_json"][0])["ID"] == "6.0-0001"
+
+
+def test_missing_fields_are_all_named() -> None:
+    record = {
+        k: v for k, v in FINAL_REPORT.items() if k not in ("Submitter", "Scenario")
+    }
+    _, rejected, _ = tables([FINAL_REPORT | {"ID": "x"}, record])
+    assert rejected["reason"].to_list() == [
+        "missing field 'Submitter'; missing field 'Scenario'"
+    ]
+
+
+def test_duplicate_records_keep_the_first_and_reject_the_rest() -> None:
+    results, rejected, _ = tables([FINAL_REPORT, FINAL_REPORT, FINAL_REPORT])
+    assert results.height == 1
+    assert rejected.select("source_record", "reason").rows() == [
+        (
+            "1",
+            "duplicate result key 6.0-0001:llama2-70b-99:Interactive (first seen in record 0)",
+        ),
+        (
+            "2",
+            "duplicate result key 6.0-0001:llama2-70b-99:Interactive (first seen in record 0)",
+        ),
+    ]
+
+
+def test_non_object_record_is_rejected_not_dropped() -> None:
+    results, rejected, _ = tables([FINAL_REPORT, "oops"])
+    assert results.height == 1
+    assert rejected["reason"][0].startswith('record is not a JSON object: "oops"')
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "v6.2 summary.json: empty file (0 bytes)"),
+        (
+            b"<!DOCTYPE html>\n<html>Rate limited</html>",
+            "v6.2 summary.json: looks like an HTML page, not JSON "
+            "(starts with '<!DOCTYPE html>')",
+        ),
+        (
+            b'[{"ID": "6.2-0001", "Submitter": "A',
+            "v6.2 summary.json: invalid JSON at line 1 column 34: Unterminated string "
+            "starting at (file is 35 bytes; truncated?)",
+        ),
+        (
+            b'{"results": []}',
+            "v6.2 summary.json: unknown schema: expected a list of records or an object "
+            'keyed "0", "1", ...; got an object with keys [\'results\']',
+        ),
+        (
+            b"42",
+            "v6.2 summary.json: unknown schema: expected a list of records or an "
+            'object keyed "0", "1", ...; got a JSON int',
+        ),
+        (b"[]", "v6.2 summary.json: the file holds no records"),
+        (
+            b'[{"name": "x", "value": 1}]',
+            "v6.2 summary.json: unknown schema: records carry neither the final-report "
+            "fields ['ID', 'Performance_Result', 'Submitter'] nor the checker fields "
+            "['Division', 'Organization', 'Result']",
+        ),
+    ],
+)
+def test_unreadable_files_get_a_specific_message(content: bytes, message: str) -> None:
+    with pytest.raises(SummaryFormatError) as info:
+        parse_summary(content, release="v6.2", file="summary.json")
+    assert str(info.value) == message

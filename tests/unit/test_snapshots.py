@@ -1,0 +1,78 @@
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.snapshots import SnapshotStore, sha256_hex
+from pipeline.source import Fetched
+
+
+def fetched(content: bytes, day: int) -> Fetched:
+    return Fetched(
+        url="https://example.test/inference_results_v6.1/summary.json",
+        content=content,
+        fetched_at=dt.datetime(2026, 11, day, tzinfo=dt.UTC),
+        etag='"e1"',
+    )
+
+
+def test_snapshot_is_content_addressed_with_a_sidecar(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    snap, is_new = store.put("v6.1", "summary.json", fetched(b"A", 1))
+    assert is_new
+    assert snap.sha256 == sha256_hex(b"A")
+    blob = tmp_path / snap.blob
+    assert blob.name == f"{snap.sha256}.json"
+    assert blob.read_bytes() == b"A"
+    sidecar = json.loads(blob.with_name(f"{snap.sha256}.meta.json").read_text())
+    assert sidecar["url"] == "https://example.test/inference_results_v6.1/summary.json"
+    assert sidecar["fetched_at"] == "2026-11-01T00:00:00+00:00"
+    assert (sidecar["bytes"], sidecar["etag"]) == (1, '"e1"')
+    assert "upstream_commit" in sidecar and "licence" in sidecar
+
+
+def test_identical_content_adds_nothing(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    first, _ = store.put("v6.1", "summary.json", fetched(b"A", 1))
+    files_before = sorted(p.name for p in tmp_path.rglob("*"))
+    again, is_new = store.put("v6.1", "summary.json", fetched(b"A", 2))
+    assert not is_new
+    assert again == first  # the first sighting's sidecar, untouched
+    assert sorted(p.name for p in tmp_path.rglob("*")) == files_before
+
+
+def test_changed_content_adds_a_version_and_keeps_the_old(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    a, _ = store.put("v6.1", "summary.json", fetched(b"A", 1))
+    b, is_new = store.put("v6.1", "summary.json", fetched(b"B", 2))
+    assert is_new
+    assert [s.sha256 for s in store.versions("v6.1", "summary.json")] == [
+        a.sha256,
+        b.sha256,
+    ]
+    assert store.latest("v6.1", "summary.json") == b
+    assert store.read(a) == b"A"
+
+
+def test_content_that_changes_back_becomes_current_again(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    a, _ = store.put("v6.1", "summary.json", fetched(b"A", 1))
+    store.put("v6.1", "summary.json", fetched(b"B", 2))
+    back, is_new = store.put("v6.1", "summary.json", fetched(b"A", 3))
+    assert is_new and back.sha256 == a.sha256
+    assert store.latest("v6.1", "summary.json").sha256 == a.sha256
+    assert len(store.versions("v6.1", "summary.json")) == 2
+    assert [h["seen_at"][:10] for h in store.history("v6.1", "summary.json")] == [
+        "2026-11-01",
+        "2026-11-02",
+        "2026-11-03",
+    ]
+
+
+def test_a_corrupted_blob_is_detected(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    snap, _ = store.put("v6.1", "summary.json", fetched(b"A", 1))
+    (tmp_path / snap.blob).write_bytes(b"tampered")
+    with pytest.raises(ValueError, match="is corrupt: its sha256 no longer matches"):
+        store.read(snap)
