@@ -139,16 +139,12 @@ class Source:
                         continue
                     declared = int(response.headers.get("content-length") or 0)
                     if declared > self.max_bytes:
-                        raise SourceError(
-                            f"{url}: {declared} bytes exceeds the cap of {self.max_bytes}"
-                        )
+                        raise self._too_big(url, f"{declared} bytes")
                     body = bytearray()
                     for chunk in response.iter_bytes():
                         body.extend(chunk)
                         if len(body) > self.max_bytes:
-                            raise SourceError(
-                                f"{url}: body exceeds the cap of {self.max_bytes} bytes"
-                            )
+                            raise self._too_big(url, "body")
                     return _Reply(response.status_code, response.headers, bytes(body))
             except httpx.TimeoutException:
                 last_problem = f"timed out after {self.timeout_s:g} s"
@@ -160,6 +156,9 @@ class Source:
         raise SourceError(
             f"{url}: gave up after {self.retries + 1} attempts; last: {last_problem}"
         )
+
+    def _too_big(self, url: str, what: str) -> SourceError:
+        return SourceError(f"{url}: {what} exceeds the cap of {self.max_bytes} bytes")
 
     def _check_status(self, url: str, response: _Reply) -> None:
         if response.status_code == 404:
