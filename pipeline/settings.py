@@ -25,3 +25,8 @@ def data_dir() -> Path:
     """The data directory: ``MLPERF_DATA_DIR`` if set, else ``data/`` in the project."""
     configured = os.environ.get("MLPERF_DATA_DIR", "").strip()
     return Path(configured).resolve() if configured else PROJECT_ROOT / "data"
+
+
+def http_timeout_s() -> float:
+    """Per-request HTTP timeout: ``MLPERF_HTTP_TIMEOUT_S`` or 30 seconds."""
+    return float(os.environ.get("MLPERF_HTTP_TIMEOUT_S", "") or 30.0)

@@ -17,14 +17,14 @@ class SourceResource(dg.ConfigurableResource):
     """Where upstream files come from: a mirror folder or an HTTP base URL."""
 
     base: str = ""
-    timeout_s: float = 30.0
+    timeout_s: float = 0.0
     retries: int = 3
 
     def get(self) -> Source:
-        """A Source for this run; empty ``base`` means ``MLPERF_SOURCE`` or upstream."""
+        """A Source for this run; unset fields come from the environment."""
         return Source(
             base=self.base or settings.source_base(),
-            timeout_s=self.timeout_s,
+            timeout_s=self.timeout_s or settings.http_timeout_s(),
             retries=self.retries,
         )
 

@@ -1,0 +1,30 @@
+"""Snapshot of the asset graph: a change to it shows up in review."""
+
+import dagster as dg
+
+from pipeline.definitions import defs
+
+
+def test_asset_graph_snapshot() -> None:
+    definitions = defs()
+    keys = sorted(k.to_user_string() for k in definitions.resolve_all_asset_keys())
+    assert keys == [
+        "core_mlperf__all_results",
+        "core_mlperf__rejected",
+        "core_mlperf__results",
+        "raw_mlperf__summary",
+    ]
+    graph = definitions.resolve_asset_graph()
+    checks = sorted(k.to_user_string() for k in graph.asset_check_keys)
+    assert checks == [
+        "core_mlperf__rejected:no_rejected_records",
+        "core_mlperf__results:keys_not_null",
+        "core_mlperf__results:known_scenarios_and_units",
+        "core_mlperf__results:results_finite_positive",
+        "core_mlperf__results:row_count_stable",
+        "core_mlperf__results:schema",
+        "core_mlperf__results:unique_result_keys",
+    ]
+    raw = graph.get(dg.AssetKey("raw_mlperf__summary"))
+    assert raw.partitions_def.name == "release"
+    assert raw.code_version  # derived from the source of the modules it runs
