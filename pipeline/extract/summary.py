@@ -86,8 +86,13 @@ def detect_format(records: list[object]) -> str | None:
     return None
 
 
-def parse_summary(content: bytes, *, release: str, file: str) -> RawSummary:
+def parse_summary(
+    content: bytes, *, release: str, file: str, all_fields: bool = False
+) -> RawSummary:
     """Decode a summary file, detect its layout and return it as strings.
+
+    With ``all_fields`` the frame has a column for every field any record carries
+    (for diffs between snapshots), not only the fields the canonical table reads.
 
     Raises:
         SummaryFormatError: empty, HTML, invalid JSON or an unknown layout; the
@@ -121,6 +126,9 @@ def parse_summary(content: bytes, *, release: str, file: str) -> RawSummary:
             f"{sorted(_SIGNATURES['checker'])}"
         )
     columns = FINAL_REPORT_COLUMNS if fmt == "final_report" else CHECKER_COLUMNS
+    if all_fields:
+        seen = {k for r in records if isinstance(r, dict) for k in r}
+        columns = tuple(dict.fromkeys([*columns, *sorted(seen)]))
     # Non-object records become all-null rows; record_json keeps what they were so the
     # transform can reject them with a reason instead of dropping them.
     objects = [r if isinstance(r, dict) else {} for r in records]
