@@ -1,0 +1,90 @@
+"""Find new rounds and changed files upstream, as cheaply as the source allows.
+
+A tick probes the successors of the newest known round (next minor, next major) and
+re-probes every known summary file with conditional requests (ETag / Last-Modified), so
+a quiet day costs a few HEAD requests and no downloads. The validators from the last
+tick are the only state; they live in the sensor cursor or a small JSON file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pipeline.ingest import SUMMARY_NAMES
+from pipeline.manifest import Release, discovered_release, next_versions
+from pipeline.snapshots import SnapshotStore
+from pipeline.source import Probe, Source
+
+#: How many unseen rounds one tick may chain through (v6.2 found, then v6.3 ...).
+MAX_NEW_PER_TICK = 4
+
+
+@dataclass
+class Discovery:
+    """What one tick found; ``validators`` is the state to keep for the next tick."""
+
+    new_releases: list[str] = field(default_factory=list)
+    changed_releases: list[str] = field(default_factory=list)
+    validators: dict[str, dict] = field(default_factory=dict)
+    probes: int = 0
+
+    @property
+    def releases_to_run(self) -> list[str]:
+        """Partitions that need a run: new rounds first, then changed ones."""
+        return [*self.new_releases, *self.changed_releases]
+
+
+def _validators(probe: Probe) -> dict:
+    return {"etag": probe.etag, "last_modified": probe.last_modified}
+
+
+def _probe_new(source: Source, newest: str, found: Discovery) -> None:
+    frontier = newest
+    for _ in range(MAX_NEW_PER_TICK):
+        hit = None
+        for candidate in next_versions(frontier):
+            release = discovered_release(candidate)
+            for name in SUMMARY_NAMES:
+                found.probes += 1
+                probe = source.probe(release.repo_name, name)
+                if probe.exists:
+                    hit = candidate
+                    found.validators[probe.url] = _validators(probe)
+                    break
+            if hit:
+                break
+        if hit is None:
+            return
+        found.new_releases.append(hit)
+        frontier = hit
+
+
+def discover(
+    source: Source,
+    known: list[Release],
+    validators: dict[str, dict],
+    store: SnapshotStore,
+) -> Discovery:
+    """Probe for rounds after the newest known one and for changed known files."""
+    found = Discovery(validators=dict(validators))
+    if known:
+        _probe_new(source, max(known, key=lambda r: r.sort_key).version, found)
+    for release in known:
+        if not release.has_summary:
+            continue
+        url = source.url_for(release.repo_name, release.summary_path)
+        previous = validators.get(url, {})
+        found.probes += 1
+        probe = source.probe(
+            release.repo_name,
+            release.summary_path,
+            etag=previous.get("etag"),
+            last_modified=previous.get("last_modified"),
+        )
+        if not probe.exists or probe.not_modified:
+            continue
+        found.validators[url] = _validators(probe)
+        never_stored = store.latest(release.version, release.summary_path) is None
+        if previous or never_stored:
+            found.changed_releases.append(release.version)
+    return found
