@@ -6,12 +6,15 @@ the store's current version does not move, so the last good snapshot stays in us
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 from dataclasses import dataclass
 
+from pipeline.extract.raw_tree import stage_raw_tree
 from pipeline.extract.summary import SummaryFormatError, parse_summary
 from pipeline.manifest import Release
-from pipeline.snapshots import Snapshot, SnapshotStore
-from pipeline.source import NotPublished, Source
+from pipeline.snapshots import Snapshot, SnapshotStore, utc_now_iso
+from pipeline.source import Fetched, NotPublished, Source
 
 INGESTED = "ingested"
 RAW_TREE_ONLY = "raw tree only"
@@ -111,4 +114,62 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
         snapshot,
         is_new,
         f"{version}: {state} {snapshot.sha256[:12]} ({snapshot.bytes} bytes)",
+    )
+
+
+#: The raw tree's snapshot: a JSON listing of paths and the sha256 of each file read.
+TREE_FILE = "tree.json"
+NOT_REQUESTED = "not requested"
+
+
+def fetch_raw_tree(
+    release: Release, source: Source, store: SnapshotStore
+) -> RawOutcome:
+    """List a round's submission tree, fetch the files the scan reads, store them.
+
+    The snapshot is a small JSON listing (every path, and the sha256 of each file the
+    scan needs); the files themselves are content-addressed blobs, stored once.
+    """
+    version = release.version
+    if not release.reads_raw_tree:
+        return RawOutcome(
+            version, NOT_REQUESTED, None, False, f"{version}: raw tree not in manifest"
+        )
+    try:
+        paths = source.list_tree(release.repo_name)
+    except NotPublished:
+        paths = []
+    if not paths:
+        kept = store.latest(version, TREE_FILE)
+        return RawOutcome(
+            version,
+            NOT_IN_SOURCE,
+            kept,
+            False,
+            f"{version}: no raw tree in the source"
+            + (f"; keeping tree snapshot {kept.sha256[:12]}" if kept else ""),
+        )
+    files: dict[str, str] = {}
+
+    def read(path: str) -> bytes:
+        content = source.fetch(release.repo_name, path).content
+        files[path] = store.put_blob(content)
+        return content
+
+    # The scan itself decides which files it needs, so exactly those are fetched.
+    stage_raw_tree(paths, read, release=version)
+    listing = json.dumps({"paths": paths, "files": files}, sort_keys=True).encode()
+    fetched = Fetched(
+        url=source.url_for(release.repo_name, ""),
+        content=listing,
+        fetched_at=dt.datetime.fromisoformat(utc_now_iso()),
+    )
+    snapshot, is_new = store.put(version, TREE_FILE, fetched)
+    return RawOutcome(
+        version,
+        INGESTED,
+        snapshot,
+        is_new,
+        f"{version}: raw tree of {len(paths)} paths, {len(files)} files read "
+        f"({'new snapshot' if is_new else 'unchanged'} {snapshot.sha256[:12]})",
     )

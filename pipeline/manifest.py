@@ -14,6 +14,7 @@ from pathlib import Path
 
 MANIFEST_PATH = Path(__file__).parent / "registry" / "releases.toml"
 SUMMARY_FORMATS = ("final_report", "checker")
+INGEST_KINDS = ("summary", "raw_tree")
 _VERSION = re.compile(r"^v(\d+)\.(\d+)$")
 
 
@@ -31,6 +32,8 @@ class Release:
     summary_format: str | None
     published_date: dt.date | None
     date_note: str = ""
+    #: What is ingested: "summary", "raw_tree" or both (then the tree is the check).
+    ingest: tuple[str, ...] = ("summary",)
 
     @property
     def repo_name(self) -> str:
@@ -41,6 +44,11 @@ class Release:
     def has_summary(self) -> bool:
         """Whether the round publishes a summary file (v4.1 and later)."""
         return bool(self.summary_path)
+
+    @property
+    def reads_raw_tree(self) -> bool:
+        """Whether the raw submission tree is scanned for this round."""
+        return "raw_tree" in self.ingest
 
     @property
     def sort_key(self) -> tuple[int, int]:
@@ -78,6 +86,17 @@ def _release_from_entry(index: int, entry: dict) -> Release:
             f"{where} ({entry['version']}): summary_format must be one of "
             f"{', '.join(SUMMARY_FORMATS)}, got {fmt!r}"
         )
+    ingest = entry.get("ingest", ["summary"] if entry["summary_path"] else ["raw_tree"])
+    if not ingest or not set(ingest) <= set(INGEST_KINDS):
+        raise ManifestError(
+            f"{where} ({entry['version']}): ingest must list some of "
+            f"{', '.join(INGEST_KINDS)}, got {ingest!r}"
+        )
+    if "summary" in ingest and not entry["summary_path"]:
+        raise ManifestError(
+            f"{where} ({entry['version']}): ingest names 'summary' but summary_path "
+            "is empty"
+        )
     date = entry.get("published_date")
     if date is not None and not isinstance(date, dt.date):
         raise ManifestError(f"{where}: published_date must be a TOML date")
@@ -88,6 +107,7 @@ def _release_from_entry(index: int, entry: dict) -> Release:
         summary_format=fmt if entry["summary_path"] else None,
         published_date=date,
         date_note=entry.get("date_note", ""),
+        ingest=tuple(ingest),
     )
 
 

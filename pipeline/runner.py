@@ -18,7 +18,14 @@ from pipeline import settings
 from pipeline.manifest import load_manifest, version_key
 
 RELEASES = "release"
-PER_RELEASE = ["raw_mlperf__summary", "core_mlperf__results", "core_mlperf__rejected"]
+PER_RELEASE = [
+    "raw_mlperf__summary",
+    "raw_mlperf__tree",
+    "core_mlperf__tree_results",
+    "core_mlperf__tree_rejected",
+    "core_mlperf__results",
+    "core_mlperf__rejected",
+]
 #: Quiet Dagster's console logger: the CLI prints its own progress lines.
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
@@ -56,6 +63,16 @@ def load_defs() -> dg.Definitions:
     from pipeline.definitions import defs
 
     return defs()
+
+
+def downstream_keys() -> list[str]:
+    """Every unpartitioned asset: the cross-release tables, analytics and pages."""
+    graph = load_defs().resolve_asset_graph()
+    return sorted(
+        key.to_user_string()
+        for key in graph.materializable_asset_keys
+        if graph.get(key).partitions_def is None
+    )
 
 
 def known_releases(instance: dg.DagsterInstance) -> list[str]:
@@ -118,7 +135,7 @@ def ingest(
         outcome = run_assets(instance, PER_RELEASE, partition=version)
         progress(f"[{index}/{len(versions)}] {describe_release(instance, outcome)}")
         outcomes.append(outcome)
-    combined = run_assets(instance, ["core_mlperf__all_results"], label="all releases")
+    combined = run_assets(instance, downstream_keys(), label="all releases")
     progress(
         "combined table: "
         + (
@@ -167,6 +184,8 @@ def release_status(instance: dg.DagsterInstance) -> list[dict]:
     for version in known_releases(instance):
         raw = latest_metadata(instance, "raw_mlperf__summary", version)
         core = latest_metadata(instance, "core_mlperf__results", version)
+        tree = latest_metadata(instance, "raw_mlperf__tree", version)
+        tree_rows = latest_metadata(instance, "core_mlperf__tree_results", version)
         runs = instance.get_runs(
             filters=dg.RunsFilter(tags={"dagster/partition": version}), limit=1
         )
@@ -185,6 +204,11 @@ def release_status(instance: dg.DagsterInstance) -> list[dict]:
                 "rows": core.get("rows", ""),
                 "rejected": core.get("rejected", ""),
                 "checks": core.get("checks", ""),
+                "raw_tree": (
+                    f"{tree_rows.get('rows')} rows"
+                    if tree.get("status") == "ingested"
+                    else tree.get("status", "")
+                ),
                 "last_run": last_run,
             }
         )

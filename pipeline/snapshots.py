@@ -146,6 +146,24 @@ class SnapshotStore:
         history = self.history(release, path)
         return self.get(release, path, history[-1]["sha256"]) if history else None
 
+    def put_blob(self, content: bytes) -> str:
+        """Store one raw-tree file by content; identical files are stored once."""
+        digest = sha256_hex(content)
+        target = self._blob(digest)
+        if not target.exists():
+            _atomic_write(target, content)
+        return digest
+
+    def read_blob(self, sha256: str) -> bytes:
+        """Bytes of a raw-tree file by hash, verified."""
+        content = self._blob(sha256).read_bytes()
+        if sha256_hex(content) != sha256:
+            raise ValueError(f"blob {sha256} is corrupt: its sha256 no longer matches")
+        return content
+
+    def _blob(self, sha256: str) -> Path:
+        return self.root / "raw" / "blobs" / sha256[:2] / sha256
+
     def read(self, snapshot: Snapshot) -> bytes:
         """The stored bytes, verified against the recorded hash."""
         content = (self.root / snapshot.blob).read_bytes()

@@ -77,9 +77,24 @@ class Source:
     backoff_s: float = 0.5
     max_bytes: int = DEFAULT_MAX_BYTES
     transport: httpx.BaseTransport | None = None
+    #: Base of the git trees API; empty: derived from ``base`` (see tree_api_base).
+    tree_api: str = ""
     #: Every URL requested, in order; lets tests prove what was (not) re-fetched.
     request_log: list[str] = field(default_factory=list)
     sleep: Callable[[float], None] = time.sleep
+    _http: httpx.Client | None = field(default=None, init=False, repr=False)
+
+    def tree_api_base(self) -> str:
+        """Where trees are listed: GitHub's API for upstream, else the mirror's origin.
+
+        A plain HTTP mirror cannot list folders; one that serves the same
+        ``/repos/...`` path as GitHub's API (our test server does) can.
+        """
+        if self.tree_api:
+            return self.tree_api
+        if "raw.githubusercontent.com" in self.base:
+            return GITHUB_API
+        return str(httpx.URL(self.base.replace("{repo}", "x")).copy_with(path="/"))
 
     @property
     def is_http(self) -> bool:
@@ -115,12 +130,25 @@ class Source:
 
     # -- HTTP ----------------------------------------------------------------------
     def _client(self) -> httpx.Client:
-        return httpx.Client(
-            timeout=httpx.Timeout(self.timeout_s),
-            follow_redirects=True,
-            transport=self.transport,
-            headers={"User-Agent": "mlperf-ledger (+https://github.com/mlperf-ledger)"},
-        )
+        # One client per source: a raw tree is hundreds of files, and a fresh
+        # connection per file would dominate the cost.
+        if self._http is None:
+            self._http = httpx.Client(
+                timeout=httpx.Timeout(self.timeout_s),
+                follow_redirects=True,
+                transport=self.transport,
+                headers={"User-Agent": "mlperf-ledger"},
+            )
+        return self._http
+
+    def close(self) -> None:
+        """Release the HTTP connection pool (also done when the source is collected)."""
+        if self._http is not None:
+            self._http.close()
+            self._http = None
+
+    def __del__(self) -> None:
+        self.close()
 
     def _request(self, method: str, url: str, headers: dict[str, str]) -> _Reply:
         """One request with bounded retries on 5xx, timeouts and connection errors."""
@@ -130,10 +158,7 @@ class Source:
                 self.sleep(self.backoff_s * 2 ** (attempt - 1))
             self.request_log.append(url)
             try:
-                with (
-                    self._client() as client,
-                    client.stream(method, url, headers=headers) as response,
-                ):
+                with self._client().stream(method, url, headers=headers) as response:
                     if response.status_code >= 500:
                         last_problem = f"HTTP {response.status_code}"
                         continue
@@ -225,7 +250,7 @@ class Source:
         repo: str,
         prefixes: tuple[str, ...] = ("closed", "open", "network"),
         *,
-        api_base: str = GITHUB_API,
+        api_base: str | None = None,
         owner: str = "mlcommons",
     ) -> list[str]:
         """Repository-relative paths of every file under the given top-level folders.
@@ -265,7 +290,8 @@ class Source:
                 for file in (root / prefix).rglob("*")
                 if file.is_file()
             )
-        url = f"{api_base.rstrip('/')}/repos/{owner}/{repo}/git/trees/HEAD?recursive=1"
+        api = (api_base or self.tree_api_base()).rstrip("/")
+        url = f"{api}/repos/{owner}/{repo}/git/trees/HEAD?recursive=1"
         response = self._request("GET", url, {"Accept": "application/vnd.github+json"})
         self._check_status(url, response)
         try:

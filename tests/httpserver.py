@@ -6,6 +6,7 @@ bodies, timeouts) without any network beyond loopback.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import defaultdict
@@ -51,6 +52,9 @@ class FaultyServer:
                     self.end_headers()
                     self.wfile.write(body)
                     return
+                if self.path.startswith("/repos/"):
+                    self._tree(head)
+                    return
                 file = server.root / self.path.lstrip("/")
                 if not file.is_file():
                     self.send_response(404)
@@ -76,6 +80,27 @@ class FaultyServer:
                     self.close_connection = True
                     return
                 self.wfile.write(body)
+
+            def _tree(self, head: bool) -> None:
+                """Emulate GitHub's git trees API over the served folder."""
+                repo = self.path.split("/")[3]
+                folder = server.root / repo
+                if not folder.is_dir():
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                tree = [
+                    {"path": f.relative_to(folder).as_posix(), "type": "blob"}
+                    for f in sorted(folder.rglob("*"))
+                    if f.is_file()
+                ]
+                body = json.dumps({"tree": tree, "truncated": False}).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if not head:
+                    self.wfile.write(body)
 
             def do_GET(self) -> None:
                 self._serve(head=False)

@@ -17,7 +17,7 @@ import pipeline.transform.results as results_module
 import pipeline.validate as validate_module
 from pipeline.defs.partitions import release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
-from pipeline.ingest import INGESTED, IngestError, fetch_release
+from pipeline.ingest import IngestError, fetch_release
 from pipeline.lineage import code_version
 from pipeline.manifest import release_for
 from pipeline.registry import REGISTRY_DIR
@@ -109,7 +109,11 @@ def _check_result(
 
 @dg.multi_asset(
     partitions_def=release_partitions,
-    ins={"raw": dg.AssetIn(key="raw_mlperf__summary")},
+    ins={
+        "raw": dg.AssetIn(key="raw_mlperf__summary"),
+        "tree_results": dg.AssetIn(key="core_mlperf__tree_results"),
+        "tree_rejected": dg.AssetIn(key="core_mlperf__tree_rejected"),
+    },
     outs={
         "core_mlperf__results": dg.AssetOut(
             group_name="core",
@@ -148,12 +152,22 @@ def _check_result(
     ),
 )
 def core_mlperf__results(
-    context: dg.AssetExecutionContext, raw: dict, data_dir: DataDirResource
+    context: dg.AssetExecutionContext,
+    raw: dict,
+    tree_results: pl.LazyFrame,
+    tree_rejected: pl.LazyFrame,
+    data_dir: DataDirResource,
 ) -> Iterator:
-    """Normalise one snapshot; publish it only if every blocking check passes."""
+    """Normalise one snapshot; publish it only if every blocking check passes.
+
+    Rounds that publish no summary (before v4.1) take their rows from the raw tree.
+    """
     release = release_for(context.partition_key)
     snap = Snapshot(**raw["snapshot"]) if raw.get("snapshot") else None
-    if raw["status"] == INGESTED or snap is not None:
+    if "summary" not in release.ingest:
+        results, rejected = pl.collect_all([tree_results, tree_rejected])
+        layout = "raw tree"
+    elif snap is not None:
         content = data_dir.store().read(snap)
         results, rejected, layout = summary_tables(
             content,

@@ -27,6 +27,12 @@ def work(mirror: Path, tmp_path_factory: pytest.TempPathFactory):
             if src.exists():
                 (root / src.parent.name).mkdir(exist_ok=True)
                 shutil.copy(src, root / src.parent.name / name)
+    # v6.0's raw-tree subset too, so the tree listing and file fetches go over HTTP.
+    for division in ("closed", "open"):
+        shutil.copytree(
+            mirror / "inference_results_v6.0" / division,
+            root / "inference_results_v6.0" / division,
+        )
     with FaultyServer(root) as server:
         yield server
 
@@ -88,6 +94,14 @@ def test_spot_value_and_provenance(pipeline_env: dict, work: FaultyServer) -> No
         (pipeline_env["data"] / snap.blob).with_suffix(".meta.json").read_text()
     )
     assert sidecar["bytes"] == (pipeline_env["data"] / snap.blob).stat().st_size
+
+
+def test_raw_tree_over_http_cross_checks_the_summary(pipeline_env: dict) -> None:
+    status = {r["release"]: r for r in runner.release_status(pipeline_env["instance"])}
+    assert status["v6.0"]["raw_tree"] == "520 rows"
+    assert status["v5.1"]["raw_tree"] == "not in source"  # not copied to this mirror
+    meta = runner.latest_metadata(pipeline_env["instance"], "core_mlperf__crosscheck")
+    assert (meta["matched"], meta["agree"], meta["disagree"]) == (520, 520, 0)
 
 
 def test_unchanged_release_adds_no_snapshot(pipeline_env: dict) -> None:

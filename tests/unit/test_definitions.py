@@ -10,9 +10,13 @@ def test_asset_graph_snapshot() -> None:
     keys = sorted(k.to_user_string() for k in definitions.resolve_all_asset_keys())
     assert keys == [
         "core_mlperf__all_results",
+        "core_mlperf__crosscheck",
         "core_mlperf__rejected",
         "core_mlperf__results",
+        "core_mlperf__tree_rejected",
+        "core_mlperf__tree_results",
         "raw_mlperf__summary",
+        "raw_mlperf__tree",
     ]
     graph = definitions.resolve_asset_graph()
     checks = sorted(k.to_user_string() for k in graph.asset_check_keys)

@@ -1,0 +1,138 @@
+"""Raw submission tree assets: results rebuilt from logs, and the summary cross-check.
+
+Belongs here: wiring ``pipeline.ingest.fetch_raw_tree``,
+``pipeline.extract.raw_tree.scan_raw_tree`` and ``pipeline.transform.crosscheck``
+into assets. Parsing and matching rules live in those modules.
+"""
+
+import json
+
+import dagster as dg
+import polars as pl
+
+import pipeline.extract.raw_tree as raw_tree_module
+import pipeline.transform.crosscheck as crosscheck_module
+from pipeline.defs.partitions import release_partitions
+from pipeline.defs.resources import DataDirResource, SourceResource
+from pipeline.extract.raw_tree import scan_raw_tree
+from pipeline.ingest import fetch_raw_tree
+from pipeline.lineage import code_version
+from pipeline.manifest import release_for
+from pipeline.snapshots import Snapshot
+from pipeline.source import SourceError
+from pipeline.transform.crosscheck import cross_check, cross_check_summary
+from pipeline.transform.results import empty_rejected, empty_results
+
+
+@dg.asset(
+    partitions_def=release_partitions,
+    group_name="raw",
+    code_version=code_version(raw_tree_module),
+    kinds={"json"},
+    description=(
+        "The raw submission tree of one round: a listing of every path plus the "
+        "sha256 of each file the scan reads (system JSONs, mlperf_log_summary.txt); "
+        "the files are stored once each as content-addressed blobs."
+    ),
+)
+def raw_mlperf__tree(
+    context: dg.AssetExecutionContext, source: SourceResource, data_dir: DataDirResource
+) -> dg.Output[dict]:
+    """List and fetch one round's raw tree (where the manifest asks for it)."""
+    release = release_for(context.partition_key)
+    try:
+        outcome = fetch_raw_tree(release, source.get(), data_dir.store())
+    except SourceError as exc:
+        raise dg.Failure(description=f"{release.version} raw tree: {exc}") from None
+    context.log.info(outcome.message)
+    snap = outcome.snapshot
+    return dg.Output(
+        outcome.to_json(),
+        data_version=dg.DataVersion(snap.sha256 if snap else outcome.status),
+        metadata={"status": outcome.status, "message": outcome.message}
+        | ({"sha256": snap.sha256, "fetched_at": snap.fetched_at} if snap else {}),
+    )
+
+
+@dg.multi_asset(
+    partitions_def=release_partitions,
+    ins={"tree": dg.AssetIn(key="raw_mlperf__tree")},
+    outs={
+        "core_mlperf__tree_results": dg.AssetOut(
+            group_name="core",
+            kinds={"polars", "parquet"},
+            description=(
+                "Results rebuilt from the raw tree's loadgen logs, in the canonical "
+                "schema; VALID runs only."
+            ),
+        ),
+        "core_mlperf__tree_rejected": dg.AssetOut(
+            group_name="core",
+            kinds={"polars", "parquet"},
+            description=(
+                "Raw-tree result folders that could not become results (INVALID run, "
+                "missing metric line, unreadable system JSON, endpoints harness ...)."
+            ),
+        ),
+    },
+    code_version=code_version(raw_tree_module),
+)
+def core_mlperf__tree_results(
+    context: dg.AssetExecutionContext, tree: dict, data_dir: DataDirResource
+):
+    """Scan the stored raw tree of one round."""
+    release = release_for(context.partition_key)
+    if not tree.get("snapshot"):
+        results, rejected = empty_results(), empty_rejected()
+    else:
+        store = data_dir.store()
+        listing = json.loads(store.read(Snapshot(**tree["snapshot"])))
+        files: dict[str, str] = listing["files"]
+
+        def read(path: str) -> bytes:
+            if path not in files:
+                raise FileNotFoundError(
+                    f"{path} was not fetched with the tree snapshot"
+                )
+            return store.read_blob(files[path])
+
+        results, rejected = scan_raw_tree(
+            listing["paths"],
+            read,
+            release=release.version,
+            repository=release.repository,
+        )
+    yield dg.Output(
+        results,
+        output_name="core_mlperf__tree_results",
+        metadata={"rows": results.height},
+    )
+    yield dg.Output(
+        rejected,
+        output_name="core_mlperf__tree_rejected",
+        metadata={"rows": rejected.height},
+    )
+
+
+@dg.asset(
+    group_name="core",
+    kinds={"polars", "parquet"},
+    code_version=code_version(crosscheck_module),
+    ins={
+        "summary": dg.AssetIn(key="core_mlperf__all_results"),
+        "tree": dg.AssetIn(key="core_mlperf__tree_results"),
+    },
+    description=(
+        "For rounds with both a summary and a raw tree: each published result "
+        "matched to the value in its loadgen log (agree within 0.1%, disagree, or "
+        "one side only)."
+    ),
+)
+def core_mlperf__crosscheck(
+    summary: pl.LazyFrame, tree: pl.LazyFrame
+) -> dg.Output[pl.DataFrame]:
+    """Cross-check the published table against the raw tree, release by release."""
+    scanned = tree.select("release").unique().collect()["release"].to_list()
+    both = [v for v in scanned if "summary" in release_for(v).ingest]
+    report = cross_check(summary.filter(pl.col("release").is_in(both)), tree)
+    return dg.Output(report, metadata=cross_check_summary(report) | {"releases": both})
