@@ -1,0 +1,126 @@
+"""Derived, unofficial cross-round metrics computed from the canonical results table.
+
+Dagster-free on purpose (PUDL style): every function takes and returns Polars frames, so
+the same code runs in assets, in the CLI and in unit tests on tiny inline frames.
+What belongs here: the loaders of the accelerator and benchmark-compatibility
+registries, the shared pair schema, the three analyses and the pure checks. What does
+not: assets, asset checks, resources and I/O, which live in ``pipeline/defs``.
+
+Modules:
+    accelerators: canonical accelerator per raw name (``attach_accelerators``).
+    benchmarks: which benchmark/scenario results are comparable (``comparable``).
+    pairs: ``PAIR_SCHEMA``, pairing helpers, check functions.
+    gains: software-only gains (same hardware, two releases).
+    generations: successor vs predecessor accelerator within a release.
+    scaling: one accelerator at two counts within a release.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from pipeline.analysis.accelerators import (
+    AcceleratorRegistry,
+    attach_accelerators,
+    load_accelerators,
+    unmapped_accelerators,
+)
+from pipeline.analysis.benchmarks import (
+    CompatibilityRule,
+    comparable,
+    load_compatibility,
+)
+from pipeline.analysis.gains import (
+    software_gain_candidates,
+    software_gain_exclusions,
+    software_gains,
+)
+from pipeline.analysis.generations import (
+    generation_ratio_candidates,
+    generation_ratio_exclusions,
+    generation_ratios,
+)
+from pipeline.analysis.pairs import (
+    CANDIDATE_SCHEMA,
+    EXCLUSIONS_SCHEMA,
+    PAIR_SCHEMA,
+    CheckOutcome,
+    check_no_duplicate_pairs,
+    check_no_self_pairs,
+    check_ratios_finite_positive,
+    check_results_exist,
+    exclusions,
+    kept_pairs,
+)
+from pipeline.analysis.scaling import scaling, scaling_candidates, scaling_exclusions
+
+__all__ = [
+    "CANDIDATE_SCHEMA",
+    "EXCLUSIONS_SCHEMA",
+    "PAIR_SCHEMA",
+    "AcceleratorRegistry",
+    "AnalysisTables",
+    "CheckOutcome",
+    "CompatibilityRule",
+    "analyse",
+    "attach_accelerators",
+    "check_no_duplicate_pairs",
+    "check_no_self_pairs",
+    "check_ratios_finite_positive",
+    "check_results_exist",
+    "comparable",
+    "generation_ratio_candidates",
+    "generation_ratio_exclusions",
+    "generation_ratios",
+    "load_accelerators",
+    "load_compatibility",
+    "scaling",
+    "scaling_candidates",
+    "scaling_exclusions",
+    "software_gain_candidates",
+    "software_gain_exclusions",
+    "software_gains",
+    "unmapped_accelerators",
+]
+
+
+@dataclass(frozen=True)
+class AnalysisTables:
+    """All analysis outputs of one results table, collected together."""
+
+    software_gains: pl.DataFrame
+    generation_ratios: pl.DataFrame
+    scaling: pl.DataFrame
+    exclusions: pl.DataFrame
+
+
+def analyse(
+    results: pl.LazyFrame | pl.DataFrame,
+    *,
+    include_preview: bool = True,
+    include_inferred: bool = True,
+) -> AnalysisTables:
+    """Run the three analyses and their exclusion counts, collecting candidates once.
+
+    One call for callers that want everything (the CLI, a benchmark of the layer). The
+    candidate pairs of each analysis are materialised once and both the pair tables and
+    the exclusion counts are cut from them, instead of planning the pairing twice.
+    """
+    lazy = results.lazy()
+    options = {"include_preview": include_preview, "include_inferred": include_inferred}
+    candidates = pl.collect_all(
+        [
+            software_gain_candidates(lazy, **options),
+            generation_ratio_candidates(lazy, **options),
+            scaling_candidates(lazy, **options),
+        ]
+    )
+    gains, generations, steps, excluded = pl.collect_all(
+        [
+            *(kept_pairs(c.lazy()) for c in candidates),
+            exclusions(pl.concat(candidates).lazy()),
+        ]
+    )
+    return AnalysisTables(gains, generations, steps, excluded)

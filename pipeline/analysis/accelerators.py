@@ -1,0 +1,387 @@
+"""Canonical accelerators: the reviewed registry and its join onto the results table.
+
+Upstream names one chip in many ways ("Nvidia B300-SXM-270GB", "NVIDIA VeraRubin")
+and names mixed systems in one string. Every ratio in this package compares
+accelerators, so they all go through one committed, human-reviewed mapping
+(``pipeline/registry/accelerators.toml``) instead of string heuristics. What belongs
+here: loading and validating that file, and attaching its columns to results. What does
+not: pairing results (``pairs``, ``gains``, ``generations``, ``scaling``) and Dagster
+checks.
+
+CPU-only systems (no accelerator, or zero accelerators) are not listed in the registry:
+they form one class per host CPU, ``cpu:<slug of host_cpu_name>``, so that
+"INTEL(R) XEON(R) 6787P" (v5.1) and "Intel(R) Xeon(R) 6787P" (v6.0) are one class.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.analysis.benchmarks import release_order
+from pipeline.registry import REGISTRY_DIR, load_toml
+
+REGISTRY_FILE = "accelerators.toml"
+CPU_PREFIX = "cpu:"
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_REQUIRED = ("id", "vendor", "family", "model", "names")
+_OPTIONAL = ("memory_gb", "predecessor", "is_mixed", "components")
+
+#: One row per canonical accelerator (``AcceleratorRegistry.table``).
+ACCELERATOR_SCHEMA: dict[str, pl.DataType] = {
+    "accelerator_id": pl.String,
+    "accelerator_vendor": pl.String,
+    "accelerator_family": pl.String,
+    "accelerator_model": pl.String,
+    "accelerator_memory_gb": pl.Float64,
+    "predecessor_id": pl.String,
+    "is_mixed_accelerators": pl.Boolean,
+}
+#: Raw upstream name -> canonical id (``AcceleratorRegistry.names``).
+NAME_SCHEMA: dict[str, pl.DataType] = {
+    "accelerator_name": pl.String,
+    "accelerator_id": pl.String,
+}
+#: Columns ``attach_accelerators`` adds to the results table, in order.
+ATTACHED_SCHEMA: dict[str, pl.DataType] = {
+    "accelerator_id": pl.String,
+    "accelerator_vendor": pl.String,
+    "accelerator_family": pl.String,
+    "accelerator_model": pl.String,
+    "accelerator_memory_gb": pl.Float64,
+    "is_cpu_only": pl.Boolean,
+    "is_mixed_accelerators": pl.Boolean,
+    "is_accelerator_mapped": pl.Boolean,
+}
+#: Output of ``unmapped_accelerators`` (one row per raw name the registry lacks).
+UNMAPPED_SCHEMA: dict[str, pl.DataType] = {
+    "accelerator_name": pl.String,
+    "rows": pl.Int64,
+    "releases": pl.List(pl.String),
+}
+#: Host-CPU vendors recognised in CPU-only classes (slug substring -> vendor).
+CPU_VENDORS: dict[str, str] = {
+    "intel": "Intel",
+    "xeon": "Intel",
+    "amd": "AMD",
+    "epyc": "AMD",
+    "ryzen": "AMD",
+    "apple": "Apple",
+    "nvidia": "NVIDIA",
+    "grace": "NVIDIA",
+    "ampere": "Ampere",
+}
+
+
+class AcceleratorRegistryError(ValueError):
+    """The registry file is malformed; the message names the entry and the field."""
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One canonical accelerator (or mixed combination) as listed in the registry."""
+
+    id: str
+    vendor: str
+    family: str
+    model: str
+    names: tuple[str, ...]
+    memory_gb: float | None = None
+    predecessor: str | None = None
+    is_mixed: bool = False
+    components: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AcceleratorRegistry:
+    """The validated registry; frames are built on demand so callers stay lazy."""
+
+    accelerators: tuple[Accelerator, ...]
+    source: str = REGISTRY_FILE
+    _by_id: dict[str, Accelerator] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        self._by_id.update({a.id: a for a in self.accelerators})
+
+    def get(self, accelerator_id: str) -> Accelerator | None:
+        """The entry with this id, or None."""
+        return self._by_id.get(accelerator_id)
+
+    def table(self) -> pl.DataFrame:
+        """One row per canonical accelerator, ``ACCELERATOR_SCHEMA``."""
+        return pl.DataFrame(
+            {
+                "accelerator_id": [a.id for a in self.accelerators],
+                "accelerator_vendor": [a.vendor for a in self.accelerators],
+                "accelerator_family": [a.family for a in self.accelerators],
+                "accelerator_model": [a.model for a in self.accelerators],
+                "accelerator_memory_gb": [a.memory_gb for a in self.accelerators],
+                "predecessor_id": [a.predecessor for a in self.accelerators],
+                "is_mixed_accelerators": [a.is_mixed for a in self.accelerators],
+            },
+            schema=ACCELERATOR_SCHEMA,
+        )
+
+    def names(self) -> pl.DataFrame:
+        """Every raw upstream name with its canonical id, ``NAME_SCHEMA``."""
+        pairs = [(n, a.id) for a in self.accelerators for n in a.names]
+        return pl.DataFrame(
+            {
+                "accelerator_name": [n for n, _ in pairs],
+                "accelerator_id": [i for _, i in pairs],
+            },
+            schema=NAME_SCHEMA,
+        )
+
+
+def _fail(where: str, message: str) -> AcceleratorRegistryError:
+    return AcceleratorRegistryError(f"{where}: {message}")
+
+
+def _entry(index: int, entry: Mapping, source: str) -> Accelerator:
+    where = f"{source} accelerator {index + 1}"
+    if not isinstance(entry, Mapping):
+        raise _fail(where, "is not a table")
+    if isinstance(entry.get("id"), str):
+        where = f"{where} ({entry['id']})"
+    unknown = sorted(set(entry) - set(_REQUIRED) - set(_OPTIONAL))
+    if unknown:
+        raise _fail(where, f"unknown field(s) {', '.join(unknown)}")
+    for name in ("id", "vendor", "family", "model"):
+        if not isinstance(entry.get(name), str) or not entry[name].strip():
+            raise _fail(where, f"field {name!r} is missing or not a non-empty string")
+    if not _ID.match(entry["id"]):
+        raise _fail(where, "id must be a slug of a-z, 0-9 and '-'")
+    names = entry.get("names")
+    if (
+        not isinstance(names, list)
+        or not names
+        or not all(isinstance(n, str) and n.strip() == n and n for n in names)
+    ):
+        raise _fail(where, "names must be a non-empty list of trimmed strings")
+    memory = entry.get("memory_gb")
+    if memory is not None and (
+        isinstance(memory, bool) or not isinstance(memory, int | float) or memory <= 0
+    ):
+        raise _fail(where, "memory_gb must be a positive number")
+    predecessor = entry.get("predecessor")
+    if predecessor is not None and not isinstance(predecessor, str):
+        raise _fail(where, "predecessor must be an id")
+    is_mixed = entry.get("is_mixed", False)
+    if not isinstance(is_mixed, bool):
+        raise _fail(where, "is_mixed must be true or false")
+    components = entry.get("components", [])
+    if is_mixed:
+        if not isinstance(components, list) or len(components) < 2:
+            raise _fail(where, "a mixed entry needs components = [two or more ids]")
+        if predecessor is not None:
+            raise _fail(where, "a mixed entry has no predecessor")
+    elif components:
+        raise _fail(where, "components are only allowed with is_mixed = true")
+    return Accelerator(
+        id=entry["id"],
+        vendor=entry["vendor"],
+        family=entry["family"],
+        model=entry["model"],
+        names=tuple(names),
+        memory_gb=float(memory) if memory is not None else None,
+        predecessor=predecessor,
+        is_mixed=is_mixed,
+        components=tuple(components),
+    )
+
+
+def parse_accelerators(
+    document: Mapping, source: str = REGISTRY_FILE
+) -> AcceleratorRegistry:
+    """Validate a parsed registry document.
+
+    Validation happens here rather than in each analysis so that a typo in a predecessor
+    or a name listed twice stops the pipeline with the entry named, instead of silently
+    producing no generation ratio.
+
+    Raises:
+        AcceleratorRegistryError: a field is missing or wrong, an id or name is listed
+            twice, a predecessor or component is unknown, or the lineage has a cycle.
+    """
+    entries = document.get("accelerator", [])
+    if not isinstance(entries, list):
+        raise AcceleratorRegistryError(f"{source}: [[accelerator]] must be an array")
+    accelerators = [_entry(i, e, source) for i, e in enumerate(entries)]
+    by_id: dict[str, Accelerator] = {}
+    owner: dict[str, str] = {}
+    for acc in accelerators:
+        if acc.id in by_id:
+            raise AcceleratorRegistryError(f"{source}: id {acc.id!r} listed twice")
+        by_id[acc.id] = acc
+        for name in acc.names:
+            if name in owner:
+                raise AcceleratorRegistryError(
+                    f"{source}: name {name!r} is listed under both "
+                    f"{owner[name]!r} and {acc.id!r}"
+                )
+            owner[name] = acc.id
+    for acc in accelerators:
+        where = f"{source} accelerator {acc.id!r}"
+        if acc.predecessor is not None:
+            pred = by_id.get(acc.predecessor)
+            if pred is None:
+                raise _fail(where, f"unknown predecessor {acc.predecessor!r}")
+            if pred.is_mixed:
+                raise _fail(where, f"predecessor {pred.id!r} is a mixed entry")
+        for component in acc.components:
+            comp = by_id.get(component)
+            if comp is None or comp.is_mixed:
+                raise _fail(where, f"component {component!r} is not a single chip id")
+    for acc in accelerators:
+        seen = [acc.id]
+        step = acc.predecessor
+        while step is not None:
+            if step in seen:
+                chain = " -> ".join([*seen, step])
+                raise AcceleratorRegistryError(f"{source}: lineage cycle {chain}")
+            seen.append(step)
+            step = by_id[step].predecessor
+    return AcceleratorRegistry(tuple(accelerators), source=source)
+
+
+@cache
+def _default_registry() -> AcceleratorRegistry:
+    return parse_accelerators(load_toml(REGISTRY_FILE), REGISTRY_FILE)
+
+
+def load_accelerators(path: Path | None = None) -> AcceleratorRegistry:
+    """The committed registry (cached), or another file for tests and reviews."""
+    if path is None:
+        return _default_registry()
+    return parse_accelerators(tomllib.loads(path.read_text()), path.name)
+
+
+def registry_path() -> Path:
+    """Where the committed registry lives (for code versions and error messages)."""
+    return REGISTRY_DIR / REGISTRY_FILE
+
+
+def cpu_class_id(host_cpu_name: pl.Expr) -> pl.Expr:
+    """``cpu:<slug>`` for a host CPU name; null when the name is missing.
+
+    The slug drops (R)/(TM) marks and case, because submitters spell one CPU several
+    ways across rounds ("INTEL(R) XEON(R) 6787P" in v5.1, "Intel(R) Xeon(R) 6787P"
+    later).
+    """
+    slug = (
+        host_cpu_name.str.to_lowercase()
+        .str.replace_all(r"\((r|tm)\)", "")
+        .str.replace_all(r"[^a-z0-9]+", "-")
+        .str.strip_chars("-")
+    )
+    return pl.when(slug.is_not_null() & (slug != "")).then(pl.lit(CPU_PREFIX) + slug)
+
+
+def _cpu_vendor(cpu_id: pl.Expr) -> pl.Expr:
+    expr: pl.Expr = pl.lit(None, dtype=pl.String)
+    for needle, vendor in reversed(CPU_VENDORS.items()):
+        expr = (
+            pl.when(cpu_id.str.contains(needle, literal=True))
+            .then(pl.lit(vendor))
+            .otherwise(expr)
+        )
+    return expr
+
+
+def attach_accelerators(
+    results: pl.LazyFrame, registry: AcceleratorRegistry | None = None
+) -> pl.LazyFrame:
+    """Add the canonical accelerator columns (``ATTACHED_SCHEMA``) to every result row.
+
+    Rows are never dropped: an unknown raw name gets ``accelerator_id`` null and
+    ``is_accelerator_mapped`` false, so the unmapped-accelerators check can name it and
+    the system-level comparison (which does not need the registry) still sees the row.
+
+    Args:
+        results: the canonical results table (``RESULTS_SCHEMA``), lazily.
+        registry: a registry other than the committed one (tests).
+
+    Returns:
+        The same rows in the same order with ``ATTACHED_SCHEMA`` columns appended
+        (replacing them if already present).
+    """
+    registry = registry or load_accelerators()
+    existing = results.collect_schema().names()
+    results = results.drop([c for c in ATTACHED_SCHEMA if c in existing])
+    names = registry.names().lazy().rename({"accelerator_id": "_registry_id"})
+    table = registry.table().lazy().drop("predecessor_id")
+    is_cpu = (
+        pl.col("accelerator_name").is_null() | (pl.col("total_accelerators") == 0)
+    ).fill_null(False)
+    cpu_id = cpu_class_id(pl.col("host_cpu_name"))
+    joined = (
+        results.join(
+            names,
+            on="accelerator_name",
+            how="left",
+            maintain_order="left",
+            validate="m:1",
+        )  # fmt: skip
+        .with_columns(
+            is_cpu_only=is_cpu,
+            accelerator_id=pl.when(is_cpu)
+            .then(cpu_id)
+            .otherwise(pl.col("_registry_id")),
+        )
+        .join(table, on="accelerator_id", how="left", maintain_order="left")
+    )
+    cpu = pl.col("is_cpu_only")
+    return (
+        joined.with_columns(
+            accelerator_vendor=pl.when(cpu)
+            .then(_cpu_vendor(pl.col("accelerator_id")))
+            .otherwise(pl.col("accelerator_vendor")),
+            accelerator_family=pl.when(cpu)
+            .then(pl.when(pl.col("accelerator_id").is_not_null()).then(pl.lit("CPU")))
+            .otherwise(pl.col("accelerator_family")),
+            accelerator_model=pl.when(cpu)
+            .then(pl.col("host_cpu_name"))
+            .otherwise(pl.col("accelerator_model")),
+            accelerator_memory_gb=pl.when(cpu)
+            .then(None)
+            .otherwise(pl.col("accelerator_memory_gb")),
+            is_mixed_accelerators=pl.col("is_mixed_accelerators").fill_null(False)
+            & ~cpu,
+            is_accelerator_mapped=pl.col("accelerator_id").is_not_null(),
+        )
+        .select(*[c for c in existing if c not in ATTACHED_SCHEMA], *ATTACHED_SCHEMA)
+        .cast(ATTACHED_SCHEMA)
+    )
+
+
+def unmapped_accelerators(
+    results: pl.LazyFrame | pl.DataFrame, registry: AcceleratorRegistry | None = None
+) -> pl.DataFrame:
+    """Raw accelerator names the registry does not know, for a warning asset check.
+
+    One row per raw name with how many result rows carry it and in which releases
+    (ordered by version), most frequent first. A CPU-only row without a host CPU name
+    cannot be classed either; it appears with ``accelerator_name`` null.
+    """
+    return (
+        attach_accelerators(results.lazy(), registry)
+        .filter(~pl.col("is_accelerator_mapped"))
+        .group_by("accelerator_name")
+        .agg(
+            pl.len().alias("rows"),
+            pl.col("release")
+            .sort_by(release_order(pl.col("release")))
+            .unique(maintain_order=True)
+            .alias("releases"),
+        )
+        .sort(["rows", "accelerator_name"], descending=[True, False], nulls_last=True)
+        .cast(UNMAPPED_SCHEMA)
+        .collect()
+    )

@@ -1,0 +1,180 @@
+"""Software-only gains: the same hardware measured in two releases.
+
+MLPerf rounds mostly show new chips; this analysis isolates what new software
+(compilers, runtimes, quantisation recipes) brought on unchanged hardware. Every ordered
+pair of releases (old before new, consecutive or not) of one benchmark, scenario and
+division is compared at three identity levels, all kept and labelled:
+
+``system``
+    Same submitter and same platform (upstream's system folder name) in both releases.
+    The strictest reading, and the only level that needs no accelerator registry, so it
+    also covers mixed, unmapped and CPU-only systems. A platform whose accelerator or
+    accelerator/node count changed between releases is excluded and counted
+    ("system hardware changed between releases").
+``hardware``
+    Same canonical accelerator, total accelerator count and node count; the best result
+    of each release, whichever submitter ran it. Mixed and unmapped accelerators are
+    left out (their id hides the composition or is unknown). CPU-only systems take part
+    as their host-CPU class; the canonical table does not record sockets per node, so a
+    one- and a two-socket system of one CPU model can meet here.
+``accelerator``
+    Same canonical accelerator at any scale, compared per accelerator
+    (result / total_accelerators, ``is_per_accelerator`` true), best of each release.
+    Throughput only: latency results are counted as excluded. CPU-only, mixed and
+    unmapped are left out (no accelerator to divide by, or no single one).
+
+Dagster wiring does not belong here; see ``pipeline/defs``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from pipeline.analysis.accelerators import AcceleratorRegistry
+from pipeline.analysis.benchmarks import CompatibilityRule
+from pipeline.analysis.pairs import (
+    SCOPE_LATENCY_PER_ACCELERATOR,
+    Options,
+    best_per_group,
+    exclusions,
+    finish_candidates,
+    join_ends,
+    kept_pairs,
+    prepare,
+    side,
+)
+
+KIND = "software_gain"
+LEVELS = ("system", "hardware", "accelerator")
+SCOPE_SYSTEM_CHANGED = "system hardware changed between releases"
+_BASE = ["division", "benchmark", "scenario"]
+
+
+def _hardware_key(suffix: str) -> pl.Expr:
+    # The registry id when known, else the raw name: the system level must still notice
+    # a changed accelerator on systems the registry does not cover.
+    return pl.coalesce(
+        pl.col(f"accelerator_id_{suffix}"), pl.col(f"accelerator_name_{suffix}")
+    )
+
+
+def _level(rows: pl.LazyFrame, level: str, options: Options) -> pl.LazyFrame:
+    per_accelerator = level == "accelerator"
+    if level == "system":
+        keys = [*_BASE, "submitter", "platform"]
+        scope = pl.when(
+            _hardware_key("old").ne_missing(_hardware_key("new"))
+            | pl.col("total_accelerators_old").ne_missing(
+                pl.col("total_accelerators_new")
+            )
+            | pl.col("nodes_old").ne_missing(pl.col("nodes_new"))
+        ).then(pl.lit(SCOPE_SYSTEM_CHANGED))
+    elif level == "hardware":
+        keys = [*_BASE, "accelerator_id", "total_accelerators", "nodes"]
+        rows = rows.filter(
+            pl.col("is_accelerator_mapped")
+            & ~pl.col("is_mixed_accelerators")
+            & pl.col("total_accelerators").is_not_null()
+        )
+        scope = None
+    else:
+        keys = [*_BASE, "accelerator_id"]
+        rows = rows.filter(
+            pl.col("is_accelerator_mapped")
+            & ~pl.col("is_mixed_accelerators")
+            & ~pl.col("is_cpu_only")
+        )
+        scope = pl.when(~pl.col("is_higher_better_old")).then(
+            pl.lit(SCOPE_LATENCY_PER_ACCELERATOR)
+        )
+    best = best_per_group(rows, [*keys, "release"], is_per_accelerator=per_accelerator)
+    joined = join_ends(
+        side(best, "old", keys),
+        side(best, "new", keys),
+        keys,
+        pl.col("_order_old") < pl.col("_order_new"),
+    )
+    return finish_candidates(
+        joined,
+        kind=KIND,
+        identity_level=level,
+        is_per_accelerator=per_accelerator,
+        scope_reason=scope,
+        rules=options.rules,
+    )
+
+
+def software_gain_candidates(
+    results: pl.LazyFrame,
+    *,
+    include_preview: bool = True,
+    include_inferred: bool = True,
+    rules: Sequence[CompatibilityRule] | None = None,
+    registry: AcceleratorRegistry | None = None,
+) -> pl.LazyFrame:
+    """Every candidate software-gain pair, reported or not (``CANDIDATE_SCHEMA``).
+
+    The audit view behind ``software_gains`` and ``software_gain_exclusions``: each row
+    carries ``is_comparable``, ``incompatibility_reason`` and ``exclusion_reason``.
+    Arguments as for ``software_gains``.
+    """
+    options = Options(include_preview, include_inferred, rules, registry)
+    rows = prepare(results, options)
+    return pl.concat([_level(rows, level, options) for level in LEVELS])
+
+
+def software_gains(
+    results: pl.LazyFrame,
+    *,
+    include_preview: bool = True,
+    include_inferred: bool = True,
+    rules: Sequence[CompatibilityRule] | None = None,
+    registry: AcceleratorRegistry | None = None,
+) -> pl.LazyFrame:
+    """Software-only gains at the system, hardware and accelerator levels.
+
+    Args:
+        results: the canonical results table (``RESULTS_SCHEMA``), lazily, any releases.
+        include_preview: use preview results (flagged in ``has_preview`` either way).
+        include_inferred: use inferred results (flagged in ``has_inferred``).
+        rules: compatibility rules other than the committed ones (tests).
+        registry: an accelerator registry other than the committed one (tests).
+
+    Returns:
+        ``PAIR_SCHEMA`` rows with ``kind = "software_gain"``; ``ratio > 1`` means the
+        new release is faster (new/old for throughput, old/new for latency).
+    """
+    return kept_pairs(
+        software_gain_candidates(
+            results,
+            include_preview=include_preview,
+            include_inferred=include_inferred,
+            rules=rules,
+            registry=registry,
+        )
+    )
+
+
+def software_gain_exclusions(
+    results: pl.LazyFrame,
+    *,
+    include_preview: bool = True,
+    include_inferred: bool = True,
+    rules: Sequence[CompatibilityRule] | None = None,
+    registry: AcceleratorRegistry | None = None,
+) -> pl.LazyFrame:
+    """Candidate software-gain pairs left out, counted per reason.
+
+    Arguments as for ``software_gains``; returns ``EXCLUSIONS_SCHEMA``.
+    """
+    return exclusions(
+        software_gain_candidates(
+            results,
+            include_preview=include_preview,
+            include_inferred=include_inferred,
+            rules=rules,
+            registry=registry,
+        )
+    )

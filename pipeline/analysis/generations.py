@@ -1,0 +1,174 @@
+"""Hardware-generation ratios: each accelerator against its predecessor, within a round.
+
+How much faster is a B300 than a B200 on the same benchmark? Only results of one
+release are compared (same rules, same round of software maturity), of one benchmark,
+scenario and division, and each accelerator is paired with the ``predecessor`` the
+reviewed registry gives it (``pipeline/registry/accelerators.toml``). Two readings are
+kept and labelled in ``identity_level``:
+
+``best_of_any``
+    The best result of each accelerator, whoever submitted it: the state of the art.
+``same_submitter``
+    Both results from one submitter: one team's software on both chips, which removes
+    most of the "who tuned better" noise but exists for fewer pairs.
+
+Each reading comes twice. With ``is_per_accelerator`` false both ends have the same
+total accelerator count and the raw results are compared. With ``is_per_accelerator``
+true the counts may differ and the best result *per accelerator* of each chip is
+compared; that reading mixes scales (a 72-GPU rack against an 8-GPU node) and is marked
+so. Per-accelerator pairs are throughput only; latency pairs are counted as excluded.
+
+CPU-only classes have no lineage; mixed and unmapped accelerators are left out.
+Dagster wiring does not belong here; see ``pipeline/defs``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from pipeline.analysis.accelerators import AcceleratorRegistry, load_accelerators
+from pipeline.analysis.benchmarks import CompatibilityRule
+from pipeline.analysis.pairs import (
+    SCOPE_LATENCY_PER_ACCELERATOR,
+    Options,
+    best_per_group,
+    exclusions,
+    finish_candidates,
+    join_ends,
+    kept_pairs,
+    prepare,
+    side,
+)
+
+KIND = "generation_ratio"
+READINGS = ("best_of_any", "same_submitter")
+_BASE = ["release", "division", "benchmark", "scenario"]
+
+
+def _reading(
+    rows: pl.LazyFrame, reading: str, per_accelerator: bool, options: Options
+) -> pl.LazyFrame:
+    keys = list(_BASE)
+    if reading == "same_submitter":
+        keys.append("submitter")
+    if not per_accelerator:
+        keys.append("total_accelerators")
+    best = best_per_group(
+        rows, [*keys, "accelerator_id"], is_per_accelerator=per_accelerator
+    )
+    old = side(best, "old", keys).with_columns(_link=pl.col("accelerator_id_old"))
+    new = side(best, "new", keys, extra=["predecessor_id"]).with_columns(
+        _link=pl.col("predecessor_id_new")
+    )
+    joined = join_ends(old, new, [*keys, "_link"], pl.lit(True))
+    scope = (
+        pl.when(~pl.col("is_higher_better_old")).then(
+            pl.lit(SCOPE_LATENCY_PER_ACCELERATOR)
+        )
+        if per_accelerator
+        else None
+    )
+    return finish_candidates(
+        joined,
+        kind=KIND,
+        identity_level=reading,
+        is_per_accelerator=per_accelerator,
+        scope_reason=scope,
+        rules=options.rules,
+    )
+
+
+def generation_ratio_candidates(
+    results: pl.LazyFrame,
+    *,
+    include_preview: bool = True,
+    include_inferred: bool = True,
+    rules: Sequence[CompatibilityRule] | None = None,
+    registry: AcceleratorRegistry | None = None,
+) -> pl.LazyFrame:
+    """Every candidate generation pair, reported or not (``CANDIDATE_SCHEMA``).
+
+    Arguments as for ``generation_ratios``.
+    """
+    options = Options(include_preview, include_inferred, rules, registry)
+    lineage = (
+        (registry or load_accelerators())
+        .table()
+        .lazy()
+        .select("accelerator_id", "predecessor_id")
+    )
+    rows = (
+        prepare(results, options)
+        .filter(
+            pl.col("is_accelerator_mapped")
+            & ~pl.col("is_mixed_accelerators")
+            & ~pl.col("is_cpu_only")
+            & pl.col("total_accelerators").is_not_null()
+        )
+        .join(lineage, on="accelerator_id", how="left")
+    )
+    return pl.concat(
+        [
+            _reading(rows, reading, per_accelerator, options)
+            for reading in READINGS
+            for per_accelerator in (False, True)
+        ]
+    )
+
+
+def generation_ratios(
+    results: pl.LazyFrame,
+    *,
+    include_preview: bool = True,
+    include_inferred: bool = True,
+    rules: Sequence[CompatibilityRule] | None = None,
+    registry: AcceleratorRegistry | None = None,
+) -> pl.LazyFrame:
+    """Successor/predecessor ratios within each release, in both readings.
+
+    Args:
+        results: the canonical results table (``RESULTS_SCHEMA``), lazily, any releases.
+        include_preview: use preview results (flagged in ``has_preview`` either way).
+        include_inferred: use inferred results (flagged in ``has_inferred``).
+        rules: compatibility rules other than the committed ones (tests).
+        registry: an accelerator registry other than the committed one (tests).
+
+    Returns:
+        ``PAIR_SCHEMA`` rows with ``kind = "generation_ratio"``: ``_old`` is the
+        predecessor, ``_new`` the successor; ``ratio > 1`` means the successor is
+        faster.
+    """
+    return kept_pairs(
+        generation_ratio_candidates(
+            results,
+            include_preview=include_preview,
+            include_inferred=include_inferred,
+            rules=rules,
+            registry=registry,
+        )
+    )
+
+
+def generation_ratio_exclusions(
+    results: pl.LazyFrame,
+    *,
+    include_preview: bool = True,
+    include_inferred: bool = True,
+    rules: Sequence[CompatibilityRule] | None = None,
+    registry: AcceleratorRegistry | None = None,
+) -> pl.LazyFrame:
+    """Candidate generation pairs left out, counted per reason.
+
+    Arguments as for ``generation_ratios``; returns ``EXCLUSIONS_SCHEMA``.
+    """
+    return exclusions(
+        generation_ratio_candidates(
+            results,
+            include_preview=include_preview,
+            include_inferred=include_inferred,
+            rules=rules,
+            registry=registry,
+        )
+    )

@@ -1,0 +1,513 @@
+"""The pair table shared by software gains, generation ratios and scaling steps.
+
+Every derived number in mlperf-ledger is a ratio between two published results, so
+all three analyses emit one schema (``PAIR_SCHEMA``): the kind of comparison, the
+identity level it was made at, the ratio, and both ends in full (``*_old`` / ``*_new``)
+so a reader can open the two cited results. This module holds that schema, the pairing
+machinery the three analyses share (best-of selection, self-join, compatibility flags,
+exclusion counts) and the pure check functions the asset checks call. Dagster wiring
+does not belong here.
+
+Conventions:
+    * ``ratio > 1`` always means the ``_new`` end is better: new/old for throughput,
+      old/new for latency.
+    * An analysis first builds *candidate* pairs (``CANDIDATE_SCHEMA``), flags the ones
+      it must not report with an ``exclusion_reason``, then splits them into the pair
+      table and a per-reason count (``EXCLUSIONS_SCHEMA``): nothing is dropped
+      silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from pipeline.analysis.accelerators import AcceleratorRegistry, attach_accelerators
+from pipeline.analysis.benchmarks import (
+    CompatibilityRule,
+    comparable,
+    match_key,
+    release_order,
+)
+
+KINDS = ("software_gain", "generation_ratio", "scaling")
+IDENTITY_LEVELS: dict[str, tuple[str, ...]] = {
+    "software_gain": ("system", "hardware", "accelerator"),
+    "generation_ratio": ("best_of_any", "same_submitter"),
+    "scaling": ("same_submitter", "best_of_any"),
+}
+
+#: Columns describing one end of a pair, each as ``<name>_old`` and ``<name>_new``.
+END_SCHEMA: dict[str, pl.DataType] = {
+    "release": pl.String,
+    "result_key": pl.String,
+    "result_url": pl.String,
+    "submitter": pl.String,
+    "system_name": pl.String,
+    "platform": pl.String,
+    "accelerator_id": pl.String,
+    "accelerator_name": pl.String,
+    "total_accelerators": pl.Int32,
+    "nodes": pl.Int32,
+    "result_value": pl.Float64,
+    "result_per_accelerator": pl.Float64,
+    "software": pl.String,
+    "availability": pl.String,
+    "is_preview": pl.Boolean,
+    "is_inferred": pl.Boolean,
+}
+
+#: The one schema of software gains, generation ratios and scaling steps.
+PAIR_SCHEMA: dict[str, pl.DataType] = {
+    "kind": pl.String,
+    "identity_level": pl.String,
+    "is_per_accelerator": pl.Boolean,
+    "benchmark": pl.String,
+    "scenario": pl.String,
+    "division": pl.String,
+    "result_unit": pl.String,
+    "is_higher_better": pl.Boolean,
+    "ratio": pl.Float64,
+    "efficiency": pl.Float64,
+    **{f"{name}_old": dtype for name, dtype in END_SCHEMA.items()},
+    **{f"{name}_new": dtype for name, dtype in END_SCHEMA.items()},
+    "has_preview": pl.Boolean,
+    "has_inferred": pl.Boolean,
+}
+
+#: Candidate pairs: the pair schema plus what decided whether a pair is reported.
+CANDIDATE_SCHEMA: dict[str, pl.DataType] = {
+    **PAIR_SCHEMA,
+    "result_unit_new": pl.String,
+    "model_upstream_old": pl.String,
+    "model_upstream_new": pl.String,
+    "is_comparable": pl.Boolean,
+    "incompatibility_reason": pl.String,
+    "exclusion_reason": pl.String,
+}
+
+#: Excluded candidate pairs, counted per reason, with one example to look at.
+EXCLUSIONS_SCHEMA: dict[str, pl.DataType] = {
+    "kind": pl.String,
+    "identity_level": pl.String,
+    "is_per_accelerator": pl.Boolean,
+    "exclusion_reason": pl.String,
+    "pairs": pl.Int64,
+    "example_result_key_old": pl.String,
+    "example_result_key_new": pl.String,
+}
+
+#: Per-end fields carried through pairing besides ``END_SCHEMA``.
+_SIDE_EXTRAS = ("result_unit", "is_higher_better", "model_upstream")
+SCOPE_LATENCY_PER_ACCELERATOR = "latency results are not normalised per accelerator"
+
+
+@dataclass(frozen=True)
+class Options:
+    """What every analysis accepts: which results to use and which rules to apply.
+
+    Attributes:
+        include_preview: use results of systems not yet available (``is_preview``).
+            Kept by default and flagged in every pair (``has_preview``).
+        include_inferred: use results upstream marks as inferred from another scenario
+            (``is_inferred``), kept by default and flagged (``has_inferred``).
+        rules: compatibility rules other than the committed ones (tests).
+        registry: an accelerator registry other than the committed one (tests).
+    """
+
+    include_preview: bool = True
+    include_inferred: bool = True
+    rules: Sequence[CompatibilityRule] | None = None
+    registry: AcceleratorRegistry | None = field(default=None, compare=False)
+
+
+def prepare(results: pl.LazyFrame, options: Options) -> pl.LazyFrame:
+    """Results with canonical accelerators, filtered by the preview/inferred options.
+
+    Adds ``_order`` (release order) and ``_model_key`` (what open-division rules require
+    equal), used for pairing and best-of selection.
+    """
+    rows = attach_accelerators(results, options.registry)
+    if not options.include_preview:
+        rows = rows.filter(~pl.col("is_preview"))
+    if not options.include_inferred:
+        rows = rows.filter(~pl.col("is_inferred"))
+    return rows.with_columns(
+        _order=release_order(pl.col("release")),
+        _model_key=match_key(options.rules),
+    )
+
+
+def value_expr(is_per_accelerator: bool, suffix: str = "") -> pl.Expr:
+    """The number a comparison uses: the result, or the result per accelerator.
+
+    Per-accelerator values exist only for throughput (the canonical table leaves them
+    null for latency, where dividing by the chip count has no meaning).
+    """
+    raw = pl.col(f"result_value{suffix}")
+    if not is_per_accelerator:
+        return raw
+    per = pl.col(f"result_per_accelerator{suffix}")
+    return pl.when(pl.col(f"is_higher_better{suffix}")).then(per).otherwise(raw)
+
+
+def best_per_group(
+    rows: pl.LazyFrame, keys: Sequence[str], *, is_per_accelerator: bool
+) -> pl.LazyFrame:
+    """Keep the best result of each group (highest throughput or lowest latency).
+
+    The unit and the open-division model key are always part of the group, so a best
+    result is never chosen across units or models; ties go to the smaller result key so
+    reruns pick the same row.
+    """
+    value = value_expr(is_per_accelerator)
+    score = pl.when(pl.col("is_higher_better")).then(value).otherwise(-value)
+    group = [*keys, "result_unit", "_model_key"]
+    return (
+        rows.filter(value.is_not_null())
+        .with_columns(_score=score)
+        .sort(["_score", "result_key"], descending=[True, False], nulls_last=True)
+        .unique(subset=group, keep="first", maintain_order=True)
+        .drop("_score")
+    )
+
+
+def side(
+    rows: pl.LazyFrame, suffix: str, keys: Sequence[str], extra: Sequence[str] = ()
+) -> pl.LazyFrame:
+    """One end of a pair: join keys as they are, every other column suffixed."""
+    columns = [*END_SCHEMA, *_SIDE_EXTRAS, "_order", *extra]
+    return rows.select(
+        *keys,
+        *[pl.col(c).alias(f"{c}_{suffix}") for c in columns if c not in keys],
+    )
+
+
+def join_ends(
+    old: pl.LazyFrame,
+    new: pl.LazyFrame,
+    on: Sequence[str],
+    condition: pl.Expr,
+) -> pl.LazyFrame:
+    """Self-join the two ends on ``on`` and keep the rows where ``condition`` holds.
+
+    Ends that are join keys (for example ``release`` within a round) are copied back
+    into their ``_old``/``_new`` columns so every candidate has the full schema.
+    """
+    joined = old.join(
+        new,
+        on=list(on),
+        how="inner",
+        maintain_order="left_right",
+    ).filter(condition)
+    copies = {
+        f"{c}_{end}": pl.col(c)
+        for c in on
+        if c in (*END_SCHEMA, *_SIDE_EXTRAS, "_order")
+        for end in ("old", "new")
+    }
+    return joined.with_columns(**copies) if copies else joined
+
+
+def finish_candidates(
+    joined: pl.LazyFrame,
+    *,
+    kind: str,
+    identity_level: str,
+    is_per_accelerator: bool,
+    scope_reason: pl.Expr | None = None,
+    rules: Sequence[CompatibilityRule] | None = None,
+) -> pl.LazyFrame:
+    """Compute ratio and flags of joined ends and shape them as ``CANDIDATE_SCHEMA``.
+
+    Args:
+        joined: output of ``join_ends``.
+        kind: one of ``KINDS``.
+        identity_level: one of ``IDENTITY_LEVELS[kind]``.
+        is_per_accelerator: compare results divided by their accelerator count.
+        scope_reason: why this analysis does not report a pair even though the rules
+            allow it (for example latency in scaling); null where it does.
+        rules: compatibility rules other than the committed ones.
+    """
+    higher = pl.col("is_higher_better_old")
+    old = value_expr(is_per_accelerator, "_old")
+    new = value_expr(is_per_accelerator, "_new")
+    ratio = pl.when(higher).then(new / old).otherwise(old / new)
+    if kind == "scaling":
+        count_ratio = pl.col("total_accelerators_new").cast(pl.Float64) / pl.col(
+            "total_accelerators_old"
+        ).cast(pl.Float64)
+        efficiency = pl.when(higher).then(ratio / count_ratio)
+    else:
+        efficiency = pl.lit(None, dtype=pl.Float64)
+    frame = joined.with_columns(
+        kind=pl.lit(kind),
+        identity_level=pl.lit(identity_level),
+        is_per_accelerator=pl.lit(is_per_accelerator),
+        result_unit=pl.col("result_unit_old"),
+        is_higher_better=higher,
+        ratio=ratio,
+        efficiency=efficiency,
+        has_preview=pl.col("is_preview_old") | pl.col("is_preview_new"),
+        has_inferred=pl.col("is_inferred_old") | pl.col("is_inferred_new"),
+    )
+    flagged = comparable(frame, rules)
+    scope = scope_reason if scope_reason is not None else pl.lit(None, pl.String)
+    return (
+        flagged.with_columns(
+            exclusion_reason=pl.coalesce(scope, pl.col("incompatibility_reason"))
+        )
+        .select(list(CANDIDATE_SCHEMA))
+        .cast(CANDIDATE_SCHEMA)
+    )
+
+
+def empty_candidates() -> pl.LazyFrame:
+    """A candidate frame without rows (an analysis with nothing to compare)."""
+    return pl.LazyFrame(schema=CANDIDATE_SCHEMA)
+
+
+_SORT = [
+    "kind", "identity_level", "is_per_accelerator", "benchmark", "scenario",
+    "division", "release_old", "release_new", "accelerator_id_old",
+    "accelerator_id_new", "total_accelerators_old", "total_accelerators_new",
+    "result_key_old", "result_key_new",
+]  # fmt: skip
+
+
+def kept_pairs(candidates: pl.LazyFrame) -> pl.LazyFrame:
+    """The reported pairs: candidates without an exclusion reason, ``PAIR_SCHEMA``."""
+    return (
+        candidates.filter(pl.col("exclusion_reason").is_null())
+        .select(list(PAIR_SCHEMA))
+        .sort(_SORT, nulls_last=True)
+        .cast(PAIR_SCHEMA)
+    )
+
+
+def exclusions(candidates: pl.LazyFrame) -> pl.LazyFrame:
+    """How many candidate pairs each reason removed, with one example pair each."""
+    return (
+        candidates.filter(pl.col("exclusion_reason").is_not_null())
+        .sort(["result_key_old", "result_key_new"])
+        .group_by(["kind", "identity_level", "is_per_accelerator", "exclusion_reason"])
+        .agg(
+            pl.len().alias("pairs"),
+            pl.col("result_key_old").first().alias("example_result_key_old"),
+            pl.col("result_key_new").first().alias("example_result_key_new"),
+        )
+        .sort(
+            [
+                "kind",
+                "identity_level",
+                "is_per_accelerator",
+                "pairs",
+                "exclusion_reason",
+            ],
+            descending=[False, False, False, True, False],
+        )
+        .select(list(EXCLUSIONS_SCHEMA))
+        .cast(EXCLUSIONS_SCHEMA)
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Checks: pure functions returning what an asset check reports.
+# --------------------------------------------------------------------------------------
+
+#: How many offending keys a check message names (metadata lists up to ``_LIST``).
+_SHOW = 5
+_LIST = 50
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """Result of one pure check: pass/fail, a message naming offenders, metadata."""
+
+    passed: bool
+    message: str
+    metadata: dict[str, object]
+
+
+def _label() -> pl.Expr:
+    return pl.format(
+        "{}/{} {} {} {}: {} -> {}",
+        pl.col("kind"),
+        pl.col("identity_level"),
+        pl.col("benchmark"),
+        pl.col("scenario"),
+        pl.col("division"),
+        pl.col("result_key_old"),
+        pl.col("result_key_new"),
+    )
+
+
+def _collect(frame: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+
+
+def _named(labels: list[str]) -> str:
+    shown = "; ".join(labels[:_SHOW])
+    more = len(labels) - _SHOW
+    return f"{shown}; and {more} more" if more > 0 else shown
+
+
+def check_ratios_finite_positive(pairs: pl.LazyFrame | pl.DataFrame) -> CheckOutcome:
+    """Every ratio (and every scaling efficiency) is a finite number above zero.
+
+    A zero, negative, infinite or missing ratio means a result value slipped through
+    normalisation wrongly; publishing it as "x times faster" would be absurd.
+    """
+    df = _collect(pairs)
+    good = (pl.col("ratio").is_finite() & (pl.col("ratio") > 0)).fill_null(False)
+    good_efficiency = (
+        (pl.col("kind") != "scaling")
+        | ~pl.col("is_higher_better")
+        | (pl.col("efficiency").is_finite() & (pl.col("efficiency") > 0))
+    ).fill_null(False)
+    bad = df.filter(~(good & good_efficiency))
+    labels = bad.select(_label()).to_series().to_list()
+    metadata: dict[str, object] = {
+        "pairs": df.height,
+        "offending": bad.height,
+        "offending_pairs": labels[:_LIST],
+    }
+    if not labels:
+        return CheckOutcome(
+            True, f"all {df.height} pairs have a finite, positive ratio", metadata
+        )
+    return CheckOutcome(
+        False,
+        f"{bad.height} of {df.height} pairs have a ratio or efficiency that is not "
+        f"finite and positive: {_named(labels)}",
+        metadata,
+    )
+
+
+#: Per kind, the end attribute the comparison is about: equal ends make a self-pair.
+_COMPARED = {
+    "software_gain": "release",
+    "generation_ratio": "accelerator_id",
+    "scaling": "total_accelerators",
+}
+
+
+def check_no_self_pairs(pairs: pl.LazyFrame | pl.DataFrame) -> CheckOutcome:
+    """No pair compares a result with itself, or an end with itself.
+
+    A self-pair is the same result key at both ends, or both ends equal on what the kind
+    compares (release for software gains, accelerator for generation ratios, accelerator
+    count for scaling); either would report a meaningless 1.0x.
+    """
+    df = _collect(pairs)
+    same = pl.col("result_key_old") == pl.col("result_key_new")
+    for kind, column in _COMPARED.items():
+        same = same | (
+            (pl.col("kind") == kind)
+            & pl.col(f"{column}_old")
+            .cast(pl.String)
+            .eq_missing(pl.col(f"{column}_new").cast(pl.String))
+        )
+    bad = df.filter(same.fill_null(False))
+    labels = bad.select(_label()).to_series().to_list()
+    metadata: dict[str, object] = {
+        "pairs": df.height,
+        "offending": bad.height,
+        "offending_pairs": labels[:_LIST],
+    }
+    if not labels:
+        return CheckOutcome(True, f"none of {df.height} pairs is a self-pair", metadata)
+    return CheckOutcome(
+        False,
+        f"{bad.height} of {df.height} pairs are self-pairs: {_named(labels)}",
+        metadata,
+    )
+
+
+def check_results_exist(
+    pairs: pl.LazyFrame | pl.DataFrame, results: pl.LazyFrame | pl.DataFrame
+) -> CheckOutcome:
+    """Both ends of every pair cite a result key present in the results table.
+
+    Pairs are only auditable if a reader can open both results; a key that is missing
+    means the pair table and the results table come from different runs.
+    """
+    df = _collect(pairs)
+    keys = _collect(results.lazy().select("result_key").unique())
+    cited = pl.concat(
+        [
+            df.select(pl.col("result_key_old").alias("result_key")),
+            df.select(pl.col("result_key_new").alias("result_key")),
+        ]
+    ).unique(maintain_order=True)
+    missing = cited.join(keys, on="result_key", how="anti", nulls_equal=False)
+    labels = [str(k) for k in missing.get_column("result_key").to_list()]
+    bad_pairs = df.filter(
+        pl.col("result_key_old").is_in(missing.get_column("result_key")).fill_null(True)
+        | pl.col("result_key_new")
+        .is_in(missing.get_column("result_key"))
+        .fill_null(True)
+    ).height
+    metadata: dict[str, object] = {
+        "pairs": df.height,
+        "offending": bad_pairs,
+        "missing_result_keys": labels[:_LIST],
+    }
+    if not labels:
+        return CheckOutcome(
+            True, f"all {df.height} pairs cite two existing result keys", metadata
+        )
+    return CheckOutcome(
+        False,
+        f"{bad_pairs} of {df.height} pairs cite {len(labels)} result key(s) missing "
+        f"from the results table: {_named(labels)}",
+        metadata,
+    )
+
+
+#: What makes two pair rows the same pair.
+PAIR_IDENTITY = (
+    "kind", "identity_level", "is_per_accelerator", "result_key_old", "result_key_new",
+)  # fmt: skip
+
+
+def check_no_duplicate_pairs(pairs: pl.LazyFrame | pl.DataFrame) -> CheckOutcome:
+    """No pair (kind, identity level, per-accelerator flag, both result keys) repeats.
+
+    A repeated pair would be counted twice in every summary built on the table.
+    """
+    df = _collect(pairs)
+    dupes = (
+        df.group_by(list(PAIR_IDENTITY))
+        .agg(pl.len().alias("copies"))
+        .filter(pl.col("copies") > 1)
+        .sort(list(PAIR_IDENTITY))
+    )
+    labels = (
+        dupes.select(
+            pl.format(
+                "{}/{} {} -> {} ({} copies)",
+                pl.col("kind"),
+                pl.col("identity_level"),
+                pl.col("result_key_old"),
+                pl.col("result_key_new"),
+                pl.col("copies"),
+            )
+        )
+        .to_series()
+        .to_list()
+    )
+    metadata: dict[str, object] = {
+        "pairs": df.height,
+        "offending": dupes.height,
+        "duplicated_pairs": labels[:_LIST],
+    }
+    if not labels:
+        return CheckOutcome(True, f"all {df.height} pairs are distinct", metadata)
+    return CheckOutcome(
+        False,
+        f"{dupes.height} pair(s) appear more than once: {_named(labels)}",
+        metadata,
+    )

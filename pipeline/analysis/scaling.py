@@ -1,0 +1,142 @@
+"""Scaling efficiency: one accelerator at two counts within a round.
+
+Does a 288-GPU system deliver four times a 72-GPU one? Within one release, benchmark,
+scenario and division, results of the same canonical accelerator at different total
+counts M < N are paired and
+
+    efficiency = (result_N / result_M) / (N / M)
+
+is reported next to ``ratio = result_N / result_M`` (1.0 = perfectly linear). Two
+readings, labelled in ``identity_level``: ``same_submitter`` (one submitter ran both
+sizes: the cleanest reading, where it exists) and ``best_of_any`` (best result at each
+size, any submitter). Every pair of counts is kept, not only neighbouring ones.
+
+Latency results are not scaled: adding accelerators to a SingleStream/MultiStream
+system does not aim to lower one query's latency proportionally, so such pairs are
+counted as excluded ("latency results are not scaled"). CPU-only (no accelerators),
+mixed and unmapped accelerators, and rows without an accelerator count are left out.
+Dagster wiring does not belong here; see ``pipeline/defs``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from pipeline.analysis.accelerators import AcceleratorRegistry
+from pipeline.analysis.benchmarks import CompatibilityRule
+from pipeline.analysis.pairs import (
+    Options,
+    best_per_group,
+    exclusions,
+    finish_candidates,
+    join_ends,
+    kept_pairs,
+    prepare,
+    side,
+)
+
+KIND = "scaling"
+READINGS = ("same_submitter", "best_of_any")
+SCOPE_LATENCY = "latency results are not scaled"
+_BASE = ["release", "division", "benchmark", "scenario", "accelerator_id"]
+
+
+def _reading(rows: pl.LazyFrame, reading: str, options: Options) -> pl.LazyFrame:
+    keys = [*_BASE, "submitter"] if reading == "same_submitter" else list(_BASE)
+    best = best_per_group(rows, [*keys, "total_accelerators"], is_per_accelerator=False)
+    joined = join_ends(
+        side(best, "old", keys),
+        side(best, "new", keys),
+        keys,
+        pl.col("total_accelerators_old") < pl.col("total_accelerators_new"),
+    )
+    return finish_candidates(
+        joined,
+        kind=KIND,
+        identity_level=reading,
+        is_per_accelerator=False,
+        scope_reason=pl.when(~pl.col("is_higher_better_old")).then(
+            pl.lit(SCOPE_LATENCY)
+        ),
+        rules=options.rules,
+    )
+
+
+def scaling_candidates(
+    results: pl.LazyFrame,
+    *,
+    include_preview: bool = True,
+    include_inferred: bool = True,
+    rules: Sequence[CompatibilityRule] | None = None,
+    registry: AcceleratorRegistry | None = None,
+) -> pl.LazyFrame:
+    """Every candidate scaling pair, reported or not (``CANDIDATE_SCHEMA``).
+
+    Arguments as for ``scaling``.
+    """
+    options = Options(include_preview, include_inferred, rules, registry)
+    rows = prepare(results, options).filter(
+        pl.col("is_accelerator_mapped")
+        & ~pl.col("is_mixed_accelerators")
+        & ~pl.col("is_cpu_only")
+        & (pl.col("total_accelerators") > 0)
+    )
+    return pl.concat([_reading(rows, reading, options) for reading in READINGS])
+
+
+def scaling(
+    results: pl.LazyFrame,
+    *,
+    include_preview: bool = True,
+    include_inferred: bool = True,
+    rules: Sequence[CompatibilityRule] | None = None,
+    registry: AcceleratorRegistry | None = None,
+) -> pl.LazyFrame:
+    """Scaling steps of one accelerator between two counts, in both readings.
+
+    Args:
+        results: the canonical results table (``RESULTS_SCHEMA``), lazily, any releases.
+        include_preview: use preview results (flagged in ``has_preview`` either way).
+        include_inferred: use inferred results (flagged in ``has_inferred``).
+        rules: compatibility rules other than the committed ones (tests).
+        registry: an accelerator registry other than the committed one (tests).
+
+    Returns:
+        ``PAIR_SCHEMA`` rows with ``kind = "scaling"``: ``_old`` is the smaller count,
+        ``_new`` the larger; ``ratio`` = result_N / result_M and ``efficiency`` =
+        ratio / (N / M).
+    """
+    return kept_pairs(
+        scaling_candidates(
+            results,
+            include_preview=include_preview,
+            include_inferred=include_inferred,
+            rules=rules,
+            registry=registry,
+        )
+    )
+
+
+def scaling_exclusions(
+    results: pl.LazyFrame,
+    *,
+    include_preview: bool = True,
+    include_inferred: bool = True,
+    rules: Sequence[CompatibilityRule] | None = None,
+    registry: AcceleratorRegistry | None = None,
+) -> pl.LazyFrame:
+    """Candidate scaling pairs left out, counted per reason.
+
+    Arguments as for ``scaling``; returns ``EXCLUSIONS_SCHEMA``.
+    """
+    return exclusions(
+        scaling_candidates(
+            results,
+            include_preview=include_preview,
+            include_inferred=include_inferred,
+            rules=rules,
+            registry=registry,
+        )
+    )

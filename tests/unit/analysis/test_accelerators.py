@@ -1,0 +1,177 @@
+import polars as pl
+import pytest
+
+from pipeline.analysis.accelerators import (
+    ATTACHED_SCHEMA,
+    UNMAPPED_SCHEMA,
+    AcceleratorRegistryError,
+    attach_accelerators,
+    load_accelerators,
+    parse_accelerators,
+    unmapped_accelerators,
+)
+from tests.unit.analysis.helpers import GB300, H100, MIXED, frame, one, row
+
+
+def lineage(accelerator_id: str) -> list[str]:
+    registry = load_accelerators()
+    chain = [accelerator_id]
+    while (step := registry.get(chain[-1]).predecessor) is not None:
+        chain.append(step)
+    return chain[::-1]
+
+
+def test_committed_registry_lineages():
+    assert lineage("nvidia-b300-sxm") == [
+        "nvidia-h100-sxm", "nvidia-h200-sxm", "nvidia-b200-sxm", "nvidia-b300-sxm",
+    ]  # fmt: skip
+    assert lineage("nvidia-vera-rubin")[-3:] == [
+        "nvidia-gb200", "nvidia-gb300", "nvidia-vera-rubin",
+    ]  # fmt: skip
+    assert lineage("amd-mi355x") == ["amd-mi300x", "amd-mi325x", "amd-mi355x"]
+    assert lineage("amd-mi350x") == ["amd-mi300x", "amd-mi325x", "amd-mi350x"]
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        (["NVIDIA GB300", "NVIDIA GB300 288GB"], "nvidia-gb300"),
+        (["Nvidia B300-SXM-270GB", "NVIDIA B300-SXM-270GB"], "nvidia-b300-sxm"),
+        (
+            ["NVIDIA Vera Rubin", "NVIDIA VeraRubin", "NVIDIA VR200"],
+            "nvidia-vera-rubin",
+        ),
+    ],
+)
+def test_spelling_variants_map_to_one_id(names, expected):
+    attached = attach_accelerators(frame(*[row(accelerator_name=n) for n in names]))
+    assert attached.collect()["accelerator_id"].to_list() == [expected] * len(names)
+
+
+def test_attach_adds_the_documented_columns_and_keeps_rows_in_order():
+    results = frame(row(result_key="a", accelerator_name=GB300), row(result_key="b"))
+    attached = attach_accelerators(results).collect()
+    assert attached.columns[-len(ATTACHED_SCHEMA) :] == list(ATTACHED_SCHEMA)
+    assert attached.schema == {**results.collect_schema(), **ATTACHED_SCHEMA}
+    assert attached["result_key"].to_list() == ["a", "b"]
+    gb300 = one(attached, result_key="a")
+    assert gb300["accelerator_vendor"] == "NVIDIA"
+    assert gb300["accelerator_family"] == "Blackwell Ultra"
+    assert gb300["accelerator_memory_gb"] == 288.0
+    assert gb300["is_accelerator_mapped"] is True
+
+
+def test_mixed_system_is_flagged():
+    attached = attach_accelerators(frame(row(accelerator_name=MIXED))).collect()
+    assert attached["accelerator_id"][0] == "mixed-nvidia-h200-sxm-amd-mi350x"
+    assert attached["is_mixed_accelerators"][0] is True
+
+
+def test_unmapped_accelerator_is_kept_and_reported():
+    results = frame(
+        row(release="v6.1", accelerator_name="Acme TurboChip 9000"),
+        row(release="v5.1", accelerator_name="Acme TurboChip 9000"),
+        row(release="v5.1", accelerator_name=H100),
+    )
+    attached = attach_accelerators(results).collect()
+    assert attached.height == 3
+    unknown = attached.filter(pl.col("accelerator_name") == "Acme TurboChip 9000")
+    assert unknown["accelerator_id"].to_list() == [None, None]
+    assert unknown["is_accelerator_mapped"].to_list() == [False, False]
+
+    report = unmapped_accelerators(results)
+    assert report.schema == UNMAPPED_SCHEMA
+    assert report.to_dicts() == [
+        {
+            "accelerator_name": "Acme TurboChip 9000",
+            "rows": 2,
+            "releases": ["v5.1", "v6.1"],
+        }
+    ]
+
+
+def test_cpu_only_is_its_own_class_keyed_by_host_cpu():
+    results = frame(
+        row(accelerator_name=None, total_accelerators=0,
+            host_cpu_name="INTEL(R) XEON(R) 6787P"),
+        row(accelerator_name=None, total_accelerators=0,
+            host_cpu_name="Intel(R) Xeon(R) 6787P"),
+        # An accelerator name with zero accelerators is still CPU-only.
+        row(accelerator_name=H100, total_accelerators=0,
+            host_cpu_name="AMD EPYC 9575F"),
+    )  # fmt: skip
+    attached = attach_accelerators(results).collect()
+    assert attached["accelerator_id"].to_list() == [
+        "cpu:intel-xeon-6787p", "cpu:intel-xeon-6787p", "cpu:amd-epyc-9575f",
+    ]  # fmt: skip
+    assert attached["is_cpu_only"].to_list() == [True, True, True]
+    assert attached["accelerator_vendor"].to_list() == ["Intel", "Intel", "AMD"]
+    assert attached["accelerator_family"].to_list() == ["CPU"] * 3
+    assert attached["accelerator_memory_gb"].to_list() == [None] * 3
+    assert attached["is_accelerator_mapped"].to_list() == [True] * 3
+    assert unmapped_accelerators(results).height == 0
+
+
+def test_cpu_only_without_host_cpu_is_unmapped():
+    results = frame(
+        row(accelerator_name=None, total_accelerators=0, host_cpu_name=None)
+    )
+    report = unmapped_accelerators(results)
+    assert report.to_dicts() == [
+        {"accelerator_name": None, "rows": 1, "releases": ["v5.1"]}
+    ]
+
+
+def entry(**fields):
+    base = {
+        "id": "x-one", "vendor": "X", "family": "F", "model": "One",
+        "names": ["X One"],
+    }  # fmt: skip
+    base.update(fields)
+    return base
+
+
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        (
+            [entry(predecessor="x-zero")],
+            "t.toml accelerator 'x-one': unknown predecessor 'x-zero'",
+        ),
+        (
+            [entry(), entry(id="x-two", names=["X One"])],
+            "t.toml: name 'X One' is listed under both 'x-one' and 'x-two'",
+        ),
+        ([entry(), entry(names=["X Two"])], "t.toml: id 'x-one' listed twice"),
+        (
+            [
+                entry(predecessor="x-two"),
+                entry(id="x-two", names=["X Two"], predecessor="x-one"),
+            ],
+            "t.toml: lineage cycle x-one -> x-two -> x-one",
+        ),
+        (
+            [entry(is_mixed=True)],
+            "t.toml accelerator 1 (x-one): a mixed entry needs components = "
+            "[two or more ids]",
+        ),
+        (
+            [entry(colour="red")],
+            "t.toml accelerator 1 (x-one): unknown field(s) colour",
+        ),
+        (
+            [entry(id="X One")],
+            "t.toml accelerator 1 (X One): id must be a slug of a-z, 0-9 and '-'",
+        ),
+    ],
+)
+def test_registry_validation_names_the_entry(entries, message):
+    with pytest.raises(AcceleratorRegistryError) as error:
+        parse_accelerators({"accelerator": entries}, "t.toml")
+    assert str(error.value) == message
+
+
+def test_a_registry_can_be_injected():
+    registry = parse_accelerators({"accelerator": [entry(names=[H100])]}, "t.toml")
+    attached = attach_accelerators(frame(row()), registry).collect()
+    assert attached["accelerator_id"][0] == "x-one"

@@ -1,0 +1,176 @@
+import polars as pl
+import pytest
+
+from pipeline.analysis.benchmarks import (
+    CompatibilityError,
+    comparable,
+    load_compatibility,
+    parse_compatibility,
+    release_order,
+)
+
+
+def rules(*entries):
+    return parse_compatibility({"compatibility": list(entries)}, "t.toml")
+
+
+def pairs(*rows):
+    base = {
+        "benchmark": "llama2-70b-99", "scenario": "Server", "division": "closed",
+        "release_old": "v4.1", "release_new": "v5.1",
+        "result_unit_old": "Tokens/s", "result_unit_new": "Tokens/s",
+        "model_upstream_old": "llama2-70b-99", "model_upstream_new": "llama2-70b-99",
+    }  # fmt: skip
+    return pl.LazyFrame([{**base, **r} for r in rows])
+
+
+def flags(frame):
+    out = frame.collect()
+    return list(zip(out["is_comparable"], out["incompatibility_reason"], strict=True))
+
+
+def test_release_order_is_numeric():
+    out = pl.select(
+        release_order(pl.Series(["v6.1", "v10.0", "v0.7", "latest"]))
+    ).to_series()
+    assert out.to_list() == [6001, 10000, 7, None]
+
+
+def test_units_must_match():
+    result = comparable(pairs({}, {"result_unit_old": "Queries/s"}), rules())
+    assert flags(result) == [
+        (True, None),
+        (False, "result units differ: Queries/s vs Tokens/s"),
+    ]
+
+
+def test_a_single_result_unit_column_is_accepted():
+    frame = (
+        pairs({})
+        .drop("result_unit_old", "result_unit_new")
+        .with_columns(result_unit=pl.lit("Tokens/s"))
+    )
+    assert flags(comparable(frame, rules())) == [(True, None)]
+
+
+def test_incompatible_between_breaks_only_pairs_straddling_the_change():
+    rule = rules(
+        {
+            "benchmark": "llama2-70b-*", "scenario": "Server",
+            "incompatible_between": ["v5.0", "v5.1"], "reason": "TPOT tightened",
+        }
+    )  # fmt: skip
+    frame = pairs(
+        {"release_old": "v4.1", "release_new": "v5.0"},
+        {"release_old": "v4.1", "release_new": "v5.1"},
+        {"release_old": "v5.1", "release_new": "v6.0"},
+        {"release_old": "v5.0", "release_new": "v6.1"},
+        {"release_old": "v4.1", "release_new": "v5.1", "scenario": "Offline"},
+        {"release_old": "v4.1", "release_new": "v5.1", "benchmark": "mixtral-8x7b"},
+        # generation and scaling pairs sit inside one release: never broken by a date
+        {"release_old": "v5.1", "release_new": "v5.1"},
+    )
+    assert flags(comparable(frame, rule)) == [
+        (True, None),
+        (False, "TPOT tightened"),
+        (True, None),
+        (False, "TPOT tightened"),
+        (True, None),
+        (True, None),
+        (True, None),
+    ]
+
+
+def test_releases_rule_keeps_only_listed_releases_comparable():
+    rule = rules(
+        {
+            "benchmark": "deepseek-r1", "scenario": "*",
+            "releases": ["v5.1", "v6.0"], "reason": "verified only in v5.1-v6.0",
+        }
+    )  # fmt: skip
+    frame = pairs(
+        {"benchmark": "deepseek-r1", "release_old": "v5.1", "release_new": "v6.0"},
+        {"benchmark": "deepseek-r1", "release_old": "v6.0", "release_new": "v6.1"},
+        {"benchmark": "deepseek-r1", "release_old": "v6.1", "release_new": "v6.1"},
+    )
+    assert flags(comparable(frame, rule)) == [
+        (True, None),
+        (False, "verified only in v5.1-v6.0"),
+        (True, None),
+    ]
+
+
+def test_open_division_needs_the_same_model():
+    frame = pairs(
+        {"division": "open", "model_upstream_new": "llama3_1-70b-fp8_dyn"},
+        {"division": "open"},
+        {"division": "closed", "model_upstream_new": "llama3_1-8b"},
+    )
+    assert flags(comparable(frame, load_compatibility())) == [
+        (False, "open division: different submitted models"),
+        (True, None),
+        (True, None),
+    ]
+
+
+def test_units_are_checked_before_rules():
+    frame = pairs(
+        {"division": "open", "model_upstream_new": "x", "result_unit_new": "Samples/s"}
+    )
+    assert flags(comparable(frame, load_compatibility())) == [
+        (False, "result units differ: Tokens/s vs Samples/s")
+    ]
+
+
+def test_missing_columns_are_named():
+    frame = pairs({}).drop("model_upstream_old", "model_upstream_new")
+    with pytest.raises(ValueError) as error:
+        comparable(frame, load_compatibility())
+    assert str(error.value) == (
+        "comparable() needs column(s) model_upstream_new, model_upstream_old"
+    )
+
+
+def test_committed_rules_parse_and_each_has_a_reason_and_evidence():
+    committed = load_compatibility()
+    assert committed
+    assert all(rule.reason and rule.evidence for rule in committed)
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            {"benchmark": "*", "scenario": "*", "reason": "r"},
+            "t.toml compatibility rule 1: needs exactly one of "
+            "incompatible_between, releases, match, got 0",
+        ),
+        (
+            {"benchmark": "*", "scenario": "*", "reason": "r",
+             "incompatible_between": ["v5.1", "v5.0"]},
+            "t.toml compatibility rule 1: incompatible_between needs "
+            "[last_old, first_new], oldest first, got ['v5.1', 'v5.0']",
+        ),
+        (
+            {"benchmark": "*", "scenario": "Batch", "reason": "r", "releases": ["v5.0"]},
+            "t.toml compatibility rule 1: unknown scenario 'Batch'",
+        ),
+        (
+            {"benchmark": "*", "scenario": "*", "reason": "r", "match": ["software"]},
+            "t.toml compatibility rule 1: match fields must be among model_upstream",
+        ),
+        (
+            {"benchmark": "*", "scenario": "*", "reason": "r",
+             "releases": ["5.0", "v5.1"]},
+            "t.toml compatibility rule 1: release version '5.0' is not of the form vX.Y",
+        ),
+        (
+            {"benchmark": "*", "scenario": "*", "releases": ["v5.0", "v5.1"]},
+            "t.toml compatibility rule 1: field 'reason' is missing or empty",
+        ),
+    ],
+)  # fmt: skip
+def test_rule_validation_names_the_rule(entry, message):
+    with pytest.raises(CompatibilityError) as error:
+        rules(entry)
+    assert str(error.value) == message

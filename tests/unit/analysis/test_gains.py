@@ -1,0 +1,235 @@
+import polars as pl
+import pytest
+
+from pipeline.analysis.benchmarks import parse_compatibility
+from pipeline.analysis.gains import (
+    software_gain_candidates,
+    software_gain_exclusions,
+    software_gains,
+)
+from pipeline.analysis.pairs import EXCLUSIONS_SCHEMA, PAIR_SCHEMA
+from tests.unit.analysis.helpers import GB300, H100, MIXED, frame, one, row
+
+
+def gains(results, **kwargs):
+    return software_gains(results, **kwargs).collect()
+
+
+def test_output_conforms_exactly_to_the_pair_schema():
+    results = frame(row(release="v5.1"), row(release="v6.0", result_value=150.0))
+    out = gains(results)
+    assert out.schema == pl.Schema(PAIR_SCHEMA)
+    assert set(out["kind"]) == {"software_gain"}
+
+
+def test_system_level_throughput_is_new_over_old():
+    results = frame(
+        row(release="v5.1", result_key="old", result_value=420659.0),
+        row(release="v6.0", result_key="new", result_value=647076.0),
+    )
+    pair = one(gains(results), identity_level="system")
+    assert pair["ratio"] == pytest.approx(647076 / 420659)
+    assert (pair["result_key_old"], pair["result_key_new"]) == ("old", "new")
+    assert (pair["release_old"], pair["release_new"]) == ("v5.1", "v6.0")
+    assert pair["efficiency"] is None
+    assert pair["is_per_accelerator"] is False
+
+
+def test_latency_gain_is_old_over_new_so_lower_is_better():
+    results = frame(
+        row(release="v6.0", scenario="SingleStream", result_unit="Latency (ms)",
+            result_value=23.0),
+        row(release="v6.1", scenario="SingleStream", result_unit="Latency (ms)",
+            result_value=18.0),
+    )  # fmt: skip
+    pair = one(gains(results), identity_level="system")
+    assert pair["is_higher_better"] is False
+    assert pair["ratio"] == pytest.approx(23 / 18)
+    assert pair["ratio"] > 1
+
+
+def test_every_ordered_pair_of_releases_is_compared():
+    results = frame(
+        row(release="v6.0", result_value=300.0),
+        row(release="v4.1", result_value=100.0),
+        row(release="v5.1", result_value=200.0),
+    )
+    system = gains(results).filter(pl.col("identity_level") == "system")
+    assert sorted(zip(system["release_old"], system["release_new"], strict=True)) == [
+        ("v4.1", "v5.1"), ("v4.1", "v6.0"), ("v5.1", "v6.0"),
+    ]  # fmt: skip
+
+
+def test_hardware_level_picks_the_best_submitter_of_each_release():
+    results = frame(
+        row(release="v5.1", submitter="A", platform="a", result_value=100.0),
+        row(release="v5.1", submitter="B", platform="b", result_value=120.0),
+        row(release="v6.0", submitter="A", platform="a", result_value=130.0),
+        row(release="v6.0", submitter="C", platform="c", result_value=180.0),
+        # Same accelerator but 16 of them: another hardware group.
+        row(release="v6.0", submitter="C", platform="c16", result_value=999.0,
+            total_accelerators=16, nodes=2),
+    )  # fmt: skip
+    pair = one(gains(results), identity_level="hardware")
+    assert (pair["submitter_old"], pair["submitter_new"]) == ("B", "C")
+    assert pair["ratio"] == pytest.approx(180 / 120)
+    assert pair["accelerator_id_old"] == pair["accelerator_id_new"] == "nvidia-h100-sxm"
+    # The system level only pairs submitter A's own platform.
+    system = one(gains(results), identity_level="system")
+    assert system["ratio"] == pytest.approx(130 / 100)
+
+
+def test_hardware_level_picks_the_lowest_latency():
+    latency = {"scenario": "SingleStream", "result_unit": "Latency (ms)"}
+    results = frame(
+        row(release="v5.1", submitter="A", platform="a", result_value=5.0, **latency),
+        row(release="v5.1", submitter="B", platform="b", result_value=4.0, **latency),
+        row(release="v6.0", submitter="A", platform="a", result_value=3.0, **latency),
+    )
+    pair = one(gains(results), identity_level="hardware")
+    assert pair["submitter_old"] == "B"
+    assert pair["ratio"] == pytest.approx(4 / 3)
+
+
+def test_accelerator_level_compares_per_accelerator_at_any_scale():
+    results = frame(
+        row(release="v5.1", total_accelerators=8, result_value=800.0),
+        row(release="v6.0", total_accelerators=72, nodes=18, platform="rack",
+            accelerator_name=H100, result_value=14400.0),
+    )  # fmt: skip
+    out = gains(results)
+    pair = one(out, identity_level="accelerator")
+    assert pair["is_per_accelerator"] is True
+    assert pair["ratio"] == pytest.approx((14400 / 72) / (800 / 8))
+    # Different counts: no hardware-level pair.
+    assert out.filter(pl.col("identity_level") == "hardware").height == 0
+
+
+def test_accelerator_level_excludes_latency_and_counts_it():
+    latency = {"scenario": "SingleStream", "result_unit": "Latency (ms)"}
+    results = frame(
+        row(release="v5.1", result_value=5.0, **latency),
+        row(release="v6.0", result_value=4.0, **latency),
+    )
+    assert gains(results).filter(pl.col("is_per_accelerator")).height == 0
+    excluded = software_gain_exclusions(results).collect()
+    assert excluded.schema == pl.Schema(EXCLUSIONS_SCHEMA)
+    assert one(excluded, identity_level="accelerator")["exclusion_reason"] == (
+        "latency results are not normalised per accelerator"
+    )
+
+
+def test_cpu_only_pairs_at_system_and_hardware_level_only():
+    cpu = {"accelerator_name": None, "total_accelerators": 0,
+           "host_cpu_name": "Intel(R) Xeon(R) 6980P"}  # fmt: skip
+    results = frame(
+        row(release="v5.1", result_value=10.0, **cpu),
+        row(
+            release="v6.0",
+            result_value=12.0,
+            **{**cpu, "host_cpu_name": "INTEL(R) XEON(R) 6980P"},
+        ),
+    )
+    out = gains(results)
+    assert sorted(out["identity_level"]) == ["hardware", "system"]
+    hardware = one(out, identity_level="hardware")
+    assert hardware["accelerator_id_old"] == "cpu:intel-xeon-6980p"
+    assert hardware["ratio"] == pytest.approx(1.2)
+
+
+def test_mixed_and_unmapped_systems_only_at_system_level():
+    results = frame(
+        row(
+            release="v5.1",
+            platform="mix",
+            accelerator_name=MIXED,
+            total_accelerators=16,
+        ),
+        row(
+            release="v6.0",
+            platform="mix",
+            accelerator_name=MIXED,
+            total_accelerators=16,
+        ),
+        row(release="v5.1", platform="new", accelerator_name="Acme Chip"),
+        row(release="v6.0", platform="new", accelerator_name="Acme Chip"),
+    )
+    out = gains(results)
+    assert out["identity_level"].to_list() == ["system", "system"]
+    ids = dict(zip(out["platform_old"], out["accelerator_id_old"], strict=True))
+    assert ids == {"mix": "mixed-nvidia-h200-sxm-amd-mi350x", "new": None}
+
+
+def test_a_system_whose_hardware_changed_is_excluded_and_counted():
+    results = frame(
+        row(release="v5.1", accelerator_name=H100),
+        row(release="v6.0", accelerator_name=GB300),
+    )
+    assert gains(results).filter(pl.col("identity_level") == "system").height == 0
+    excluded = one(software_gain_exclusions(results), identity_level="system")
+    assert excluded["exclusion_reason"] == "system hardware changed between releases"
+    assert excluded["pairs"] == 1
+
+
+def test_incompatible_pair_is_excluded_and_counted():
+    rules = parse_compatibility(
+        {
+            "compatibility": [
+                {
+                    "benchmark": "llama2-70b-99", "scenario": "Server",
+                    "incompatible_between": ["v4.1", "v5.1"],
+                    "reason": "Server latency constraint changed",
+                }
+            ]
+        }
+    )  # fmt: skip
+    results = frame(
+        row(release="v4.1", scenario="Server", result_key="s41"),
+        row(release="v5.1", scenario="Server", result_key="s51"),
+        row(release="v6.0", scenario="Server", result_key="s60"),
+    )
+    out = gains(results, rules=rules)
+    kept = out.filter(pl.col("identity_level") == "system")
+    assert list(zip(kept["release_old"], kept["release_new"], strict=True)) == [
+        ("v5.1", "v6.0")
+    ]
+    excluded = software_gain_exclusions(results, rules=rules).collect()
+    by_level = dict(zip(excluded["identity_level"], excluded["pairs"], strict=True))
+    # v4.1->v5.1 and v4.1->v6.0 at each of the three levels
+    assert by_level == {"system": 2, "hardware": 2, "accelerator": 2}
+    assert set(excluded["exclusion_reason"]) == {"Server latency constraint changed"}
+    candidates = software_gain_candidates(results, rules=rules).collect()
+    assert candidates.filter(~pl.col("is_comparable")).height == 6
+
+
+def test_different_units_are_never_paired():
+    results = frame(
+        row(release="v5.1", scenario="Interactive", result_unit="Queries/s"),
+        row(release="v6.0", scenario="Interactive", result_unit="Tokens/s"),
+    )
+    assert gains(results).height == 0
+    reasons = set(software_gain_exclusions(results).collect()["exclusion_reason"])
+    assert reasons == {"result units differ: Queries/s vs Tokens/s"}
+
+
+def test_preview_is_flagged_and_can_be_left_out():
+    results = frame(
+        row(release="v5.1", result_value=100.0),
+        row(release="v6.0", result_value=150.0, availability="preview"),
+    )
+    pair = one(gains(results), identity_level="system")
+    assert (pair["is_preview_old"], pair["is_preview_new"]) == (False, True)
+    assert pair["has_preview"] is True
+    assert pair["availability_new"] == "preview"
+    assert gains(results, include_preview=False).height == 0
+
+
+def test_inferred_is_flagged_and_can_be_left_out():
+    results = frame(
+        row(release="v5.1", result_value=100.0, is_inferred=True),
+        row(release="v6.0", result_value=150.0),
+    )
+    pair = one(gains(results), identity_level="system")
+    assert pair["has_inferred"] is True
+    assert pair["has_preview"] is False
+    assert gains(results, include_inferred=False).height == 0

@@ -1,0 +1,84 @@
+import polars as pl
+import pytest
+
+from pipeline.analysis.pairs import PAIR_SCHEMA
+from pipeline.analysis.scaling import scaling, scaling_exclusions
+from tests.unit.analysis.helpers import GB300, frame, one, row
+
+GB = {"accelerator_name": GB300}
+
+
+def steps(results, **kwargs):
+    return scaling(results, **kwargs).collect()
+
+
+def test_efficiency_is_speedup_over_count_ratio():
+    results = frame(
+        row(total_accelerators=72, nodes=18, result_value=647076.0, **GB),
+        row(total_accelerators=288, nodes=72, result_value=2494310.0, **GB),
+    )
+    out = steps(results)
+    assert out.schema == pl.Schema(PAIR_SCHEMA)
+    pair = one(out, identity_level="same_submitter")
+    assert (pair["total_accelerators_old"], pair["total_accelerators_new"]) == (72, 288)
+    assert pair["ratio"] == pytest.approx(2494310 / 647076)
+    assert pair["efficiency"] == pytest.approx((2494310 / 647076) / 4)
+    assert pair["kind"] == "scaling"
+
+
+def test_every_pair_of_counts_in_both_readings():
+    results = frame(
+        row(submitter="A", platform="a8", total_accelerators=8, result_value=8.0, **GB),
+        row(submitter="A", platform="a16", total_accelerators=16, result_value=15.0, **GB),
+        row(submitter="B", platform="b16", total_accelerators=16, result_value=16.0, **GB),
+        row(submitter="B", platform="b32", total_accelerators=32, result_value=30.0, **GB),
+    )  # fmt: skip
+    out = steps(results)
+    same = out.filter(pl.col("identity_level") == "same_submitter")
+    assert sorted(
+        zip(same["submitter_old"], same["total_accelerators_old"],
+            same["total_accelerators_new"], strict=True)
+    ) == [("A", 8, 16), ("B", 16, 32)]  # fmt: skip
+    best = out.filter(pl.col("identity_level") == "best_of_any")
+    counts = sorted(
+        zip(best["total_accelerators_old"], best["total_accelerators_new"], strict=True)
+    )
+    assert counts == [(8, 16), (8, 32), (16, 32)]
+    step = one(best, total_accelerators_old=8, total_accelerators_new=16)
+    assert step["submitter_new"] == "B"  # best at 16 is B's 16.0
+    assert step["efficiency"] == pytest.approx((16 / 8) / 2)
+
+
+def test_latency_is_not_scaled_and_is_counted():
+    latency = {"scenario": "SingleStream", "result_unit": "Latency (ms)", **GB}
+    results = frame(
+        row(total_accelerators=4, result_value=30.0, **latency),
+        row(total_accelerators=72, result_value=6.0, **latency),
+    )
+    assert steps(results).height == 0
+    excluded = scaling_exclusions(results).collect()
+    assert excluded.select("identity_level", "exclusion_reason", "pairs").to_dicts() == [
+        {"identity_level": "best_of_any",
+         "exclusion_reason": "latency results are not scaled", "pairs": 1},
+        {"identity_level": "same_submitter",
+         "exclusion_reason": "latency results are not scaled", "pairs": 1},
+    ]  # fmt: skip
+
+
+def test_cpu_only_and_different_accelerators_are_not_scaled():
+    results = frame(
+        row(accelerator_name=None, total_accelerators=0, nodes=1),
+        row(accelerator_name=None, total_accelerators=0, nodes=2),
+        row(total_accelerators=8, **GB),
+        row(total_accelerators=16),  # H100
+    )
+    assert steps(results).height == 0
+
+
+def test_preview_is_flagged():
+    results = frame(
+        row(total_accelerators=8, **GB),
+        row(total_accelerators=16, availability="preview", **GB),
+    )
+    assert set(steps(results)["has_preview"]) == {True}
+    assert steps(results, include_preview=False).height == 0
