@@ -773,6 +773,8 @@ def normalise_raw_tree(
         "result_unit",
         "result_value_upstream",
         "result_unit_upstream",
+        # The log names its own metric, so no summary unit correction applies.
+        pl.lit(None, dtype=pl.String).alias("unit_correction"),
         "is_higher_better",
         pl.when(pl.col("is_higher_better") & (total > 0))
         .then(pl.col("result_value") / total)

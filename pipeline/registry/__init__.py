@@ -18,3 +18,8 @@ def load_toml(name: str) -> dict:
 def benchmark_aliases() -> dict[str, str]:
     """Upstream benchmark spellings mapped to canonical names."""
     return dict(load_toml("benchmarks.toml").get("aliases", {}))
+
+
+def unit_corrections() -> list[dict]:
+    """Reviewed corrections of units that upstream summaries state wrongly."""
+    return list(load_toml("benchmarks.toml").get("unit_correction", []))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.registry import benchmark_aliases
+from pipeline.registry import benchmark_aliases, unit_corrections
 
 SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream", "Interactive")
 DIVISIONS = ("closed", "open", "network")
@@ -44,6 +44,7 @@ RESULTS_SCHEMA: dict[str, pl.DataType] = {
     "result_unit": pl.String,
     "result_value_upstream": pl.Float64,
     "result_unit_upstream": pl.String,
+    "unit_correction": pl.String,
     "is_higher_better": pl.Boolean,
     "result_per_accelerator": pl.Float64,
     "power_value": pl.Float64,
@@ -245,6 +246,24 @@ def _rejection_reasons(fmt: str) -> pl.Expr:
     return pl.concat_str(checks, separator="; ", ignore_nulls=True)
 
 
+def _unit_corrections(release: str) -> pl.LazyFrame:
+    """This release's reviewed unit corrections, keyed like the staged rows."""
+    rows = [c for c in unit_corrections() if release in c["releases"]]
+    return pl.LazyFrame(
+        {
+            "benchmark": [c["benchmark"] for c in rows],
+            "scenario": [c["scenario"] for c in rows],
+            "unit_raw": [c["upstream_unit"] for c in rows],
+            "corrected_unit": [c["unit"] for c in rows],
+            "unit_correction": [c["reason"] for c in rows],
+        },
+        schema=dict.fromkeys(
+            ["benchmark", "scenario", "unit_raw", "corrected_unit", "unit_correction"],
+            pl.String,
+        ),
+    )
+
+
 def normalise_summary(
     raw: pl.LazyFrame,
     *,
@@ -324,7 +343,9 @@ def normalise_summary(
             )
         )
     )
-    accepted = staged.filter(pl.col("reason").is_null())
+    accepted = staged.filter(pl.col("reason").is_null()).join(
+        _unit_corrections(release), on=["benchmark", "scenario", "unit_raw"], how="left"
+    )
     value = _as_number("value_raw")
     results = (
         accepted.with_columns(
@@ -334,8 +355,9 @@ def normalise_summary(
             ),
             is_total_accelerators_derived=pl.col("total_raw_count").is_null(),
             result_value=value * factor,
-            result_unit=unit.replace_strict(
-                {k: v[0] for k, v in UNITS.items()}, default=None
+            result_unit=pl.coalesce(
+                "corrected_unit",
+                unit.replace_strict({k: v[0] for k, v in UNITS.items()}, default=None),
             ),
             is_higher_better=~unit.str.starts_with("Latency"),
         )
@@ -358,6 +380,7 @@ def normalise_summary(
             "result_unit",
             value.alias("result_value_upstream"),
             pl.col("unit_raw").alias("result_unit_upstream"),
+            "unit_correction",
             "is_higher_better",
             pl.when(pl.col("is_higher_better") & (pl.col("total_accelerators") > 0))
             .then(pl.col("result_value") / pl.col("total_accelerators"))

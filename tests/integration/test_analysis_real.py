@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import polars as pl
 import pytest
 
@@ -156,15 +154,19 @@ def test_generation_ratio_gb300_over_gb200_in_both_readings(tables):
     assert best["ratio"] == pytest.approx(673936 / 486141)
 
 
-def test_mislabelled_llama31_8b_interactive_units_are_excluded_and_counted(tables):
-    # v5.1 summary says "Queries/s" for values that are tokens per second.
-    excluded = tables.exclusions.filter(
-        pl.col("exclusion_reason") == "result units differ: Queries/s vs Tokens/s"
+def test_corrected_llama31_8b_interactive_units_now_pair_across_rounds(tables):
+    # v5.1's summary says "Queries/s" for tokens per second; the reviewed unit
+    # correction in benchmarks.toml fixes it, so these gains exist and none is
+    # excluded for differing units any more.
+    assert not tables.exclusions.filter(
+        pl.col("exclusion_reason").str.starts_with("result units differ")
+        & pl.col("example_result_key_old").str.contains("llama3.1-8b")
+    ).height
+    pairs = tables.software_gains.filter(
+        benchmark="llama3.1-8b", scenario="Interactive", release_old="v5.1"
     )
-    assert excluded["pairs"].sum() > 0
-    assert set(excluded["example_result_key_old"].str.extract(r":(.*):", 1)) == {
-        "llama3.1-8b"
-    }
+    assert pairs.height > 0
+    assert set(pairs["result_unit"]) == {"Tokens/s"}
 
 
 def test_checks_pass_on_the_real_outputs(tables, mirror_results):
@@ -176,13 +178,3 @@ def test_checks_pass_on_the_real_outputs(tables, mirror_results):
             check_no_duplicate_pairs(frame),
         ):
             assert outcome.passed, outcome.message
-
-
-def test_all_analytics_take_well_under_a_second(mirror_results):
-    analyse(mirror_results)  # warm caches (registry parsing)
-    timings = []
-    for _ in range(3):
-        start = time.perf_counter()
-        analyse(mirror_results)
-        timings.append(time.perf_counter() - start)
-    assert min(timings) < 1.0, timings

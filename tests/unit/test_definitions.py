@@ -15,6 +15,11 @@ def test_asset_graph_snapshot() -> None:
         "core_mlperf__results",
         "core_mlperf__tree_rejected",
         "core_mlperf__tree_results",
+        "out_mlperf__exclusions",
+        "out_mlperf__generation_ratios",
+        "out_mlperf__results",
+        "out_mlperf__scaling",
+        "out_mlperf__software_gains",
         "raw_mlperf__summary",
         "raw_mlperf__tree",
     ]
@@ -28,6 +33,19 @@ def test_asset_graph_snapshot() -> None:
         "core_mlperf__results:row_count_stable",
         "core_mlperf__results:schema",
         "core_mlperf__results:unique_result_keys",
+        "out_mlperf__generation_ratios:no_duplicate_pairs",
+        "out_mlperf__generation_ratios:no_self_pairs",
+        "out_mlperf__generation_ratios:ratios_finite_positive",
+        "out_mlperf__generation_ratios:results_exist",
+        "out_mlperf__results:accelerators_mapped",
+        "out_mlperf__scaling:no_duplicate_pairs",
+        "out_mlperf__scaling:no_self_pairs",
+        "out_mlperf__scaling:ratios_finite_positive",
+        "out_mlperf__scaling:results_exist",
+        "out_mlperf__software_gains:no_duplicate_pairs",
+        "out_mlperf__software_gains:no_self_pairs",
+        "out_mlperf__software_gains:ratios_finite_positive",
+        "out_mlperf__software_gains:results_exist",
     ]
     raw = graph.get(dg.AssetKey("raw_mlperf__summary"))
     assert raw.partitions_def.name == "release"

@@ -445,6 +445,7 @@ def test_scan_reads_a_valid_llm_offline_result(scanned) -> None:
         "result_unit": "Tokens/s",
         "result_value_upstream": 27803.9,
         "result_unit_upstream": "Tokens per second",
+        "unit_correction": None,
         "is_higher_better": True,
         "result_per_accelerator": 27803.9 / 8,
         "power_value": None,

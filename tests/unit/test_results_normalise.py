@@ -92,6 +92,7 @@ def test_final_report_record_becomes_this_exact_row() -> None:
         "result_unit": "Tokens/s",
         "result_value_upstream": 785522.0,
         "result_unit_upstream": "Tokens/s",
+        "unit_correction": None,
         "is_higher_better": True,
         "result_per_accelerator": 785522.0 / 88,
         "power_value": None,
@@ -249,3 +250,20 @@ def test_unreadable_files_get_a_specific_message(content: bytes, message: str) -
     with pytest.raises(SummaryFormatError) as info:
         parse_summary(content, release="v6.2", file="summary.json")
     assert str(info.value) == message
+
+
+def test_reviewed_unit_mislabel_is_corrected_and_says_so() -> None:
+    record = FINAL_REPORT | {
+        "Model": "whisper",
+        "UsedModel": "whisper",
+        "Scenario": "Offline",
+        "Performance_Units": "Samples/s",
+        "Performance_Result": 18000.0,
+    }
+    row = tables([record])[0].row(0, named=True)
+    assert (row["result_value"], row["result_unit"]) == (18000.0, "Tokens/s")
+    assert row["result_unit_upstream"] == "Samples/s"
+    assert row["unit_correction"].startswith("summary says Samples/s but the value")
+    # Not in a round the correction names: left as upstream wrote it.
+    row41 = tables([record], release="v4.1")[0].row(0, named=True)
+    assert (row41["result_unit"], row41["unit_correction"]) == ("Samples/s", None)

@@ -1,0 +1,207 @@
+"""Analytics assets: the enriched results table and the three derived pair tables.
+
+Belongs here: wiring ``pipeline.analysis`` into assets and turning its pure check
+functions into blocking asset checks. Pairing, identity and compatibility rules live in
+``pipeline.analysis``; the registries in ``pipeline/registry/*.toml``.
+"""
+
+from collections.abc import Callable, Iterator
+
+import dagster as dg
+import polars as pl
+
+import pipeline.analysis.accelerators as accelerators_module
+import pipeline.analysis.benchmarks as benchmarks_module
+import pipeline.analysis.gains as gains_module
+import pipeline.analysis.generations as generations_module
+import pipeline.analysis.pairs as pairs_module
+import pipeline.analysis.scaling as scaling_module
+from pipeline.analysis import (
+    attach_accelerators,
+    check_no_duplicate_pairs,
+    check_no_self_pairs,
+    check_ratios_finite_positive,
+    check_results_exist,
+    exclusions,
+    generation_ratio_candidates,
+    kept_pairs,
+    scaling_candidates,
+    software_gain_candidates,
+    unmapped_accelerators,
+)
+from pipeline.lineage import code_version
+from pipeline.registry import REGISTRY_DIR
+
+REGISTRIES = tuple(
+    (REGISTRY_DIR / name).read_text()
+    for name in ("accelerators.toml", "benchmarks.toml")
+)
+ANALYSIS_VERSION = code_version(
+    accelerators_module, benchmarks_module, pairs_module, extra=REGISTRIES
+)
+PAIR_CHECKS = {
+    "ratios_finite_positive": "Every ratio (and efficiency) is finite and > 0.",
+    "no_self_pairs": "No pair compares a result (or an end) with itself.",
+    "results_exist": "Both ends cite a result key present in out_mlperf__results.",
+    "no_duplicate_pairs": "No pair appears twice.",
+}
+
+
+@dg.asset(
+    group_name="out",
+    kinds={"polars", "parquet"},
+    code_version=ANALYSIS_VERSION,
+    check_specs=[
+        dg.AssetCheckSpec(
+            "accelerators_mapped",
+            asset="out_mlperf__results",
+            description="Lists raw accelerator names missing from accelerators.toml.",
+        )
+    ],
+    description=(
+        "The canonical results of every round with the canonical accelerator of each "
+        "row (id, vendor, family, model, memory) from the reviewed registry; CPU-only "
+        "systems get a class keyed by host CPU. Unmapped names are kept and reported."
+    ),
+)
+def out_mlperf__results(core_mlperf__all_results: pl.LazyFrame) -> Iterator:
+    """Attach canonical accelerators; warn about names the registry lacks."""
+    results = attach_accelerators(core_mlperf__all_results).collect()
+    yield dg.Output(results, metadata={"rows": results.height})
+    unmapped = unmapped_accelerators(results)
+    yield dg.AssetCheckResult(
+        check_name="accelerators_mapped",
+        passed=unmapped.is_empty(),
+        severity=dg.AssetCheckSeverity.WARN,
+        description=(
+            "every raw accelerator name is in the registry"
+            if unmapped.is_empty()
+            else f"{unmapped.height} raw accelerator name(s) not in accelerators.toml: "
+            + ", ".join(unmapped["accelerator_name"].head(10).to_list())
+        ),
+        metadata={
+            "unmapped": {
+                name: rows
+                for name, rows in zip(
+                    unmapped["accelerator_name"], unmapped["rows"], strict=True
+                )
+            }
+        },
+    )
+
+
+def _pair_checks(pairs: pl.DataFrame, results: pl.LazyFrame) -> dict:
+    return {
+        "ratios_finite_positive": check_ratios_finite_positive(pairs),
+        "no_self_pairs": check_no_self_pairs(pairs),
+        "results_exist": check_results_exist(pairs, results),
+        "no_duplicate_pairs": check_no_duplicate_pairs(pairs),
+    }
+
+
+def pair_asset(
+    name: str,
+    candidates: Callable[..., pl.LazyFrame],
+    module: object,
+    description: str,
+) -> dg.AssetsDefinition:
+    """One derived pair table with its blocking checks; the three share this shape."""
+
+    @dg.asset(
+        name=name,
+        group_name="out",
+        kinds={"polars", "parquet"},
+        code_version=code_version(module, extra=(ANALYSIS_VERSION,)),
+        check_specs=[
+            dg.AssetCheckSpec(check, asset=name, blocking=True, description=text)
+            for check, text in PAIR_CHECKS.items()
+        ],
+        description=description,
+    )
+    def _asset(out_mlperf__results: pl.LazyFrame) -> Iterator:
+        found = candidates(out_mlperf__results).collect()
+        pairs, excluded = pl.collect_all(
+            [kept_pairs(found.lazy()), exclusions(found.lazy())]
+        )
+        outcomes = _pair_checks(pairs, out_mlperf__results)
+        for check, outcome in outcomes.items():
+            yield dg.AssetCheckResult(
+                check_name=check,
+                passed=outcome.passed,
+                description=outcome.message,
+                metadata=outcome.metadata,
+            )
+        failed = [o.message for o in outcomes.values() if not o.passed]
+        if failed:
+            raise dg.Failure(
+                description=f"{name}: "
+                + "; ".join(failed)
+                + " (blocking check failed; the previous table stays published)"
+            )
+        levels = pairs.group_by("identity_level").len().sort("identity_level")
+        yield dg.Output(
+            pairs,
+            metadata={
+                "rows": pairs.height,
+                "excluded_pairs": int(excluded["pairs"].sum()),
+                "by_identity_level": dict(
+                    zip(levels["identity_level"], levels["len"], strict=True)
+                ),
+                "excluded_by_reason": {
+                    reason: int(n)
+                    for reason, n in excluded.group_by("exclusion_reason")
+                    .agg(pl.col("pairs").sum())
+                    .iter_rows()
+                },
+            },
+        )
+
+    return _asset
+
+
+out_mlperf__software_gains = pair_asset(
+    "out_mlperf__software_gains",
+    software_gain_candidates,
+    gains_module,
+    "Software-only gains: the same hardware in two releases (every ordered pair of "
+    "releases), same benchmark, scenario and division; ratio > 1 means faster. "
+    "Levels: system (same submitter and platform), hardware (same accelerator, count "
+    "and nodes, best of each release), accelerator (normalised per accelerator).",
+)
+out_mlperf__generation_ratios = pair_asset(
+    "out_mlperf__generation_ratios",
+    generation_ratio_candidates,
+    generations_module,
+    "Hardware-generation ratios within one release: each accelerator against its "
+    "predecessor in the lineage at the same total count (best of any submitter, and "
+    "same submitter), plus a per-accelerator normalised reading.",
+)
+out_mlperf__scaling = pair_asset(
+    "out_mlperf__scaling",
+    scaling_candidates,
+    scaling_module,
+    "Scaling efficiency within one release: the same accelerator at two total counts; "
+    "efficiency = (result_N / result_M) / (N / M). Throughput results only.",
+)
+
+
+@dg.asset(
+    group_name="out",
+    kinds={"polars", "parquet"},
+    code_version=ANALYSIS_VERSION,
+    description=(
+        "Every candidate pair the analyses left out, counted by reason (units differ, "
+        "incompatible benchmark versions, mixed or unmapped accelerators, ...)."
+    ),
+)
+def out_mlperf__exclusions(out_mlperf__results: pl.LazyFrame) -> pl.DataFrame:
+    """Exclusion counts of all three analyses in one table."""
+    return exclusions(
+        pl.concat(
+            [
+                software_gain_candidates(out_mlperf__results),
+                generation_ratio_candidates(out_mlperf__results),
+                scaling_candidates(out_mlperf__results),
+            ]
+        )
+    ).collect()
