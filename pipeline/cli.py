@@ -54,6 +54,65 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Derived tables the CLI can rank: command -> (asset, release column, label).
+PAIR_TABLES = {
+    "gains": ("out_mlperf__software_gains", "release_new", "software-only gains"),
+    "generations": (
+        "out_mlperf__generation_ratios",
+        "release_new",
+        "hardware-generation ratios",
+    ),
+    "scaling": ("out_mlperf__scaling", "release_new", "scaling efficiency"),
+}
+
+
+def cmd_pairs(args: argparse.Namespace) -> int:
+    """Print the top-N of a derived table, both ends cited."""
+    import polars as pl
+
+    from pipeline import settings
+
+    asset, release_column, label = PAIR_TABLES[args.command]
+    path = settings.data_dir() / "assets" / asset / "_.parquet"
+    if not path.exists():
+        print(f"error: {asset} has not been built yet; run `make site` first")
+        return 1
+    table = pl.scan_parquet(path)
+    if args.release:
+        table = table.filter(pl.col(release_column) == args.release)
+    if args.level:
+        table = table.filter(pl.col("identity_level") == args.level)
+    value = "efficiency" if args.command == "scaling" else "ratio"
+    ranked = (
+        table.sort(value, descending=True)
+        .head(args.top)
+        .select(
+            pl.col("identity_level").alias("level"),
+            "benchmark",
+            "scenario",
+            "division",
+            pl.format(
+                "{} {} ({} chips)",
+                "release_old",
+                "platform_old",
+                "total_accelerators_old",
+            ).alias("old"),
+            pl.format(
+                "{} {} ({} chips)",
+                "release_new",
+                "platform_new",
+                "total_accelerators_new",
+            ).alias("new"),
+            pl.col(value).round(3).alias(value),
+            pl.format("{} -> {}", "result_key_old", "result_key_new").alias("cites"),
+        )
+        .collect()
+    )
+    print(f"{label} (derived, unofficial; not MLPerf results)")
+    print(_table(ranked.to_dicts()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (kept separate so tests can inspect it)."""
     parser = argparse.ArgumentParser(
@@ -84,6 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
         "status", parents=[common], help="what is stored per release"
     )
     status.set_defaults(func=cmd_status)
+    for name, (_, _, label) in PAIR_TABLES.items():
+        pairs = sub.add_parser(name, parents=[common], help=f"top {label}")
+        pairs.add_argument("--release", metavar="vX.Y", help="newer end's release")
+        pairs.add_argument("--level", help="identity level / reading to keep")
+        pairs.add_argument("--top", type=int, default=20, help="rows (default 20)")
+        pairs.set_defaults(func=cmd_pairs)
     return parser
 
 
