@@ -46,6 +46,29 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_update(args: argparse.Namespace) -> int:
+    """One discovery tick, the runs it requests, then the cross-release assets."""
+    from pipeline import runner
+
+    outcomes = runner.update(runner.get_instance())
+    failed = [o for o in outcomes if not o.success]
+    return 1 if failed else 0
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """``update`` every interval until interrupted."""
+    import time
+
+    from pipeline import runner
+
+    instance = runner.get_instance()
+    print(f"watching every {args.interval} s (Ctrl-C to stop)")
+    while True:
+        print(time.strftime("%Y-%m-%d %H:%M:%S"), "tick")
+        runner.update(instance)
+        time.sleep(args.interval)
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     """Print what is stored for each release."""
     from pipeline import runner
@@ -143,6 +166,17 @@ def build_parser() -> argparse.ArgumentParser:
         "status", parents=[common], help="what is stored per release"
     )
     status.set_defaults(func=cmd_status)
+    update = sub.add_parser(
+        "update",
+        parents=[common],
+        help="discover new or corrected releases and rebuild what they change",
+    )
+    update.set_defaults(func=cmd_update)
+    watch = sub.add_parser("watch", parents=[common], help="update on an interval")
+    watch.add_argument(
+        "--interval", type=int, default=3600, help="seconds between ticks (3600)"
+    )
+    watch.set_defaults(func=cmd_watch)
     for name, (_, _, label) in PAIR_TABLES.items():
         pairs = sub.add_parser(name, parents=[common], help=f"top {label}")
         pairs.add_argument("--release", metavar="vX.Y", help="newer end's release")

@@ -15,17 +15,10 @@ from pathlib import Path
 import dagster as dg
 
 from pipeline import settings
+from pipeline.defs.automation import PER_RELEASE
 from pipeline.manifest import load_manifest, version_key
 
 RELEASES = "release"
-PER_RELEASE = [
-    "raw_mlperf__summary",
-    "raw_mlperf__tree",
-    "core_mlperf__tree_results",
-    "core_mlperf__tree_rejected",
-    "core_mlperf__results",
-    "core_mlperf__rejected",
-]
 #: Quiet Dagster's console logger: the CLI prints its own progress lines.
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
@@ -213,3 +206,67 @@ def release_status(instance: dg.DagsterInstance) -> list[dict]:
             }
         )
     return rows
+
+
+def cursor_path() -> Path:
+    """Where the CLI keeps the discovery validators between ticks."""
+    return settings.data_dir() / "discovery_cursor.json"
+
+
+def evaluate_discovery(instance: dg.DagsterInstance) -> dg.SensorResult:
+    """Evaluate the discovery sensor once, with the CLI's stored cursor."""
+    from pipeline.defs.automation import release_discovery
+    from pipeline.defs.resources import DataDirResource, SourceResource
+
+    path = cursor_path()
+    context = dg.build_sensor_context(
+        instance=instance,
+        cursor=path.read_text() if path.exists() else None,
+        resources={"source": SourceResource(), "data_dir": DataDirResource()},
+    )
+    return release_discovery(context)
+
+
+def apply_tick(
+    instance: dg.DagsterInstance,
+    tick: dg.SensorResult,
+    progress: Callable[[str], None] = print,
+) -> list[RunOutcome]:
+    """Do what a sensor tick asked: add partitions, run each request, then downstream.
+
+    The daemon does the same through the sensor and the eager automation conditions;
+    this is the one-shot path for the CLI and tests.
+    """
+    for request in tick.dynamic_partitions_requests or []:
+        register_releases(instance, list(request.partition_keys))
+        progress(f"new release partition(s): {', '.join(request.partition_keys)}")
+    requests = tick.run_requests or []
+    if not requests:
+        progress("nothing new or changed upstream: no run requested")
+        return []
+    outcomes = []
+    for index, request in enumerate(requests, start=1):
+        reason = request.tags.get("mlperf-ledger/reason", "requested")
+        outcome = run_assets(instance, PER_RELEASE, partition=request.partition_key)
+        progress(
+            f"[{index}/{len(requests)}] {reason}: {describe_release(instance, outcome)}"
+        )
+        outcomes.append(outcome)
+    downstream = run_assets(instance, downstream_keys(), label="downstream")
+    progress(
+        "cross-release tables and site: "
+        + ("rebuilt" if downstream.success else f"FAILED: {downstream.message}")
+    )
+    return [*outcomes, downstream]
+
+
+def update(
+    instance: dg.DagsterInstance, progress: Callable[[str], None] = print
+) -> list[RunOutcome]:
+    """One discovery tick and whatever it requests; the cursor is saved afterwards."""
+    tick = evaluate_discovery(instance)
+    outcomes = apply_tick(instance, tick, progress)
+    if tick.cursor is not None:
+        cursor_path().parent.mkdir(parents=True, exist_ok=True)
+        cursor_path().write_text(tick.cursor)
+    return outcomes

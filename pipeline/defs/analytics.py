@@ -29,6 +29,7 @@ from pipeline.analysis import (
     software_gain_candidates,
     unmapped_accelerators,
 )
+from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.lineage import code_version
 from pipeline.registry import REGISTRY_DIR
 
@@ -48,6 +49,7 @@ PAIR_CHECKS = {
 
 
 @dg.asset(
+    automation_condition=FOLLOW_UPSTREAM,
     group_name="out",
     kinds={"polars", "parquet"},
     code_version=ANALYSIS_VERSION,
@@ -108,6 +110,7 @@ def pair_asset(
     """One derived pair table with its blocking checks; the three share this shape."""
 
     @dg.asset(
+    automation_condition=FOLLOW_UPSTREAM,
         name=name,
         group_name="out",
         kinds={"polars", "parquet"},
@@ -186,6 +189,7 @@ out_mlperf__scaling = pair_asset(
 
 
 @dg.asset(
+    automation_condition=FOLLOW_UPSTREAM,
     group_name="out",
     kinds={"polars", "parquet"},
     code_version=ANALYSIS_VERSION,

@@ -15,7 +15,7 @@ import pipeline.extract.summary as summary_module
 import pipeline.ingest as ingest_module
 import pipeline.transform.results as results_module
 import pipeline.validate as validate_module
-from pipeline.defs.partitions import release_partitions
+from pipeline.defs.partitions import FOLLOW_UPSTREAM, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.ingest import IngestError, fetch_release
 from pipeline.lineage import code_version
@@ -217,6 +217,7 @@ def core_mlperf__results(
 
 
 @dg.asset(
+    automation_condition=FOLLOW_UPSTREAM,
     group_name="core",
     kinds={"polars", "parquet"},
     code_version=code_version(results_module),

@@ -8,3 +8,10 @@ import dagster as dg
 
 RELEASES = "release"
 release_partitions = dg.DynamicPartitionsDefinition(name=RELEASES)
+
+#: Cross-release assets rebuild when any upstream partition changes (with the daemon,
+#: e.g. `make ui`). Unlike plain eager(), a release that never materialized (a failed
+#: new round) does not hold back the rest: the last good data of the others publishes.
+FOLLOW_UPSTREAM = dg.AutomationCondition.eager().without(
+    ~dg.AutomationCondition.any_deps_missing()
+)

@@ -12,7 +12,7 @@ import polars as pl
 
 import pipeline.extract.raw_tree as raw_tree_module
 import pipeline.transform.crosscheck as crosscheck_module
-from pipeline.defs.partitions import release_partitions
+from pipeline.defs.partitions import FOLLOW_UPSTREAM, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.ingest import fetch_raw_tree
@@ -115,6 +115,7 @@ def core_mlperf__tree_results(
 
 
 @dg.asset(
+    automation_condition=FOLLOW_UPSTREAM,
     group_name="core",
     kinds={"polars", "parquet"},
     code_version=code_version(crosscheck_module),
