@@ -15,6 +15,7 @@ def test_asset_graph_snapshot() -> None:
         "core_mlperf__results",
         "core_mlperf__tree_rejected",
         "core_mlperf__tree_results",
+        "out_mlperf__claims",
         "out_mlperf__corrections",
         "out_mlperf__exclusions",
         "out_mlperf__generation_ratios",
