@@ -1,0 +1,89 @@
+"""Data downloads: every table the site shows, as CSV and Parquet with checksums.
+
+Readers should be able to check any number without scraping pages, and to verify that
+the file they hold is the one a build published: hence sha256 and row counts next to
+each link on the Data page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+
+@dataclass(frozen=True)
+class Download:
+    """One table written in both formats."""
+
+    name: str
+    description: str
+    rows: int
+    columns: dict[str, str]
+    csv: Path
+    csv_sha256: str
+    parquet: Path
+    parquet_sha256: str
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def flat_for_csv(frame: pl.DataFrame) -> pl.DataFrame:
+    """Nested columns as text, since CSV has no lists or structs (Parquet keeps them).
+
+    Lists are joined with "; " and structs written as JSON, so the CSV stays one value
+    per cell and the Parquet file stays the exact table.
+    """
+    exprs = []
+    for name, dtype in frame.schema.items():
+        if isinstance(dtype, pl.List):
+            exprs.append(
+                pl.col(name).list.eval(pl.element().cast(pl.String)).list.join("; ")
+            )
+        elif isinstance(dtype, (pl.Struct, pl.Array)):
+            exprs.append(pl.col(name).struct.json_encode())
+        else:
+            exprs.append(pl.col(name))
+    return frame.select(exprs)
+
+
+def write_downloads(
+    tables: dict[str, tuple[pl.DataFrame, str]], out_dir: Path
+) -> list[Download]:
+    """Write each table as ``<name>.csv`` and ``<name>.parquet`` under ``out_dir``.
+
+    Args:
+        tables: File stem -> (frame, one-line description).
+        out_dir: The downloads folder of the generated site.
+
+    Returns:
+        One ``Download`` per table, in the given order.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    downloads = []
+    for name, (frame, description) in tables.items():
+        csv_path = out_dir / f"{name}.csv"
+        parquet_path = out_dir / f"{name}.parquet"
+        flat_for_csv(frame).write_csv(csv_path)
+        frame.write_parquet(parquet_path, statistics=False)
+        downloads.append(
+            Download(
+                name=name,
+                description=description,
+                rows=frame.height,
+                columns={c: str(t) for c, t in frame.schema.items()},
+                csv=csv_path,
+                csv_sha256=_sha256(csv_path),
+                parquet=parquet_path,
+                parquet_sha256=_sha256(parquet_path),
+            )
+        )
+    return downloads

@@ -1,0 +1,142 @@
+"""Make upstream text inert in Markdown and HTML at once.
+
+Upstream strings (system names, submitters, software, keys) end up inside Markdown
+tables, headings, HTML attributes and raw HTML cells. Escaping each special character
+as an HTML character reference works in all of those places: Python-Markdown leaves
+``&#91;`` alone (so ``[x](javascript:...)`` is never a link), the tables extension does
+not split on ``&#124;``, and browsers show the characters as text in both element
+content and quoted attributes. Backslash escapes would not work inside raw HTML, which
+is why we do not use them.
+
+``escape`` and ``safe_url`` accept a Python string or a Polars expression and apply the
+same rules from the same tables, so page code can stay vectorised.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import overload
+
+import polars as pl
+
+#: Characters that mean something to HTML or to Python-Markdown and the extensions
+#: in mkdocs.yml (emphasis, code, links, tables, attr_list braces, snippets' "<").
+ENTITIES: dict[str, str] = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    '"': "&quot;",
+    "'": "&#39;",
+    "\\": "&#92;",
+    "`": "&#96;",
+    "*": "&#42;",
+    "_": "&#95;",
+    "{": "&#123;",
+    "}": "&#125;",
+    "[": "&#91;",
+    "]": "&#93;",
+    "(": "&#40;",
+    ")": "&#41;",
+    "#": "&#35;",
+    "!": "&#33;",
+    "|": "&#124;",
+    "~": "&#126;",
+    "^": "&#94;",
+    "=": "&#61;",
+    "$": "&#36;",
+    ":": "&#58;",
+}
+_TABLE = str.maketrans(ENTITIES)
+_WHITESPACE = r"\s+"
+#: A string placed at the start of a line must not open a list ("- x", "+ x", "1. x").
+_LEADING: tuple[tuple[str, str], ...] = (
+    (r"^-", "&#45;"),
+    (r"^\+", "&#43;"),
+    (r"^(\d+)\.", "${1}&#46;"),
+)
+
+#: Characters percent-encoded in URLs: they would end the attribute, split a table
+#: cell, or start Markdown syntax before Python-Markdown stashes the raw <a> tag.
+URL_ENCODE: dict[str, str] = {
+    " ": "%20",
+    '"': "%22",
+    "'": "%27",
+    "<": "%3C",
+    ">": "%3E",
+    "`": "%60",
+    "\\": "%5C",
+    "{": "%7B",
+    "}": "%7D",
+    "|": "%7C",
+    "^": "%5E",
+    "[": "%5B",
+    "]": "%5D",
+    "(": "%28",
+    ")": "%29",
+    "&": "&amp;",
+}
+#: Only web links: no javascript:, data:, file: or relative URLs from upstream data.
+_URL_ALLOWED = r"^https?://[A-Za-z0-9.-]+(:\d+)?(/\S*)?$"
+
+
+@overload
+def escape(value: str | None) -> str: ...
+@overload
+def escape(value: pl.Expr) -> pl.Expr: ...
+def escape(value: str | pl.Expr | None) -> str | pl.Expr:
+    """Return upstream text that renders literally in Markdown and in HTML.
+
+    Whitespace runs (including newlines, which would break a table row) collapse to one
+    space; null becomes the empty string.
+
+    Args:
+        value: A string, None, or a Polars string expression.
+
+    Returns:
+        The escaped string, or an expression producing it.
+    """
+    if isinstance(value, pl.Expr):
+        text = (
+            value.fill_null("")
+            .str.replace_all(_WHITESPACE, " ")
+            .str.strip_chars()
+            .str.replace_many(list(ENTITIES), list(ENTITIES.values()))
+        )
+        for pattern, replacement in _LEADING:
+            text = text.str.replace(pattern, replacement)
+        return text
+    if value is None:
+        return ""
+    text = " ".join(str(value).split()).translate(_TABLE)
+    for pattern, replacement in _LEADING:
+        text = re.sub(pattern, replacement.replace("${1}", r"\1"), text, count=1)
+    return text
+
+
+@overload
+def safe_url(value: str | None, *, html: bool = True) -> str: ...
+@overload
+def safe_url(value: pl.Expr, *, html: bool = True) -> pl.Expr: ...
+def safe_url(value: str | pl.Expr | None, *, html: bool = True) -> str | pl.Expr:
+    """Return an http(s) URL ready for an ``href`` attribute, or empty/null if unsafe.
+
+    Upstream result folders may contain spaces ("closed/Naeem Khoshnevis/..."), so
+    characters are percent-encoded first and the scheme and host are checked after.
+
+    Args:
+        value: A URL string, None, or a Polars string expression.
+        html: Also write ``&`` as ``&amp;`` for an HTML attribute; False for URLs that
+            go into JSON (chart data), where an entity would corrupt the link.
+
+    Returns:
+        The percent-encoded URL; "" (or null) for anything that is not an absolute
+        http(s) URL.
+    """
+    table = URL_ENCODE if html else {k: v for k, v in URL_ENCODE.items() if k != "&"}
+    if isinstance(value, pl.Expr):
+        encoded = value.str.replace_many(list(table), list(table.values()))
+        return pl.when(encoded.str.contains(_URL_ALLOWED)).then(encoded)
+    if value is None:
+        return ""
+    encoded = value.translate(str.maketrans(table))
+    return encoded if re.fullmatch(_URL_ALLOWED, encoded) else ""

@@ -1,0 +1,1335 @@
+"""Markdown pages, chart specs and downloads of the website, from ``SiteData``.
+
+``render_site`` owns ``site/generated/``: it empties it (except the cached JavaScript
+bundle) and writes every generated page there, so the page of a release or benchmark
+that disappeared does not linger. Hand-written pages (``site/index.md``,
+``site/methodology.md``) include or link to these files; ``mkdocs build`` turns both
+into the website.
+
+Numbers are computed with Polars over whole frames; Python loops only walk pages,
+benchmarks and table groups. Every upstream string goes through ``escape``, every
+upstream URL through ``safe_url`` (via ``tables``). Small tables that link to other
+pages are Markdown (MkDocs checks those links); large tables are raw HTML (fast to
+build, see ``tables.html_table``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import altair as alt
+import polars as pl
+
+from pipeline.manifest import release_for
+from pipeline.render import charts
+from pipeline.render.bundle import write_bundle
+from pipeline.render.downloads import Download, write_downloads
+from pipeline.render.escape import escape
+from pipeline.render.site_data import (
+    SiteData,
+    release_order,
+    vendor_of,
+    with_accelerators,
+)
+from pipeline.render.tables import (
+    DERIVED_NOTICE,
+    external_link,
+    html_table,
+    markdown_table,
+    number,
+    ratio,
+    relative,
+    result_cell,
+    stringify,
+)
+from pipeline.transform.results import DIVISIONS, SCENARIOS
+
+#: The generated folder's name inside docs_dir; mkdocs.yml and the hook expect it.
+GENERATED = "generated"
+METHODOLOGY = "methodology.md"
+#: Rows of each headline table on the home page.
+HEADLINE_ROWS = 5
+#: Rows per benchmark, scenario and division on the "Latest release" digest.
+LATEST_TOP_N = 3
+#: Software-gain identity levels shown on the page; the per-accelerator level (any
+#: scale) is in the download, where it cannot be mistaken for a like-for-like pair.
+PAGE_GAIN_LEVELS = ("system", "hardware")
+GROUP = ["benchmark", "scenario", "division"]
+
+
+def slug(text: str) -> str:
+    """A file-name and anchor-safe form of an upstream name ("llama2-70b-99")."""
+    cleaned = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
+    return cleaned or "unnamed"
+
+
+@dataclass
+class _Site:
+    """State shared by one render: the data, the output folder, the files written."""
+
+    data: SiteData
+    results: pl.DataFrame
+    out_dir: Path
+    releases: list[str]
+    written: list[Path] = field(default_factory=list)
+
+    def write_page(self, rel: str, text: str) -> str:
+        """Write ``generated/<rel>``; returns its docs-relative path."""
+        path = self.out_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        self.written.append(path)
+        return f"{GENERATED}/{rel}"
+
+    def chart(
+        self,
+        page: str,
+        built: tuple[alt.TopLevelMixin, pl.DataFrame],
+        name: str,
+        caption: str,
+        *,
+        svg: bool = False,
+    ) -> str:
+        """Write a chart's files; returns the container ``<div>`` for ``page``."""
+        chart, frame = built
+        files = charts.write_chart(chart, frame, self.out_dir / "charts", name, svg=svg)
+        self.written += [p for p in (files.spec, files.data, files.svg) if p]
+        spec = relative(page, f"{GENERATED}/charts/{files.spec.name}")
+        label = escape(caption)
+        if files.svg:
+            src = relative(page, f"{GENERATED}/charts/{files.svg.name}")
+            fallback = f'<img class="vega-fallback" src="{src}" alt="{label}">'
+        else:
+            fallback = "Charts need JavaScript; the table lists the same numbers."
+        return (
+            f'\n<div class="vega-chart" data-spec="{spec}" role="figure" '
+            f'aria-label="{label}"><noscript>{fallback}</noscript></div>\n'
+            f'<p class="ledger-chart-source"><a href="{spec}">Chart as Vega-Lite '
+            "JSON</a></p>\n"
+        )
+
+
+def _notice(page: str) -> str:
+    return DERIVED_NOTICE.format(methodology=relative(page, METHODOLOGY))
+
+
+def _page_link(page: str, rel: str) -> str:
+    return relative(page, f"{GENERATED}/{rel}")
+
+
+def _release_index(releases: list[str]) -> pl.Expr:
+    order = {r: i for i, r in enumerate(releases)}
+    return pl.col("release").replace_strict(order, default=None, return_dtype=pl.Int32)
+
+
+def _sorted_groups(
+    frame: pl.DataFrame, by: list[str], releases: list[str] | None = None
+) -> list[tuple[tuple, pl.DataFrame]]:
+    """Partitions of ``frame`` in reading order.
+
+    Scenarios and divisions follow MLPerf's order, releases their version order, other
+    values sort alphabetically.
+    """
+    if frame.height == 0:
+        return []
+    known = {"scenario": SCENARIOS, "division": DIVISIONS}
+
+    def rank(column: str, value: object) -> tuple[int, str]:
+        listed = known.get(column) or (releases if column.startswith("release") else ())
+        if listed and value in listed:
+            return (list(listed).index(value), "")
+        return (len(listed or ()), str(value))
+
+    parts = frame.partition_by(by, as_dict=True, maintain_order=True)
+    return sorted(
+        parts.items(),
+        key=lambda item: tuple(rank(c, v) for c, v in zip(by, item[0], strict=True)),
+    )
+
+
+def _numbers_block(items: Iterable[tuple[int, str]]) -> str:
+    cells = "".join(f"<div><strong>{n:,}</strong>{label}</div>" for n, label in items)
+    return f'\n<div class="ledger-numbers">{cells}</div>\n'
+
+
+# --- cells -------------------------------------------------------------------------
+
+
+def _chips(total: str, name: str, nodes: str) -> pl.Expr:
+    """The chip count every comparison states: "8 × AMD Instinct MI300X · 1 node"."""
+    count = pl.col(nodes).fill_null(1)
+    return pl.format(
+        "{} × {} · {} {}",
+        pl.col(total).cast(pl.String).fill_null("?"),
+        escape(pl.col(name).fill_null("CPU only")),
+        count.cast(pl.String),
+        pl.when(count == 1).then(pl.lit("node")).otherwise(pl.lit("nodes")),
+    )
+
+
+def _end_cell(suffix: str) -> pl.Expr:
+    """One end of a pair in one cell: release, linked value, system, chips, key."""
+
+    def col(name: str) -> pl.Expr:
+        return pl.col(f"{name}{suffix}")
+
+    per_accelerator = (
+        pl.when(
+            pl.col("is_per_accelerator") & col("result_per_accelerator").is_not_null()
+        )
+        .then(pl.format(" ({} per accelerator)", number(col("result_per_accelerator"))))
+        .otherwise(pl.lit(""))
+    )
+    value = result_cell(
+        col("result_value"),
+        col("result_url"),
+        None,
+        col("is_preview"),
+        col("is_inferred"),
+    )
+    return pl.concat_str(
+        pl.format("<b>{}</b> ", escape(col("release"))),
+        value.fill_null("—"),
+        pl.format(" {}", escape(pl.col("result_unit"))),
+        per_accelerator,
+        pl.format("<br>{} · {}", escape(col("submitter")), escape(col("system_name"))),
+        pl.format(
+            "<br>{}",
+            _chips(
+                f"total_accelerators{suffix}",
+                f"accelerator_name{suffix}",
+                f"nodes{suffix}",
+            ),
+        ),
+        pl.format(
+            "<br>software: {} · {}",
+            escape(col("software").fill_null("not stated")),
+            escape(col("availability")),
+        ),
+        pl.format("<br><code>{}</code>", escape(col("result_key"))),
+    )
+
+
+def _pair_cells(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Display cells of pair rows, computed once per page for all its tables."""
+    efficiency = pl.format(
+        "{}%", (pl.col("efficiency") * 100).round(0).cast(pl.Int64)
+    ).fill_null("—")
+    return pairs.with_columns(
+        c_ratio=ratio(pl.col("ratio")).fill_null("—"),
+        c_efficiency=efficiency,
+        c_comparison=pl.format(
+            "{} · {}<br><small>{} · {}{}</small>",
+            escape(pl.col("benchmark")),
+            escape(pl.col("scenario")),
+            escape(pl.col("division")),
+            escape(pl.col("identity_level")),
+            pl.when(pl.col("is_per_accelerator"))
+            .then(pl.lit(" · per accelerator"))
+            .otherwise(pl.lit("")),
+        ),
+        c_old=_end_cell("_old"),
+        c_new=_end_cell("_new"),
+    )
+
+
+def _pair_table(
+    cells: pl.DataFrame,
+    ends: tuple[str, str],
+    *,
+    with_efficiency: bool = False,
+    limit: int | None = None,
+) -> str:
+    """A sortable table of pairs (from ``_pair_cells``), best ratio first."""
+    if cells.height == 0:
+        return "_No pairs._\n"
+    shown = cells.sort("ratio", descending=True, nulls_last=True)
+    if limit is not None:
+        shown = shown.head(limit)
+    columns = {"c_ratio": "Ratio"}
+    if with_efficiency:
+        columns["c_efficiency"] = "Efficiency"
+    columns |= {"c_comparison": "Compared", "c_old": ends[0], "c_new": ends[1]}
+    return html_table(
+        shown,
+        columns,
+        numeric=("c_ratio", "c_efficiency"),
+        wide=("c_old", "c_new"),
+        searchable=False,
+    )
+
+
+RESULT_COLUMNS = {
+    "c_rank": "#",
+    "c_submitter": "Submitter",
+    "c_system": "System",
+    "c_chips": "Accelerators",
+    "c_result": "Result",
+    "c_per_accelerator": "Per accelerator",
+    "c_software": "Software",
+    "c_availability": "Availability",
+}
+
+
+def _result_cells(frame: pl.DataFrame) -> pl.DataFrame:
+    """Display cells of ranked canonical results, computed once per page."""
+    return frame.with_columns(
+        c_rank=pl.col("rank").cast(pl.String),
+        c_submitter=escape(pl.col("submitter")),
+        c_system=pl.format(
+            "{}<br><small>{}</small>",
+            escape(pl.col("system_name")),
+            escape(pl.col("platform")),
+        ),
+        c_chips=_chips("total_accelerators", "accelerator_name", "nodes"),
+        c_result=result_cell(
+            pl.col("result_value"),
+            pl.col("result_url"),
+            pl.col("result_key"),
+            pl.col("is_preview"),
+            pl.col("is_inferred"),
+        ),
+        c_per_accelerator=number(pl.col("result_per_accelerator")).fill_null("—"),
+        c_software=escape(pl.col("software").fill_null("not stated")),
+        c_availability=escape(pl.col("availability")),
+    )
+
+
+def _result_table(cells: pl.DataFrame) -> str:
+    """Ranked canonical results (from ``_result_cells``) as a sortable table."""
+    return html_table(
+        cells, RESULT_COLUMNS, numeric=("c_rank", "c_result", "c_per_accelerator")
+    )
+
+
+# --- pair pages --------------------------------------------------------------------
+
+
+def _with_vendor(pairs: pl.DataFrame, results: pl.DataFrame) -> pl.DataFrame:
+    """Add the vendor of the newer end's accelerator, for chart colours."""
+    vendors = (
+        results.select(
+            pl.col("accelerator_id").alias("accelerator_id_new"),
+            pl.col("accelerator_vendor").alias("vendor"),
+        )
+        .drop_nulls()
+        .unique(subset="accelerator_id_new", keep="first")
+    )
+    return pairs.join(
+        vendors, on="accelerator_id_new", how="left", maintain_order="left"
+    ).with_columns(
+        vendor=pl.coalesce("vendor", vendor_of(pl.col("accelerator_name_new")))
+    )
+
+
+def _merge_levels(pairs: pl.DataFrame) -> pl.DataFrame:
+    """One row per pair of results, listing every identity level it qualifies at.
+
+    The analyses report a pair once per reading ("best_of_any" and "same_submitter"
+    often pick the same two results, with and without per-accelerator normalisation).
+    Two ends reported as an equal-count pair have equal counts, so normalising does
+    not change their ratio: pages show the pair once, name all its levels, and call it
+    per accelerator only when no reading compared the raw results.
+    """
+    keys = ["result_key_old", "result_key_new"]
+    return pairs.group_by(keys, maintain_order=True).agg(
+        pl.exclude([*keys, "identity_level", "is_per_accelerator"]).first(),
+        pl.col("identity_level").unique(maintain_order=True).str.join(", "),
+        pl.col("is_per_accelerator").all(),
+    )
+
+
+def _latest(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Pairs whose newer end is in the newest release that has any pairs."""
+    present = release_order(pairs["release_new"].unique())
+    return pairs.filter(pl.col("release_new") == present[-1]) if present else pairs
+
+
+def _pair_label(kind: str) -> pl.Expr:
+    if kind == "generations":
+        return pl.format(
+            "{} → {} · {} ({})",
+            pl.col("accelerator_name_old").fill_null("?"),
+            pl.col("accelerator_name_new").fill_null("?"),
+            pl.col("submitter_new"),
+            pl.col("scenario"),
+        )
+    if kind == "scaling":
+        return pl.format(
+            "{} → {} × {} ({})",
+            pl.col("total_accelerators_old"),
+            pl.col("total_accelerators_new"),
+            pl.col("accelerator_name_new").fill_null("?"),
+            pl.col("scenario"),
+        )
+    return pl.format(
+        "{} · {} ({})",
+        pl.col("submitter_new"),
+        pl.col("system_name_new"),
+        pl.col("scenario"),
+    )
+
+
+@dataclass(frozen=True)
+class _PairPage:
+    """What differs between the software-gains, generations and scaling pages."""
+
+    rel: str
+    title: str
+    kind: str
+    intro: str
+    ends: tuple[str, str]
+    #: Sub-sections within a benchmark (gains: one per release pair).
+    sections: tuple[str, ...] = ()
+
+    @property
+    def stem(self) -> str:
+        return self.rel.removesuffix(".md")
+
+
+GAINS = _PairPage(
+    rel="software-gains.md",
+    title="Software gains",
+    kind="gains",
+    ends=("Older result", "Newer result"),
+    sections=("release_old", "release_new"),
+    intro="""
+A software gain divides a result by the result of the *same* hardware in an earlier
+release: what newer software, drivers and tuning bought without new chips. This page
+shows two identity levels: **system** (same submitter and system) and **hardware** (same
+accelerator model, accelerator count and node count, best result of any submitter).
+A third, looser level (same accelerator at any scale, compared per accelerator) is in
+the `software_gains` download on the [Data](data.md) page. A ratio above 1× means the
+newer result is better, for latency benchmarks too.
+""",
+)
+GENERATIONS = _PairPage(
+    rel="generations.md",
+    title="Hardware generations",
+    kind="generations",
+    ends=("Predecessor", "Successor"),
+    intro="""
+A generation ratio divides the result of an accelerator by the result of its
+predecessor (for example H200 over H100) on the same benchmark, scenario and division
+of one release. **same_submitter** pairs come from one submitter's systems;
+**best_of_any** pairs take the best result of each accelerator, whoever submitted it.
+Rows marked *per accelerator* compare results divided by accelerator count, which
+mixes system sizes; the others compare systems with equal counts. A ratio above 1×
+means the successor is better.
+""",
+)
+SCALING = _PairPage(
+    rel="scaling.md",
+    title="Scaling",
+    kind="scaling",
+    ends=("Smaller system", "Larger system"),
+    intro="""
+A scaling pair compares a smaller and a larger system with the same accelerator on the
+same benchmark, scenario and division of one release. The ratio divides the larger
+system's throughput by the smaller's; efficiency divides that ratio by the growth in
+accelerator count (100% is perfectly linear). On the log-log charts a segment parallel
+to a slope of one is linear scaling.
+""",
+)
+
+
+def _pair_chart(
+    spec: _PairPage, pairs: pl.DataFrame, title: str
+) -> tuple[alt.TopLevelMixin, pl.DataFrame]:
+    if spec.kind == "scaling":
+        return charts.scaling_chart(pairs, title=title)
+    return charts.pair_ratio_chart(
+        pairs,
+        title=title,
+        label=_pair_label(spec.kind),
+        ends=(spec.ends[0].lower(), spec.ends[1].lower()),
+    )
+
+
+def _pairs_page(site: _Site, spec: _PairPage, pairs: pl.DataFrame) -> str:
+    """Notice, summary by benchmark, then a chart and a table per benchmark section."""
+    page = f"{GENERATED}/{spec.rel}"
+    parts = [f"# {spec.title}\n", _notice(page), spec.intro]
+    if pairs.height == 0:
+        parts.append("\n_No pairs in the current data._\n")
+        return site.write_page(spec.rel, "\n".join(parts))
+    anchors = {b: f"{spec.stem}-{slug(b)}" for b in pairs["benchmark"].unique()}
+    summary = (
+        pairs.group_by("benchmark")
+        .agg(
+            pl.len().alias("pairs"),
+            pl.col("ratio").median().alias("median"),
+            pl.col("ratio").min().alias("min"),
+            pl.col("ratio").max().alias("max"),
+        )
+        .sort("benchmark")
+        .with_columns(
+            c_benchmark=pl.format(
+                "[{}](#{})",
+                escape(pl.col("benchmark")),
+                pl.col("benchmark").replace_strict(anchors),
+            ),
+            c_pairs=pl.col("pairs").cast(pl.String),
+            c_median=ratio(pl.col("median")),
+            c_range=pl.format("{} – {}", ratio(pl.col("min")), ratio(pl.col("max"))),
+        )
+    )
+    parts += [
+        "\n## Summary\n",
+        markdown_table(
+            summary,
+            {
+                "c_benchmark": "Benchmark",
+                "c_pairs": "Pairs",
+                "c_median": "Median ratio",
+                "c_range": "Range",
+            },
+            numeric=("c_pairs", "c_median"),
+        ),
+    ]
+    for (benchmark,), bench_pairs in sorted(
+        _pair_cells(pairs).partition_by("benchmark", as_dict=True).items()
+    ):
+        parts.append(f"\n## {escape(benchmark)} {{ #{anchors[benchmark]} }}\n")
+        link = _page_link(page, f"benchmarks/{slug(benchmark)}.md")
+        parts.append(f"[Best results per accelerator for this benchmark]({link})\n")
+        sections = (
+            _sorted_groups(bench_pairs, list(spec.sections), site.releases)
+            if spec.sections
+            else [((), bench_pairs)]
+        )
+        for key, section in sections:
+            words = [benchmark, " → ".join(key)] if key else [benchmark]
+            if key:
+                parts.append(f"\n### {' → '.join(escape(k) for k in key)}\n")
+            name = "-".join([spec.stem, slug(benchmark), *(slug(k) for k in key)])
+            caption = f"{spec.title}: {' '.join(words)}"
+            built = _pair_chart(spec, section, " · ".join(w for w in words if w))
+            parts.append(site.chart(page, built, name, caption))
+            parts.append(
+                _pair_table(section, spec.ends, with_efficiency=spec.kind == "scaling")
+            )
+    return site.write_page(spec.rel, "\n".join(parts))
+
+
+# --- release pages -----------------------------------------------------------------
+
+
+def _ranked(results: pl.DataFrame) -> pl.DataFrame:
+    """Each submitter's best result per accelerator type in every benchmark group.
+
+    One row per (submitter, accelerator) keeps a table readable when a submitter lists
+    many near-identical systems, while every submitter and every chip stays visible.
+    """
+    better_first = (
+        pl.when(pl.col("is_higher_better"))
+        .then(-pl.col("result_value"))
+        .otherwise(pl.col("result_value"))
+    )
+    return (
+        results.sort(better_first, "result_key")
+        .unique(
+            subset=[*GROUP, "submitter", "accelerator_id"],
+            keep="first",
+            maintain_order=True,
+        )
+        .with_columns(rank=pl.int_range(1, pl.len() + 1).over(GROUP))
+    )
+
+
+def _release_stats(results: pl.DataFrame) -> dict[str, int]:
+    return results.select(
+        results=pl.len(),
+        submitters=pl.col("submitter").n_unique(),
+        systems=pl.col("system_name").n_unique(),
+        accelerators=pl.col("accelerator_id").filter(~pl.col("is_cpu_only")).n_unique(),
+        benchmarks=pl.col("benchmark").n_unique(),
+        preview=pl.col("is_preview").sum(),
+        inferred=pl.col("is_inferred").sum(),
+    ).row(0, named=True)
+
+
+def _new_in(
+    site: _Site, release: str, column: str, label: str | None = None
+) -> list[str]:
+    """Values of ``column`` whose first appearance in the ledger is ``release``."""
+    rows = site.results.filter(pl.col(column).is_not_null())
+    if column == "accelerator_id":
+        rows = rows.filter(~pl.col("is_cpu_only"))
+    label = label or column
+    firsts = (
+        rows.with_columns(index=_release_index(site.releases))
+        .group_by(column)
+        .agg(pl.col("index").min(), pl.col(label).first().alias("label"))
+    )
+    position = site.releases.index(release)
+    return sorted(firsts.filter(pl.col("index") == position)["label"].to_list())
+
+
+def _release_page(
+    site: _Site, release: str, rel: str, *, title: str, top_n: int | None
+) -> str:
+    page = f"{GENERATED}/{rel}"
+    results = site.results.filter(pl.col("release") == release)
+    stats = _release_stats(results)
+    meta = release_for(release)
+    if meta.published_date:
+        note = f" ({escape(meta.date_note)})" if meta.date_note else ""
+        published = f"published {meta.published_date.isoformat()}{note}"
+    else:
+        published = "publication date unknown"
+    parts = [
+        f"# {title}\n",
+        f"MLPerf Inference {escape(release)}, {published}. Upstream: "
+        f"[{escape(meta.repository)}](https://github.com/{meta.repository}).\n",
+        _numbers_block(
+            [
+                (stats["results"], "results"),
+                (stats["submitters"], "submitters"),
+                (stats["systems"], "systems"),
+                (stats["accelerators"], "accelerator types"),
+                (stats["benchmarks"], "benchmarks"),
+            ]
+        ),
+        f"{stats['preview']:,} preview and {stats['inferred']:,} inferred results are "
+        "marked with badges.\n",
+        "## What's new\n",
+    ]
+    position = site.releases.index(release)
+    if position == 0:
+        parts.append(f"{escape(release)} is the oldest release in the ledger.\n")
+    else:
+        parts.append(
+            "First appearances in the ledger (earlier releases: "
+            + ", ".join(escape(r) for r in site.releases[:position])
+            + "):\n"
+        )
+        for label, values in (
+            (
+                "Accelerators",
+                _new_in(site, release, "accelerator_id", "accelerator_label"),
+            ),
+            ("Benchmarks", _new_in(site, release, "benchmark")),
+            ("Submitters", _new_in(site, release, "submitter")),
+        ):
+            listed = ", ".join(escape(v) for v in values) or "none"
+            parts.append(f"- **{label}** ({len(values)}): {listed}")
+        parts.append("")
+    submitters = (
+        results.group_by("submitter")
+        .agg(
+            pl.len().alias("results"),
+            pl.col("system_name").n_unique().alias("systems"),
+            pl.col("accelerator_label").unique().sort().alias("chips"),
+            pl.col("division").unique().sort().alias("divisions"),
+        )
+        .sort(["results", "submitter"], descending=[True, False])
+        .with_columns(
+            c_submitter=escape(pl.col("submitter")),
+            c_results=pl.col("results").cast(pl.String),
+            c_systems=pl.col("systems").cast(pl.String),
+            c_chips=pl.col("chips").list.eval(escape(pl.element())).list.join(", "),
+            c_divisions=pl.col("divisions")
+            .list.eval(escape(pl.element()))
+            .list.join(", "),
+        )
+    )
+    parts += [
+        f"\n## Submitters\n\n{stats['submitters']:,} organisations submitted "
+        "results.\n",
+        html_table(
+            submitters,
+            {
+                "c_submitter": "Submitter",
+                "c_results": "Results",
+                "c_systems": "Systems",
+                "c_chips": "Accelerators",
+                "c_divisions": "Divisions",
+            },
+            numeric=("c_results", "c_systems"),
+        ),
+    ]
+    ranked = _ranked(results)
+    if top_n is not None:
+        ranked = ranked.filter(pl.col("rank") <= top_n)
+    ranked = _result_cells(ranked)
+    if top_n:
+        scope = f"the top {top_n} (best per submitter and accelerator type)"
+        full = _page_link(page, f"releases/{slug(release)}.md")
+        more = f" The [full {escape(release)} page]({full}) lists every submitter."
+    else:
+        scope = "each submitter's best result per accelerator type"
+        more = ""
+    parts.append(
+        f"\n## Results by benchmark\n\nTables list {scope}, ranked by the MLPerf "
+        "metric (higher throughput or lower latency first). Each value links to its "
+        f"upstream result folder; hover it for the result key.{more}\n"
+    )
+    for (benchmark,), bench_rows in sorted(
+        ranked.partition_by("benchmark", as_dict=True).items()
+    ):
+        link = _page_link(page, f"benchmarks/{slug(benchmark)}.md")
+        parts.append(f"\n### {escape(benchmark)}\n\n[Across releases]({link})\n")
+        for (scenario, division), group in _sorted_groups(
+            bench_rows, ["scenario", "division"]
+        ):
+            unit = escape(group["result_unit"].first())
+            parts.append(f"\n#### {escape(scenario)} · {escape(division)} · {unit}\n")
+            parts.append(_result_table(group))
+    return site.write_page(rel, "\n".join(parts))
+
+
+def _releases_index(site: _Site) -> str:
+    page = f"{GENERATED}/releases/index.md"
+    rows = []
+    for release in reversed(site.releases):
+        stats = _release_stats(site.results.filter(pl.col("release") == release))
+        meta = release_for(release)
+        date = meta.published_date.isoformat() if meta.published_date else "unknown"
+        link = _page_link(page, f"releases/{slug(release)}.md")
+        rows.append(
+            f"| [{escape(release)}]({link}) | {date} | {stats['results']:,} | "
+            f"{stats['submitters']:,} | {stats['systems']:,} | "
+            f"{stats['accelerators']:,} |"
+        )
+    text = (
+        "# Releases\n\nOne page per MLPerf Inference release in the ledger: what was "
+        "new, who submitted, and the best results of every benchmark.\n\n"
+        "| Release | Published | Results | Submitters | Systems | Accelerator types |\n"
+        "|---|---|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n"
+    )
+    return site.write_page("releases/index.md", text)
+
+
+# --- benchmark pages ---------------------------------------------------------------
+
+
+def _best_per_accelerator(results: pl.DataFrame) -> pl.DataFrame:
+    """Best result of every accelerator type per benchmark group and release.
+
+    Throughput is compared per accelerator (systems differ in chip count); latency is
+    a property of the whole system and is compared as reported. CPU-only systems have
+    no accelerator to divide by, and the open division lets submitters replace the
+    model, so neither belongs in a like-for-like view; the release pages list them.
+    """
+    metric = (
+        pl.when(pl.col("is_higher_better"))
+        .then(pl.col("result_per_accelerator"))
+        .otherwise(pl.col("result_value"))
+    )
+    return (
+        results.filter(~pl.col("is_cpu_only") & (pl.col("division") != "open"))
+        .with_columns(metric=metric)
+        .with_columns(
+            better_first=pl.when(pl.col("is_higher_better"))
+            .then(-pl.col("metric"))
+            .otherwise(pl.col("metric"))
+        )
+        .filter(pl.col("metric").is_not_null())
+        .sort("better_first", "result_key")
+        .unique(
+            subset=[*GROUP, "accelerator_id", "release"],
+            keep="first",
+            maintain_order=True,
+        )
+    )
+
+
+def _benchmark_page(site: _Site, benchmark: str, best: pl.DataFrame) -> str:
+    rel = f"benchmarks/{slug(benchmark)}.md"
+    page = f"{GENERATED}/{rel}"
+    results = site.results.filter(pl.col("benchmark") == benchmark)
+    counts = dict(results.group_by("release").len().iter_rows())
+    appearances = ", ".join(
+        f"[{escape(r)}]({_page_link(page, f'releases/{slug(r)}.md')}) ({counts[r]:,})"
+        for r in site.releases
+        if r in counts
+    )
+    parts = [
+        f"# {escape(benchmark)}\n",
+        f"Results per release: {appearances}.\n",
+        "Each section shows the best result of every accelerator type in each release: "
+        "throughput **per accelerator** (the system's result divided by its "
+        "accelerator count, a derived normalisation, not an MLPerf metric) and latency "
+        "as reported. "
+        "Each value links to its upstream result; the submitter and accelerator count "
+        "are under it.\n",
+    ]
+    left_out = results.select(
+        cpu=pl.col("is_cpu_only").sum(),
+        open=(~pl.col("is_cpu_only") & (pl.col("division") == "open")).sum(),
+    ).row(0, named=True)
+    reasons = [
+        f"{left_out['open']:,} open-division results (the open division lets "
+        "submitters replace the model)"
+        if left_out["open"]
+        else "",
+        f"{left_out['cpu']:,} CPU-only results (no accelerator count to divide by)"
+        if left_out["cpu"]
+        else "",
+    ]
+    if any(reasons):
+        parts.append(
+            "Not shown here, listed on the release pages: "
+            + " and ".join(r for r in reasons if r)
+            + ".\n"
+        )
+    for (scenario, division), group in _sorted_groups(
+        best.filter(pl.col("benchmark") == benchmark), ["scenario", "division"]
+    ):
+        unit = group["result_unit"].first()
+        higher = bool(group["is_higher_better"].first())
+        metric = f"{unit} per accelerator" if higher else f"{unit}, lower is better"
+        present = [r for r in site.releases if r in set(group["release"])]
+        parts.append(f"\n## {escape(scenario)} · {escape(division)}\n")
+        built = charts.best_per_accelerator_chart(
+            group,
+            title=f"{benchmark} · {scenario} · {division}",
+            metric_title=metric,
+            releases=present,
+        )
+        name = f"benchmark-{slug(benchmark)}-{slug(scenario)}-{slug(division)}"
+        caption = f"{benchmark} {scenario} {division}: best {metric} by accelerator"
+        parts.append(site.chart(page, built, name, caption))
+        cells = (
+            group.with_columns(
+                overall=pl.col("better_first").min().over("accelerator_id"),
+                cell=pl.concat_str(
+                    result_cell(
+                        pl.col("metric"),
+                        pl.col("result_url"),
+                        pl.col("result_key"),
+                        pl.col("is_preview"),
+                        pl.col("is_inferred"),
+                    ),
+                    pl.format(
+                        "<br><small>{} · {} ×</small>",
+                        escape(pl.col("submitter")),
+                        pl.col("total_accelerators").cast(pl.String).fill_null("?"),
+                    ),
+                ),
+            )
+            .sort("overall", "accelerator_id")
+            .pivot(
+                on="release",
+                index=["accelerator_id", "accelerator_label", "accelerator_vendor"],
+                values="cell",
+            )
+            .with_columns(
+                *[pl.col(r).fill_null("—") for r in present],
+                c_accelerator=escape(pl.col("accelerator_label")),
+                c_vendor=escape(pl.col("accelerator_vendor")),
+            )
+        )
+        columns = {"c_accelerator": "Accelerator", "c_vendor": "Vendor"}
+        columns |= {r: escape(r) for r in present}
+        parts.append(f"\n{escape(metric)}, best per accelerator type:\n")
+        parts.append(
+            html_table(cells, columns, numeric=tuple(present), searchable=False)
+        )
+    return site.write_page(rel, "\n".join(parts))
+
+
+def _benchmarks_index(site: _Site, benchmarks: list[str]) -> str:
+    page = f"{GENERATED}/benchmarks/index.md"
+    links = {b: _page_link(page, f"benchmarks/{slug(b)}.md") for b in benchmarks}
+    order = {r: i for i, r in enumerate(site.releases)}
+    summary = (
+        site.results.with_columns(index=_release_index(site.releases))
+        .group_by("benchmark")
+        .agg(
+            pl.len().alias("results"),
+            pl.col("index").unique().sort().alias("indexes"),
+            pl.col("scenario").unique().sort().alias("scenarios"),
+        )
+        .sort("benchmark")
+        .with_columns(
+            c_benchmark=pl.format(
+                "[{}]({})",
+                escape(pl.col("benchmark")),
+                pl.col("benchmark").replace_strict(links),
+            ),
+            c_results=pl.col("results").cast(pl.String),
+            c_releases=pl.col("indexes")
+            .list.eval(pl.element().replace_strict({i: r for r, i in order.items()}))
+            .list.eval(escape(pl.element()))
+            .list.join(", "),
+            c_scenarios=pl.col("scenarios")
+            .list.eval(escape(pl.element()))
+            .list.join(", "),
+        )
+    )
+    text = (
+        "# Benchmarks\n\nOne page per benchmark: the best result of every accelerator "
+        "type in every release, with a chart per scenario and division.\n\n"
+        + markdown_table(
+            summary,
+            {
+                "c_benchmark": "Benchmark",
+                "c_releases": "Releases",
+                "c_scenarios": "Scenarios",
+                "c_results": "Results",
+            },
+            numeric=("c_results",),
+        )
+    )
+    return site.write_page("benchmarks/index.md", text)
+
+
+# --- home --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Headline:
+    """One derived metric on the home page."""
+
+    spec: _PairPage
+    noun: str
+    chart: Callable[[pl.DataFrame], tuple[alt.TopLevelMixin, pl.DataFrame]]
+    caption: str
+
+
+HEADLINES = (
+    _Headline(
+        GAINS,
+        "software gains",
+        lambda p: charts.ratio_strip_chart(
+            p, title="Software gains into the latest release", ends=("older", "newer")
+        ),
+        "Software gains into the latest release, by benchmark",
+    ),
+    _Headline(
+        GENERATIONS,
+        "generation ratios",
+        lambda p: charts.ratio_strip_chart(
+            p,
+            title="Generation ratios in the latest release",
+            ends=("predecessor", "successor"),
+        ),
+        "Successor over predecessor accelerator in the latest release, by benchmark",
+    ),
+    _Headline(
+        SCALING,
+        "scaling pairs",
+        lambda p: charts.efficiency_chart(
+            p, title="Scaling efficiency in the latest release"
+        ),
+        "Scaling efficiency against the growth in accelerator count",
+    ),
+)
+
+
+def _headline(site: _Site, page: str, item: _Headline, pairs: pl.DataFrame) -> str:
+    """A sentence, a chart with a static SVG fallback, the top rows and a link.
+
+    Headlines use only pairs of two measured results of available systems: a preview
+    or inferred end is fine in a reference table, where its badge is visible, but not
+    as the first number a visitor reads. The detail pages show every pair.
+    """
+    target = _page_link(page, item.spec.rel)
+    pairs = _latest(pairs) if pairs.height else pairs
+    measured = pairs.filter(~pl.col("has_preview") & ~pl.col("has_inferred"))
+    if measured.height == 0:
+        note = " (each has a preview or inferred end; see the badges)"
+    elif measured.height < pairs.height:
+        left_out = pairs.height - measured.height
+        note = (
+            f" ({left_out:,} more with a preview or inferred end are on the detail "
+            "page)"
+        )
+        pairs = measured
+    else:
+        note = ""
+    parts = [f"\n### {item.spec.title}\n"]
+    if pairs.height == 0:
+        parts.append(f"No {item.noun} in the current data. [Details]({target})\n")
+        return "\n".join(parts)
+    stats = pairs.select(
+        n=pl.len(),
+        median=ratio(pl.col("ratio").median()),
+        max=ratio(pl.col("ratio").max()),
+        scope=pl.concat_str(
+            pl.col("release_old").unique().sort().str.join(", "),
+            pl.lit(" → "),
+            pl.col("release_new").first(),
+        ),
+    ).row(0, named=True)
+    scope = (
+        escape(stats["scope"])
+        if item.spec.kind == "gains"
+        else escape(str(pairs["release_new"].first()))
+    )
+    parts += [
+        f"{stats['n']:,} {item.noun} ({scope}): median **{stats['median']}**, "
+        f"largest **{stats['max']}**{note}. The {HEADLINE_ROWS} largest:\n",
+        site.chart(
+            page, item.chart(pairs), f"home-{item.spec.stem}", item.caption, svg=True
+        ),
+        _pair_table(
+            _pair_cells(pairs),
+            item.spec.ends,
+            with_efficiency=item.spec.kind == "scaling",
+            limit=HEADLINE_ROWS,
+        ),
+        f"[All {item.noun} →]({target})\n",
+    ]
+    return "\n".join(parts)
+
+
+def _home(site: _Site, pairs: dict[str, pl.DataFrame]) -> str:
+    """The home page body; site/index.md includes it with pymdownx.snippets."""
+    page = "index.md"
+    parts = []
+    if site.releases:
+        latest = site.releases[-1]
+        stats = _release_stats(site.results.filter(pl.col("release") == latest))
+        new = _new_in(site, latest, "accelerator_id", "accelerator_label")
+        link = _page_link(page, f"releases/{slug(latest)}.md")
+        parts += [
+            f"## Latest release: {escape(latest)}\n",
+            _numbers_block(
+                [
+                    (stats["results"], "results"),
+                    (stats["submitters"], "submitters"),
+                    (stats["systems"], "systems"),
+                    (len(new), "new accelerator types"),
+                ]
+            ),
+            "New accelerators: "
+            + (", ".join(escape(a) for a in new) or "none")
+            + ".\n",
+            f"[Everything in {escape(latest)} →]({link})\n",
+        ]
+    parts += ["\n## Derived metrics\n", _notice(page)]
+    parts += [_headline(site, page, item, pairs[item.spec.kind]) for item in HEADLINES]
+    return site.write_page("partials/home.md", "\n".join(parts))
+
+
+# --- data and audit ----------------------------------------------------------------
+
+TABLE_DESCRIPTIONS = {
+    "results": "Canonical table: one row per published result, every release.",
+    "rejected": "Upstream records that did not become results, with the reason.",
+    "software_gains": "Derived, unofficial: same hardware in two releases.",
+    "generation_ratios": "Derived, unofficial: successor over predecessor accelerator.",
+    "scaling": "Derived, unofficial: larger over smaller system, same accelerator.",
+    "snapshots": "Raw upstream snapshots the build read, with checksums.",
+    "crosscheck": "Summary values compared with the raw result tree.",
+}
+
+
+def _size(path: Path) -> str:
+    size = float(path.stat().st_size)
+    if size < 1024:
+        return f"{size:,.0f} B"
+    if size < 1024**2:
+        return f"{size / 1024:,.1f} KB"
+    return f"{size / 1024**2:,.1f} MB"
+
+
+def _data_page(site: _Site, downloads: list[Download]) -> str:
+    page = f"{GENERATED}/data.md"
+    rows = []
+    for d in downloads:
+        files = [
+            f"[{path.name}]({_page_link(page, f'downloads/{path.name}')}) · "
+            f"{_size(path)}<br><code>sha256:{digest}</code>"
+            for path, digest in ((d.csv, d.csv_sha256), (d.parquet, d.parquet_sha256))
+        ]
+        rows.append(
+            f"| **{d.name}** | {escape(d.description)} | {d.rows:,} | "
+            f"{files[0]} | {files[1]} |"
+        )
+    columns = "\n".join(
+        f"<details><summary>Columns of <b>{d.name}</b> ({len(d.columns)})</summary>"
+        + ", ".join(
+            f"<code>{escape(c)}</code> {escape(t)}" for c, t in d.columns.items()
+        )
+        + "</details>\n"
+        for d in downloads
+    )
+    text = (
+        "# Data\n\nEvery table behind this site as CSV and Parquet. The sha256 lets "
+        "you "
+        "check that a file is the one this build published (pipeline commit "
+        f"<code>{escape(site.data.pipeline_commit)}</code>, built "
+        f"{escape(site.data.built_at)}).\n\n"
+        '!!! note "Derived tables are unofficial"\n'
+        "    `software_gains`, `generation_ratios` and `scaling` are computed by "
+        "mlperf-ledger from MLPerf results; they are not MLPerf results. Each row "
+        "carries the result keys and URLs of both results it divides.\n\n"
+        "| Table | What | Rows | CSV | Parquet |\n|---|---|---:|---|---|\n"
+        + "\n".join(rows)
+        + "\n\n## Columns\n\n"
+        + columns
+    )
+    return site.write_page("data.md", text)
+
+
+_NODE = r"([\w.:-]+)\s*(?:[\[({]+\"?([^\]\")}]*)\"?[\])}]+)?"
+_EDGE = re.compile(rf"^\s*{_NODE}\s*[-=.]+>(?:\|[^|]*\|)?\s*{_NODE}")
+
+
+def lineage_edges(mermaid: str) -> list[tuple[str, str]]:
+    """(upstream, downstream) asset names from a Mermaid flowchart's arrows.
+
+    Material for MkDocs renders Mermaid with a script from unpkg.com, and this site
+    loads nothing from other hosts, so the Audit page shows the graph as a table.
+    """
+    labels: dict[str, str] = {}
+    edges = []
+    for line in mermaid.splitlines():
+        match = _EDGE.match(line)
+        if not match:
+            continue
+        source, source_label, target, target_label = match.groups()
+        for node, label in ((source, source_label), (target, target_label)):
+            if label or node not in labels:
+                labels[node] = label or node
+        edges.append((source, target))
+    return [(labels[s], labels[t]) for s, t in edges]
+
+
+def _lineage_table(mermaid: str) -> str:
+    edges = lineage_edges(mermaid)
+    if not edges:
+        return "_No lineage was recorded._\n"
+    nodes = sorted({n for edge in edges for n in edge})
+    # Step = longest path from a source asset: the order in which assets are built.
+    step = dict.fromkeys(nodes, 0)
+    for _ in nodes:
+        for upstream, asset in edges:
+            step[asset] = max(step[asset], step[upstream] + 1)
+    reads = (
+        pl.DataFrame(edges, schema=["upstream", "asset"], orient="row")
+        .group_by("asset")
+        .agg(pl.col("upstream").unique().sort())
+        .join(pl.DataFrame({"asset": nodes}), on="asset", how="right")
+        .with_columns(step=pl.col("asset").replace_strict(step, return_dtype=pl.Int32))
+        .sort("step", "asset")
+        .with_columns(
+            c_step=pl.col("step").cast(pl.String),
+            c_asset=pl.format("<code>{}</code>", escape(pl.col("asset"))),
+            c_reads=pl.col("upstream")
+            .list.eval(pl.format("<code>{}</code>", escape(pl.element())))
+            .list.join(", ")
+            .fill_null("— (source)"),
+        )
+    )
+    return markdown_table(
+        reads,
+        {"c_step": "Step", "c_asset": "Asset", "c_reads": "Reads"},
+        numeric=("c_step",),
+    )
+
+
+def _audit_page(site: _Site) -> str:
+    data = site.data
+    extra = stringify(data.snapshots.select("rows", "rejected", "checks"))
+    snapshots = data.snapshots.with_columns(
+        c_release=escape(pl.col("release")),
+        c_file=external_link(escape(pl.col("path")), pl.col("url"), pl.col("url")),
+        c_sha=pl.format("<code>{}</code>", escape(pl.col("sha256"))),
+        c_bytes=number(pl.col("bytes").cast(pl.Float64), digits=15),
+        c_fetched=escape(pl.col("fetched_at").cast(pl.String)),
+        c_rows=extra["rows"],
+        c_rejected=extra["rejected"],
+        c_checks=extra["checks"],
+    ).sort("release", "path")
+    rejected = (
+        data.rejected.group_by("release", "reason")
+        .agg(pl.len().alias("records"), pl.col("result_key").first().alias("example"))
+        .sort(["records", "release"], descending=[True, False])
+        .with_columns(
+            c_release=escape(pl.col("release")),
+            c_reason=escape(pl.col("reason")),
+            c_records=pl.col("records").cast(pl.String),
+            c_example=pl.format("<code>{}</code>", escape(pl.col("example"))),
+        )
+    )
+    parts = [
+        "# Audit\n",
+        "How the numbers on this site were produced, and from which bytes.\n",
+        f"- Pipeline commit: <code>{escape(data.pipeline_commit)}</code>",
+        f"- Built at: {escape(data.built_at)}",
+        f"- Canonical results: {data.results.height:,}; rejected upstream records: "
+        f"{data.rejected.height:,}\n",
+        "## Lineage\n",
+        "Each asset and the assets it reads, in build order. The Mermaid source below "
+        "can be pasted into any Mermaid viewer.\n",
+        _lineage_table(data.lineage_mermaid),
+        "\n<details><summary>Mermaid source</summary><pre><code>"
+        + "\n".join(escape(line) for line in data.lineage_mermaid.splitlines())
+        + "</code></pre></details>\n",
+        "## Raw snapshots\n",
+        "Every upstream file the build read, as stored: a new upstream version becomes "
+        "a new snapshot next to the old one, never an overwrite.\n",
+        html_table(
+            snapshots,
+            {
+                "c_release": "Release",
+                "c_file": "Source file",
+                "c_sha": "sha256",
+                "c_bytes": "Bytes",
+                "c_fetched": "Fetched at",
+                "c_rows": "Rows",
+                "c_rejected": "Rejected",
+                "c_checks": "Checks",
+            },
+            numeric=("c_bytes", "c_rows", "c_rejected"),
+        )
+        or "_No snapshots were recorded._\n",
+        "## Rejected records\n",
+        html_table(
+            rejected,
+            {
+                "c_release": "Release",
+                "c_reason": "Reason",
+                "c_records": "Records",
+                "c_example": "Example key",
+            },
+            numeric=("c_records",),
+        )
+        or "_No upstream record was rejected._\n",
+    ]
+    if data.crosscheck is not None:
+        limit = 500
+        shown = stringify(data.crosscheck.head(limit))
+        more = (
+            " (the first 500; all in the downloads)"
+            if data.crosscheck.height > limit
+            else ""
+        )
+        parts += [
+            "## Cross-check with the raw result tree\n",
+            f"{data.crosscheck.height:,} rows{more}.\n",
+            html_table(shown, {c: escape(c) for c in shown.columns})
+            or "_Nothing to compare._\n",
+        ]
+    return site.write_page("audit.md", "\n".join(parts))
+
+
+# --- entry point -------------------------------------------------------------------
+
+
+def _clean(out_dir: Path) -> None:
+    """Empty the generated folder, keeping the cached JavaScript bundle."""
+    if out_dir.name != GENERATED:
+        raise ValueError(
+            f"render_site writes into a folder named {GENERATED!r}: {out_dir}"
+        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for child in out_dir.iterdir():
+        if child.name == "assets":
+            continue
+        if child.is_dir():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+def render_site(
+    data: SiteData,
+    out_dir: Path,
+    *,
+    bundle: bool = True,
+    extra_pages: Mapping[str, str] | None = None,
+) -> list[Path]:
+    """Write every generated page, chart, download and script of the website.
+
+    Args:
+        data: The frames and facts to show.
+        out_dir: The ``generated`` folder inside MkDocs' docs_dir (``site/generated``).
+            It is emptied first (except ``assets/``), so it must hold nothing else.
+        bundle: Also write the Vega JavaScript bundle (skipped when already current).
+        extra_pages: More generated pages, path under ``out_dir`` -> Markdown (for
+            example ``{"claims.md": render_claims_page(...)}``). They are written
+            after the folder is emptied; list them in ``mkdocs.yml``'s nav.
+
+    Returns:
+        Every file written.
+
+    Raises:
+        ValueError: ``out_dir`` is not named ``generated``.
+    """
+    _clean(out_dir)
+    results = with_accelerators(data.results)
+    site = _Site(
+        data=data, results=results, out_dir=out_dir, releases=release_order(
+            results["release"].unique()
+        )
+    )  # fmt: skip
+    page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
+    pairs = {
+        "gains": _merge_levels(_with_vendor(page_gains, results)),
+        "generations": _merge_levels(_with_vendor(data.generations, results)),
+        "scaling": _merge_levels(_with_vendor(data.scaling, results)),
+    }
+    _home(site, pairs)
+    if site.releases:
+        latest = site.releases[-1]
+        _release_page(
+            site,
+            latest,
+            "latest.md",
+            title=f"Latest release: {escape(latest)}",
+            top_n=LATEST_TOP_N,
+        )
+    else:
+        site.write_page("latest.md", "# Latest release\n\nNo results yet.\n")
+    _pairs_page(site, GAINS, pairs["gains"])
+    _pairs_page(site, GENERATIONS, pairs["generations"])
+    _pairs_page(site, SCALING, pairs["scaling"])
+    release_pages = {
+        r: _release_page(
+            site,
+            r,
+            f"releases/{slug(r)}.md",
+            title=f"MLPerf Inference {escape(r)}",
+            top_n=None,
+        )
+        for r in reversed(site.releases)
+    }
+    _releases_index(site)
+    benchmarks = sorted(results["benchmark"].drop_nulls().unique().to_list())
+    best = _best_per_accelerator(results)
+    benchmark_pages = {b: _benchmark_page(site, b, best) for b in benchmarks}
+    _benchmarks_index(site, benchmarks)
+    tables = {
+        "results": data.results,
+        "rejected": data.rejected,
+        "software_gains": data.gains,
+        "generation_ratios": data.generations,
+        "scaling": data.scaling,
+        "snapshots": data.snapshots,
+    }
+    if data.crosscheck is not None:
+        tables["crosscheck"] = data.crosscheck
+    downloads = write_downloads(
+        {k: (v, TABLE_DESCRIPTIONS[k]) for k, v in tables.items()},
+        out_dir / "downloads",
+    )
+    site.written += [p for d in downloads for p in (d.csv, d.parquet)]
+    _data_page(site, downloads)
+    _audit_page(site)
+    nav = {
+        f"{GENERATED}/releases/index.md": [
+            {escape(r): p} for r, p in release_pages.items()
+        ],
+        f"{GENERATED}/benchmarks/index.md": [
+            {escape(b): p} for b, p in benchmark_pages.items()
+        ],
+    }
+    for rel, text in (extra_pages or {}).items():
+        site.write_page(rel, text)
+    nav_path = out_dir / "partials" / "nav.json"
+    nav_path.write_text(json.dumps(nav, indent=1), encoding="utf-8")
+    site.written.append(nav_path)
+    if bundle:
+        site.written.append(write_bundle(out_dir / "assets" / "js"))
+    return site.written

@@ -1,0 +1,214 @@
+"""Everything the website shows, gathered in one typed object.
+
+``SiteData`` is the contract between the pipeline and the renderer: Dagster (or a test)
+fills it with frames, ``render_site`` turns it into files. Validation happens here,
+once, so a missing column fails with the frame's and column's name instead of deep
+inside a page template.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from pipeline.manifest import ManifestError, version_key
+
+#: Columns of one end of a pair (suffixed ``_old`` / ``_new`` in the pair schema).
+PAIR_END_SCHEMA: dict[str, pl.DataType] = {
+    "release": pl.String,
+    "result_key": pl.String,
+    "result_url": pl.String,
+    "submitter": pl.String,
+    "system_name": pl.String,
+    "platform": pl.String,
+    "accelerator_id": pl.String,
+    "accelerator_name": pl.String,
+    "total_accelerators": pl.Int32,
+    "nodes": pl.Int32,
+    "result_value": pl.Float64,
+    "result_per_accelerator": pl.Float64,
+    "software": pl.String,
+    "availability": pl.String,
+    "is_preview": pl.Boolean,
+    "is_inferred": pl.Boolean,
+}
+
+#: The shared schema of software gains, generation ratios and scaling pairs.
+PAIR_SCHEMA: dict[str, pl.DataType] = {
+    "kind": pl.String,
+    "identity_level": pl.String,
+    "is_per_accelerator": pl.Boolean,
+    "benchmark": pl.String,
+    "scenario": pl.String,
+    "division": pl.String,
+    "result_unit": pl.String,
+    "is_higher_better": pl.Boolean,
+    "ratio": pl.Float64,
+    "efficiency": pl.Float64,
+    **{f"{name}_old": dtype for name, dtype in PAIR_END_SCHEMA.items()},
+    **{f"{name}_new": dtype for name, dtype in PAIR_END_SCHEMA.items()},
+    "has_preview": pl.Boolean,
+    "has_inferred": pl.Boolean,
+}
+
+#: Canonical columns the pages read (the full RESULTS_SCHEMA may be passed).
+RESULTS_COLUMNS: tuple[str, ...] = (
+    "release", "result_key", "submitter", "division", "availability", "is_preview",
+    "system_name", "platform", "benchmark", "scenario", "result_value", "result_unit",
+    "is_higher_better", "result_per_accelerator", "nodes", "total_accelerators",
+    "accelerator_name", "host_cpu_name", "software", "is_inferred", "result_url",
+)  # fmt: skip
+
+SNAPSHOT_COLUMNS: tuple[str, ...] = (
+    "release", "path", "url", "sha256", "bytes", "fetched_at", "rows", "rejected",
+    "checks",
+)  # fmt: skip
+
+#: Accelerator vendors recognised in upstream accelerator names when the analysis
+#: module has not attached ``accelerator_vendor``: (vendor, case-insensitive regex).
+VENDOR_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("NVIDIA", r"(?i)nvidia|tesla|geforce|jetson"),
+    ("AMD", r"(?i)\bamd\b|instinct"),
+    ("Intel", r"(?i)intel|gaudi"),
+    ("Google", r"(?i)\btpu\b"),
+    ("Qualcomm", r"(?i)qualcomm|cloud ai"),
+    ("UntetherAI", r"(?i)untether|speedai"),
+)
+CPU_ONLY_VENDOR = "CPU only"
+OTHER_VENDOR = "Other"
+
+
+class SiteDataError(ValueError):
+    """A frame handed to the renderer lacks a column; the message names both."""
+
+
+def _require(
+    frame: pl.DataFrame, columns: tuple[str, ...] | list[str], name: str
+) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise SiteDataError(
+            f"SiteData.{name} is missing column(s): {', '.join(missing)}"
+        )
+
+
+def vendor_of(name: pl.Expr) -> pl.Expr:
+    """Vendor from an accelerator name: a fallback for frames without vendor columns.
+
+    A mixed system ("NVIDIA H200 + AMD MI350X") gets the first vendor named; null names
+    are CPU-only systems.
+    """
+    vendor = pl.when(name.is_null()).then(pl.lit(CPU_ONLY_VENDOR))
+    for label, pattern in VENDOR_PATTERNS:
+        vendor = vendor.when(name.str.contains(pattern)).then(pl.lit(label))
+    return vendor.otherwise(pl.lit(OTHER_VENDOR))
+
+
+def with_accelerators(results: pl.DataFrame) -> pl.DataFrame:
+    """Results with the accelerator columns the pages group, label and colour by.
+
+    The analysis module attaches curated identities (``accelerator_id``,
+    ``accelerator_vendor``, ``accelerator_model``, ``is_cpu_only``); without them (a
+    unit test, or before the analysis ran), or where it left an accelerator unmapped,
+    the upstream name stands in, so pages degrade to raw names instead of failing.
+    Adds ``accelerator_label``, the name shown to readers.
+    """
+    name = pl.col("accelerator_name")
+    host = pl.col("host_cpu_name").fill_null("unknown CPU")
+    present = set(results.columns)
+
+    def given(column: str, default: pl.Expr) -> pl.Expr:
+        return pl.coalesce(pl.col(column), default) if column in present else default
+
+    cpu_only = given(
+        "is_cpu_only",
+        name.is_null() | (pl.col("total_accelerators").fill_null(0) == 0),
+    )
+    model = (
+        pl.format("{} {}", pl.col("accelerator_vendor"), pl.col("accelerator_model"))
+        if {"accelerator_vendor", "accelerator_model"} <= present
+        else pl.lit(None, dtype=pl.String)
+    )
+    return results.with_columns(
+        is_cpu_only=cpu_only,
+        accelerator_id=given(
+            "accelerator_id",
+            pl.when(cpu_only).then(pl.format("cpu: {}", host)).otherwise(name),
+        ),
+        accelerator_vendor=given(
+            "accelerator_vendor",
+            pl.when(cpu_only).then(pl.lit(CPU_ONLY_VENDOR)).otherwise(vendor_of(name)),
+        ),
+        accelerator_label=pl.when(cpu_only)
+        .then(pl.format("CPU only: {}", host))
+        .otherwise(pl.coalesce(model, name)),
+    )
+
+
+def release_order(releases: list[str] | pl.Series) -> list[str]:
+    """Releases sorted by version number (v4.1 < v5.1 < v10.0), unknown forms last."""
+
+    def key(version: str) -> tuple[int, int, str]:
+        try:
+            return (*version_key(version), "")
+        except ManifestError:
+            return (10**6, 0, version)
+
+    return sorted({str(r) for r in releases if r is not None}, key=key)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SiteData:
+    """The frames and facts one build of the website shows.
+
+    Attributes:
+        results: Canonical results (``RESULTS_SCHEMA``), optionally with the analysis
+            module's ``accelerator_id``, ``accelerator_vendor`` and ``is_cpu_only``.
+        rejected: Upstream records that did not become results (``REJECTED_SCHEMA``).
+        gains: Software gains in ``PAIR_SCHEMA``.
+        generations: Hardware generation ratios in ``PAIR_SCHEMA``.
+        scaling: Scaling pairs in ``PAIR_SCHEMA``.
+        snapshots: One row per raw snapshot consumed (``SNAPSHOT_COLUMNS``).
+        lineage_mermaid: The asset graph as a Mermaid flowchart.
+        pipeline_commit: Git commit of the pipeline code that built the site.
+        built_at: ISO timestamp of the build.
+        crosscheck: Optional comparison of summary values with the raw result tree.
+    """
+
+    results: pl.DataFrame
+    rejected: pl.DataFrame
+    gains: pl.DataFrame
+    generations: pl.DataFrame
+    scaling: pl.DataFrame
+    snapshots: pl.DataFrame
+    lineage_mermaid: str
+    pipeline_commit: str
+    built_at: str
+    crosscheck: pl.DataFrame | None = None
+
+    def __post_init__(self) -> None:
+        _require(self.results, RESULTS_COLUMNS, "results")
+        _require(self.snapshots, SNAPSHOT_COLUMNS, "snapshots")
+        for name in ("gains", "generations", "scaling"):
+            frame = getattr(self, name)
+            _require(frame, list(PAIR_SCHEMA), name)
+            # Same names, same types: casting once here keeps page code free of checks.
+            object.__setattr__(
+                self, name, frame.select(list(PAIR_SCHEMA)).cast(PAIR_SCHEMA)
+            )
+
+    @property
+    def releases(self) -> list[str]:
+        """Releases present in the results, oldest first."""
+        return release_order(self.results["release"].unique())
+
+    @property
+    def latest_release(self) -> str | None:
+        """The newest release with results, if any."""
+        return self.releases[-1] if self.releases else None
+
+
+def empty_pairs() -> pl.DataFrame:
+    """A pair table with no rows (an analysis that found nothing to compare)."""
+    return pl.DataFrame(schema=PAIR_SCHEMA)

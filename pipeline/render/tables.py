@@ -1,0 +1,224 @@
+"""Vectorised cell formatting and Markdown tables.
+
+Cells are built with Polars expressions over whole frames, so no page loops over result
+rows. Every upstream string passes through ``escape``; every link target through
+``safe_url``. Numbers are formatted here so all pages agree on precision.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+import polars as pl
+
+from pipeline.render.escape import escape, safe_url
+
+#: Significant digits shown for measured values: MLPerf summaries report about six.
+SIGNIFICANT_DIGITS = 6
+
+PREVIEW_BADGE = (
+    '<span class="ledger-badge ledger-badge--preview" title="Preview: the system was '
+    'not yet available when the result was published">preview</span>'
+)
+INFERRED_BADGE = (
+    '<span class="ledger-badge ledger-badge--inferred" title="Inferred: upstream '
+    'derived this result from a run of another scenario">inferred</span>'
+)
+DERIVED_NOTICE = (
+    '!!! warning "Derived, unofficial — not MLPerf results"\n'
+    "    The ratios on this page are computed by mlperf-ledger from published MLPerf "
+    "Inference results. They are derived, unofficial metrics: not MLPerf results, not "
+    "verified by MLCommons Association, and not endorsed by it. Every row names and "
+    "links the two official results it divides. See the "
+    "[methodology]({methodology}).\n"
+)
+
+
+def number(expr: pl.Expr, digits: int = SIGNIFICANT_DIGITS) -> pl.Expr:
+    """Format a float as text with thousands separators: 27803.9 -> "27,803.9".
+
+    Polars has no number formatting with grouping, so the integer part is grouped by
+    reversing it and inserting a comma after every third digit.
+    """
+    text = expr.round_sig_figs(digits).cast(pl.String).str.replace(r"\.0$", "")
+    integer = text.str.extract(r"^(\d+)")
+    rest = text.str.replace(r"^\d+", "")
+    grouped = (
+        integer.str.reverse()
+        .str.replace_all(r"(\d{3})", "${1},")
+        .str.strip_suffix(",")
+        .str.reverse()
+    )
+    return (
+        pl.when(text.str.contains(r"[eE]") | integer.is_null())
+        .then(text)
+        .otherwise(grouped + rest)
+    )
+
+
+def ratio(expr: pl.Expr) -> pl.Expr:
+    """Format a ratio with two decimals and a multiplication sign: 1.5 -> "1.50×"."""
+    cents = (expr * 100).round(0).cast(pl.Int64)
+    return pl.format(
+        "{}.{}×",
+        cents // 100,
+        (cents % 100).cast(pl.String).str.zfill(2),
+    )
+
+
+def badges(is_preview: pl.Expr, is_inferred: pl.Expr) -> pl.Expr:
+    """HTML badges marking preview and inferred results ("" when neither applies)."""
+    return pl.concat_str(
+        pl.when(is_preview).then(pl.lit(" " + PREVIEW_BADGE)).otherwise(pl.lit("")),
+        pl.when(is_inferred).then(pl.lit(" " + INFERRED_BADGE)).otherwise(pl.lit("")),
+    )
+
+
+def external_link(text: pl.Expr, url: pl.Expr, title: pl.Expr | None = None) -> pl.Expr:
+    """An ``<a>`` to an upstream URL around already-safe ``text``; plain text if unsafe.
+
+    Raw HTML is used instead of Markdown link syntax because upstream URLs may contain
+    characters that end a Markdown link target early.
+    """
+    href = safe_url(url)
+    title_attr = (
+        pl.format(' title="{}"', escape(title)) if title is not None else pl.lit("")
+    )
+    return (
+        pl.when(href.is_not_null())
+        .then(pl.format('<a href="{}"{}>{}</a>', href, title_attr, text))
+        .otherwise(text)
+    )
+
+
+def result_cell(
+    value: pl.Expr,
+    url: pl.Expr,
+    key: pl.Expr | None,
+    is_preview: pl.Expr,
+    is_inferred: pl.Expr,
+) -> pl.Expr:
+    """A value linked to its upstream result folder, followed by its badges.
+
+    ``key`` (the result key) becomes the link's tooltip; pass None where the key is
+    printed next to the value anyway.
+    """
+    return pl.concat_str(
+        external_link(number(value), url, title=key),
+        badges(is_preview.fill_null(False), is_inferred.fill_null(False)),
+    )
+
+
+def relative(from_page: str, target: str) -> str:
+    """Link from one docs-relative page path to another docs-relative path.
+
+    With ``use_directory_urls: false`` a page's URL mirrors its source path, so the
+    same relative path works for Markdown links and for chart ``data-spec`` attributes.
+    """
+    return posixpath.relpath(target, posixpath.dirname(from_page) or ".")
+
+
+def markdown_table(
+    frame: pl.DataFrame, columns: dict[str, str], numeric: tuple[str, ...] = ()
+) -> str:
+    """A Markdown table from a frame whose listed columns already hold safe cell text.
+
+    Args:
+        frame: Rows to show, one row per table row, in display order.
+        columns: Frame column -> header text (headers are ours, not upstream's).
+        numeric: Columns to right-align.
+
+    Returns:
+        The table as Markdown, ending with a newline; "" for an empty frame.
+    """
+    if frame.height == 0:
+        return ""
+    header = "| " + " | ".join(columns.values()) + " |"
+    rule = "|" + "|".join("---:" if c in numeric else "---" for c in columns) + "|"
+    rows = frame.select(
+        pl.concat_str(
+            pl.lit("| "),
+            pl.concat_str(
+                [pl.col(c).cast(pl.String).fill_null("") for c in columns],
+                separator=" | ",
+            ),
+            pl.lit(" |"),
+        ).alias("row")
+    )["row"]
+    return "\n".join([header, rule, *rows.to_list()]) + "\n"
+
+
+def html_table(
+    frame: pl.DataFrame,
+    columns: dict[str, str],
+    numeric: tuple[str, ...] = (),
+    *,
+    wide: tuple[str, ...] = (),
+    searchable: bool = True,
+) -> str:
+    """An HTML table from a frame whose listed columns already hold safe cell text.
+
+    Large tables (hundreds of rows of results or pairs) are written as raw HTML:
+    Python-Markdown passes a raw HTML block through untouched instead of running its
+    inline patterns over every cell, which keeps ``mkdocs build`` fast. Use it only for
+    tables without links to other pages (MkDocs validates and rewrites those only in
+    Markdown). ``escape`` output is valid HTML, so cells need no second escaping.
+
+    Args:
+        frame: Rows to show, in display order.
+        columns: Frame column -> header text (already safe).
+        numeric: Columns to right-align.
+        wide: Columns whose cells hold several lines (a pair's end) and should not be
+            squeezed narrower than a readable width.
+        searchable: Index the cells for the site search. Tables that repeat what
+            other pages list (pairs, per-benchmark pivots) opt out: the search index
+            is downloaded by every first page view.
+
+    Returns:
+        The table as one HTML block followed by a blank line; "" for an empty frame.
+    """
+    if frame.height == 0:
+        return ""
+
+    def attributes(column: str) -> str:
+        if column in numeric:
+            return ' style="text-align: right;"'
+        return ' class="ledger-wide"' if column in wide else ""
+
+    heads = "".join(f"<th{attributes(c)}>{title}</th>" for c, title in columns.items())
+    cells = [
+        pl.format(
+            "<td{}>{}</td>",
+            pl.lit(attributes(c)),
+            pl.col(c).cast(pl.String).fill_null(""),
+        )
+        for c in columns
+    ]
+    rows = frame.select(
+        pl.concat_str(pl.lit("<tr>"), *cells, pl.lit("</tr>")).alias("row")
+    )["row"]
+    body = "\n".join(rows.to_list())
+    opening = "<table>" if searchable else "<table data-search-exclude>"
+    head = f"<thead><tr>{heads}</tr></thead>"
+    return f"{opening}\n{head}\n<tbody>\n{body}\n</tbody>\n</table>\n\n"
+
+
+def stringify(frame: pl.DataFrame) -> pl.DataFrame:
+    """Every column as escaped text, for frames whose schema the page does not know.
+
+    Lists are joined with commas and structs written as JSON, so any frame handed to
+    the Audit page (for example a cross-check) can be shown without custom code.
+    """
+    exprs = []
+    for name, dtype in frame.schema.items():
+        column = pl.col(name)
+        if isinstance(dtype, pl.List):
+            text = column.list.eval(pl.element().cast(pl.String)).list.join(", ")
+        elif isinstance(dtype, pl.Struct):
+            text = column.struct.json_encode()
+        elif dtype.is_float():
+            text = number(column)
+        else:
+            text = column.cast(pl.String)
+        exprs.append(escape(text).alias(name))
+    return frame.select(exprs)

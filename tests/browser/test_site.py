@@ -1,0 +1,374 @@
+"""The built website in headless Chromium: what a reader sees, from the real mirror.
+
+The site is rendered from the real mirror (``mirror_results``) plus one malicious row,
+built with ``mkdocs build --strict`` into a temporary project, served by ``http.server``
+on 127.0.0.1 and visited page by page with Debian's Chromium (never Playwright's own
+browser download).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urldefrag, urlparse
+
+import polars as pl
+import pytest
+
+from pipeline.render.bundle import BUNDLE_NAME
+from pipeline.render.pages import render_site
+from tests.browser.site_inputs import MALICIOUS_SYSTEM, site_data
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = ROOT / "build" / "screenshots"
+#: A page's own bytes (HTML, chart specs, chart data) may not exceed this.
+PAGE_BUDGET = 1_500_000
+CHART_PAGE = "generated/benchmarks/llama2-70b-99.html"
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class BuiltSite:
+    root: Path
+    url: str
+    build_seconds: float
+
+
+@dataclass
+class PageVisit:
+    path: str
+    charts: list[dict]
+    tables: list[int]
+    console_errors: list[str]
+    hosts: set[str]
+    links: set[str]
+    own_bytes: int
+    total_bytes: int
+    javascript_links: int
+    injected: int
+
+
+@pytest.fixture(scope="module")
+def built_site(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    mirror_results: pl.DataFrame,
+) -> Iterator[BuiltSite]:
+    project = tmp_path_factory.mktemp("site-project")
+    out = project / "build" / "site"
+    out.mkdir(parents=True)
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), partial(_QuietHandler, directory=str(out))
+    )
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    started = time.monotonic()
+    # The project exactly as committed: mkdocs.yml, the hand-written site/, and the
+    # hook it names under pipeline/ (linked, not copied).
+    shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
+    shutil.copytree(
+        ROOT / "site", project / "site", ignore=shutil.ignore_patterns("generated")
+    )
+    (project / "pipeline").symlink_to(ROOT / "pipeline", target_is_directory=True)
+    # Bundling Vega takes ~2 s and only changes with vl-convert; write_bundle skips a
+    # bundle whose header names the same versions, so reuse the last run's.
+    cache = request.config.cache.mkdir("vega-bundle") / BUNDLE_NAME
+    js_dir = project / "site" / "generated" / "assets" / "js"
+    js_dir.mkdir(parents=True)
+    if cache.is_file():
+        shutil.copy(cache, js_dir / BUNDLE_NAME)
+    render_site(site_data(mirror_results), project / "site" / "generated")
+    shutil.copy(js_dir / BUNDLE_NAME, cache)
+    env = {**os.environ, "MLPERF_LEDGER_SITE_URL": url, "NO_MKDOCS_2_WARNING": "1"}
+    build = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(project / "mkdocs.yml"),
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert build.returncode == 0, build.stderr[-4000:]
+    assert "WARNING" not in build.stderr, build.stderr[-4000:]
+    try:
+        yield BuiltSite(root=out, url=url, build_seconds=time.monotonic() - started)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _pages(root: Path) -> list[str]:
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*.html")
+        if p.name != "404.html"
+    )
+
+
+CHART_STATE = """() => [...document.querySelectorAll('div.vega-chart')].map(el => ({
+  spec: el.dataset.spec,
+  state: el.dataset.state || null,
+  marks: el.querySelectorAll('svg .role-mark > *, canvas').length,
+}))"""
+TABLE_ROWS = "() => [...document.querySelectorAll('article table')].map(t => t.querySelectorAll('tbody tr').length)"
+CHARTS_SETTLED = """() => [...document.querySelectorAll('div.vega-chart')]
+  .every(el => el.dataset.state === 'rendered' || el.dataset.state === 'failed')"""
+LINKS = """() => [...document.querySelectorAll('a[href], img[src], script[src], link[href]')]
+  .map(el => el.href || el.src).filter(Boolean)"""
+#: The v5.1 page must cite AMD's 8xMI300X llama2-70b-99 Offline result.
+AMD_URL = (
+    "https://github.com/mlcommons/inference_results_v5.1/tree/main/closed/AMD/results/"
+    "8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline"
+)
+CITATION = """url => [...document.querySelectorAll(`a[href="${url}"]`)].map(a => ({
+  text: a.textContent, title: a.title, row: a.closest('tr').innerText,
+  heading: (() => { let el = a.closest('table'); while (el && !/^H[1-6]$/.test(el.tagName)) {
+    el = el.previousElementSibling || el.parentElement; } return el ? el.innerText : null; })(),
+}))"""
+MALICIOUS_CELLS = """text => [...document.querySelectorAll('td')]
+  .filter(td => td.innerText.includes(text)).map(td => td.innerText)"""
+INJECTED = """() => [...document.querySelectorAll('script')]
+  .filter(s => s.textContent.includes('alert(')).length
+  + document.querySelectorAll('img[src="x"], img[onerror]').length"""
+
+
+@pytest.fixture(scope="module")
+def visits(built_site: BuiltSite) -> dict[str, PageVisit]:
+    from playwright.sync_api import sync_playwright
+
+    origin = urlparse(built_site.url).netloc
+    results: dict[str, PageVisit] = {}
+    dialogs: list[str] = []
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        context = browser.new_context(
+            viewport={"width": 1280, "height": 900}, service_workers="block"
+        )
+        page = context.new_page()
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        current: dict = {}
+        page.on(
+            "console", lambda m: m.type == "error" and current["errors"].append(m.text)
+        )
+        page.on("pageerror", lambda e: current["errors"].append(str(e)))
+
+        def on_response(response) -> None:  # noqa: ANN001
+            size = int(response.headers.get("content-length", "0") or 0)
+            current["total"] += size
+            path = urlparse(response.url).path
+            if (
+                response.request.resource_type == "document"
+                or "/generated/charts/" in path
+            ):
+                current["own"] += size
+
+        page.on("response", on_response)
+        page.on(
+            "request",
+            lambda r: current["hosts"].add(
+                urlparse(r.url).netloc or urlparse(r.url).scheme
+            ),
+        )
+        for path in _pages(built_site.root):
+            current.update(errors=[], hosts=set(), total=0, own=0)
+            page.goto(built_site.url + path, wait_until="load")
+            page.wait_for_function(CHARTS_SETTLED, timeout=20_000)
+            if path in ("index.html", CHART_PAGE):
+                name = "home" if path == "index.html" else "benchmark-llama2-70b-99"
+                page.screenshot(
+                    path=SCREENSHOTS / f"{name}.png", full_page=path == "index.html"
+                )
+            results[path] = PageVisit(
+                path=path,
+                charts=page.evaluate(CHART_STATE),
+                tables=page.evaluate(TABLE_ROWS),
+                console_errors=list(current["errors"]),
+                hosts={h for h in current["hosts"] if h not in ("data", "blob")},
+                links={
+                    urldefrag(u)[0]
+                    for u in page.evaluate(LINKS)
+                    if urlparse(u).netloc == origin
+                },
+                own_bytes=current["own"],
+                total_bytes=current["total"],
+                javascript_links=page.locator('a[href^="javascript:" i]').count(),
+                injected=page.evaluate(INJECTED),
+            )
+        probes = {
+            "amd": page.goto(built_site.url + "generated/releases/v5.1.html")
+            and page.evaluate(CITATION, AMD_URL),
+            "malicious": page.evaluate(MALICIOUS_CELLS, MALICIOUS_SYSTEM)
+            if page.goto(built_site.url + "generated/releases/v6.1.html")
+            else None,
+        }
+        # Material's instant navigation swaps the page without reloading scripts;
+        # charts.js must embed the new page's charts all the same.
+        page.goto(built_site.url + "generated/benchmarks/index.html")
+        page.evaluate("() => { window.__sameDocument = true; }")
+        page.locator("article a", has_text=re.compile(r"^llama2-70b-99$")).click()
+        page.wait_for_url("**/llama2-70b-99.html")
+        page.wait_for_function(CHARTS_SETTLED, timeout=20_000)
+        probes["instant"] = {
+            "same_document": page.evaluate("() => window.__sameDocument === true"),
+            "charts": page.evaluate(CHART_STATE),
+        }
+        phone = browser.new_context(
+            viewport={"width": 390, "height": 844},
+            is_mobile=True,
+            service_workers="block",
+        )
+        phone_page = phone.new_page()
+        phone_page.goto(built_site.url + "index.html", wait_until="load")
+        phone_page.wait_for_function(CHARTS_SETTLED, timeout=20_000)
+        phone_page.screenshot(path=SCREENSHOTS / "home-phone.png", full_page=False)
+        browser.close()
+    results["__dialogs__"] = dialogs  # type: ignore[assignment]
+    results["__probes__"] = probes  # type: ignore[assignment]
+    weights = "\n".join(
+        f"{v.path}\t{v.own_bytes}\t{v.total_bytes}"
+        for v in results.values()
+        if isinstance(v, PageVisit)
+    )
+    (SCREENSHOTS / "page-weights.tsv").write_text(
+        "page\town_bytes\ttotal_bytes\n" + weights + "\n"
+    )
+    return results
+
+
+def _visited(visits: dict) -> list[PageVisit]:
+    return [v for v in visits.values() if isinstance(v, PageVisit)]
+
+
+def test_every_page_of_the_site_was_built_and_visited(
+    built_site: BuiltSite, visits: dict
+) -> None:
+    pages = {v.path for v in _visited(visits)}
+    assert {"index.html", "generated/latest.html", "generated/software-gains.html",
+            "generated/generations.html", "generated/scaling.html", "generated/data.html",
+            "generated/audit.html", "methodology.html", CHART_PAGE,
+            "generated/releases/v5.1.html"} <= pages  # fmt: skip
+    # One page per mirrored release and per benchmark with results.
+    assert {
+        f"generated/releases/{r}.html" for r in ("v4.1", "v5.1", "v6.0", "v6.1")
+    } <= pages
+    assert len([p for p in pages if p.startswith("generated/benchmarks/")]) >= 25
+
+
+def test_every_chart_renders_marks(visits: dict) -> None:
+    charts = [(v.path, c) for v in _visited(visits) for c in v.charts]
+    assert len(charts) > 50
+    failed = [(p, c) for p, c in charts if c["state"] != "rendered" or c["marks"] == 0]
+    assert failed == []
+
+
+def test_no_console_errors_and_no_foreign_hosts(
+    built_site: BuiltSite, visits: dict
+) -> None:
+    origin = urlparse(built_site.url).netloc
+    assert {
+        v.path: v.console_errors for v in _visited(visits) if v.console_errors
+    } == {}
+    assert {
+        v.path: v.hosts - {origin} for v in _visited(visits) if v.hosts - {origin}
+    } == {}
+
+
+def test_tables_have_rows(visits: dict) -> None:
+    assert sum(len(v.tables) for v in _visited(visits)) > 100
+    assert {v.path: v.tables for v in _visited(visits) if 0 in v.tables} == {}
+
+
+def test_internal_links_resolve(visits: dict) -> None:
+    links = sorted({link for v in _visited(visits) for link in v.links})
+    assert len(links) > 40
+
+    def status(url: str) -> tuple[str, int]:
+        with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310 (loopback)
+            return url, response.status
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        broken = [(u, s) for u, s in pool.map(status, links) if s != 200]
+    assert broken == []
+
+
+def test_malicious_names_render_as_text(built_site: BuiltSite, visits: dict) -> None:
+    # No alert() ran, no javascript: link exists, no injected script or img element.
+    assert visits["__dialogs__"] == []
+    assert {
+        v.path: v.javascript_links for v in _visited(visits) if v.javascript_links
+    } == {}
+    assert {v.path: v.injected for v in _visited(visits) if v.injected} == {}
+    # The reader sees the name as typed, inside a table cell of the v6.1 page.
+    cells = visits["__probes__"]["malicious"]
+    assert cells and all(MALICIOUS_SYSTEM in cell for cell in cells)
+    html = (built_site.root / "generated/releases/v6.1.html").read_text()
+    assert "&lt;script&gt;alert&#40;1&#41;&lt;/script&gt;" in html
+    assert "<script>alert(1)" not in html
+
+
+def test_instant_navigation_re_renders_charts(visits: dict) -> None:
+    instant = visits["__probes__"]["instant"]
+    assert instant["same_document"], "Material reloaded the page instead of swapping it"
+    assert instant["charts"]
+    assert all(c["state"] == "rendered" and c["marks"] > 0 for c in instant["charts"])
+
+
+def test_v51_page_cites_amd_mi300x_llama2_offline(visits: dict) -> None:
+    (link,) = visits["__probes__"]["amd"]
+    assert link["text"] == "27,803.9"
+    assert link["title"] == "5.1-0001:llama2-70b-99:Offline"
+    assert "AMD" in link["row"] and "8xMI300X_2xEPYC_9575F" in link["row"]
+    assert "8 × AMD Instinct MI300X 192GB HBM3 · 1 node" in link["row"]
+    assert link["heading"].startswith("Offline · closed · Tokens/s")
+
+
+def test_page_weights_stay_under_budget(visits: dict) -> None:
+    heavy = {v.path: v.own_bytes for v in _visited(visits) if v.own_bytes > PAGE_BUDGET}
+    assert heavy == {}
+
+
+def test_screenshots_saved(visits: dict) -> None:
+    for name in ("home.png", "benchmark-llama2-70b-99.png", "home-phone.png"):
+        assert (SCREENSHOTS / name).stat().st_size > 10_000

@@ -1,0 +1,32 @@
+import json
+from pathlib import Path
+
+from pipeline.render import mkdocs_hooks
+
+
+def test_generated_sections_expand_into_their_pages(tmp_path: Path) -> None:
+    nav_file = tmp_path / mkdocs_hooks.NAV_FILE
+    nav_file.parent.mkdir(parents=True)
+    nav_file.write_text(
+        json.dumps(
+            {"generated/releases/index.md": [{"v6.1": "generated/releases/v6.1.md"}]}
+        )
+    )
+    config = {
+        "docs_dir": str(tmp_path),
+        "nav": [{"Home": "index.md"}, {"Releases": "generated/releases/index.md"}],
+    }
+    assert mkdocs_hooks.on_config(config)["nav"] == [
+        {"Home": "index.md"},
+        {
+            "Releases": [
+                "generated/releases/index.md",
+                {"v6.1": "generated/releases/v6.1.md"},
+            ]
+        },
+    ]
+
+
+def test_missing_nav_file_leaves_the_nav_alone(tmp_path: Path) -> None:
+    config = {"docs_dir": str(tmp_path), "nav": [{"Home": "index.md"}]}
+    assert mkdocs_hooks.on_config(config)["nav"] == [{"Home": "index.md"}]

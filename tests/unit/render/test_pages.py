@@ -1,0 +1,235 @@
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pipeline.render import bundle
+from pipeline.render.pages import lineage_edges, render_site
+from pipeline.render.site_data import SiteData
+from tests.unit.render.conftest import AMD_V51_URL
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Path:
+    """Rendered once for the module: the pages are only read."""
+    out = tmp_path_factory.mktemp("render") / "generated"
+    render_site(site_data, out, bundle=False)
+    return out
+
+
+def test_release_page_lists_amd_mi300x_llama2_offline_with_its_link(site: Path) -> None:
+    page = (site / "releases" / "v5.1.md").read_text()
+    assert "#### Offline · closed · Tokens/s" in page
+    row = next(line for line in page.splitlines() if AMD_V51_URL in line)
+    assert (
+        f'<a href="{AMD_V51_URL}" title="5&#46;1-0001&#58;llama2-70b-99&#58;Offline">27,803.9</a>'
+        in row
+    )
+    assert "<td>AMD</td>" in row
+    assert "8xMI300X&#95;2xEPYC&#95;9575F" in row
+    assert "8 × AMD Instinct MI300X 192GB HBM3 · 1 node" in row
+    assert (
+        "[llama2-70b-99](../benchmarks/llama2-70b-99.md)" not in page
+    )  # linked as "Across releases"
+    assert "[Across releases](../benchmarks/llama2-70b-99.md)" in page
+
+
+def test_inferred_and_preview_results_carry_badges(site: Path) -> None:
+    # Per accelerator, NVIDIA's inferred 8-GPU result (3,875) beats its 16-GPU one.
+    bench = (site / "benchmarks" / "llama2-70b-99.md").read_text()
+    h100 = next(
+        line for line in bench.splitlines() if line.startswith("<tr><td>NVIDIA H100")
+    )
+    assert '>3,875</a> <span class="ledger-badge ledger-badge--inferred"' in h100
+    v60 = (site / "releases" / "v6.0.md").read_text()
+    mi325x = next(
+        line for line in v60.splitlines() if "MI325X" in line and "href" in line
+    )
+    assert "ledger-badge--preview" in mi325x
+
+
+def test_software_gain_row_cites_both_ends(site: Path) -> None:
+    page = (site / "software-gains.md").read_text()
+    assert "Derived, unofficial — not MLPerf results" in page
+    row = next(
+        line
+        for line in page.splitlines()
+        if line.startswith("<tr><td") and "1.25×" in line
+    )
+    for text in (
+        "<b>v5.1</b>", "<b>v6.0</b>", f'href="{AMD_V51_URL}"', "27,803.9", "34,754.9",
+        "<code>5&#46;1-0001&#58;llama2-70b-99&#58;Offline</code>",
+        "<code>6&#46;0-0004&#58;llama2-70b-99&#58;Offline</code>",
+        "software: ROCm 6.4.1, vLLM 0.9.2 · available",
+        "software: ROCm 7.0, vLLM 0.10.1 · available",
+        "8 × AMD Instinct MI300X 192GB HBM3 · 1 node", "closed · system",
+    ):  # fmt: skip
+        assert text in row, text
+    assert (
+        '<div class="vega-chart" data-spec="charts/software-gains-llama2-70b-99-v5.1-v6.0.json"'
+        in page
+    )
+
+
+def test_every_ratio_page_shows_the_notice(site: Path) -> None:
+    for name in (
+        "software-gains.md",
+        "generations.md",
+        "scaling.md",
+        "partials/home.md",
+    ):
+        assert (
+            "Derived, unofficial — not MLPerf results" in (site / name).read_text()
+        ), name
+    scaling = (site / "scaling.md").read_text()
+    assert "97%" in scaling and "1.94×" in scaling
+
+
+def test_home_headlines_and_latest_release_numbers(site: Path) -> None:
+    home = (site / "partials" / "home.md").read_text()
+    assert "## Latest release: v6.0" in home
+    assert "<div><strong>3</strong>results</div>" in home
+    assert "[Everything in v6.0 →](generated/releases/v6.0.md)" in home
+    assert 'data-spec="generated/charts/home-software-gains.json"' in home
+    assert (
+        '<img class="vega-fallback" src="generated/charts/home-software-gains.svg"'
+        in home
+    )
+    assert (site / "charts" / "home-software-gains.svg").read_text().startswith("<svg")
+    # Headlines prefer pairs of measured results of available systems; the only
+    # generation pair has a preview end, so it is shown with that said.
+    assert (
+        "1 generation ratios (v6.0): median **1.18×**, largest **1.18×** (each has a preview or inferred end"
+        in home
+    )
+
+
+def test_benchmark_page_compares_per_accelerator_and_leaves_out_cpu_only(
+    site: Path,
+) -> None:
+    page = (site / "benchmarks" / "llama2-70b-99.md").read_text()
+    assert "## Offline · closed" in page
+    assert "Tokens/s per accelerator, best per accelerator type" in page
+    assert ">3,475.49</a>" in page  # 27,803.9 / 8
+    resnet = (site / "benchmarks" / "resnet.md").read_text()
+    assert "1 CPU-only results" in resnet and "vega-chart" not in resnet
+
+
+def test_malicious_upstream_strings_stay_text(site: Path) -> None:
+    for path in site.rglob("*.md"):
+        text = path.read_text()
+        assert "<script" not in text and "javascript:" not in text, path
+        assert "<b>Corp</b>" not in text and "--8<--" not in text, path
+    page = (site / "releases" / "v6.0.md").read_text()
+    assert (
+        "&lt;script&gt;alert&#40;1&#41;&lt;/script&gt; &#91;click&#93;&#40;javascript&#58;alert&#40;1&#41;&#41;"
+        in page
+    )
+    # The unsafe result URL is not linked at all: the value is plain text.
+    row = next(line for line in page.splitlines() if "Evil" in line and "<td>" in line)
+    assert "<a " not in row.split("ledger-wide")[0] and ">1</td>" in row
+
+
+def test_data_page_lists_downloads_with_checksums_and_rows(
+    site: Path, site_data: SiteData
+) -> None:
+    page = (site / "data.md").read_text()
+    csv = site / "downloads" / "results.csv"
+    digest = hashlib.sha256(csv.read_bytes()).hexdigest()
+    assert re.search(
+        rf"\| \*\*results\*\* \| .* \| 7 \| \[results\.csv\]\(downloads/results\.csv\) · [\d.]+ KB<br><code>sha256:{digest}</code>",
+        page,
+    )
+    for name in (
+        "rejected",
+        "software_gains",
+        "generation_ratios",
+        "scaling",
+        "snapshots",
+    ):
+        assert (site / "downloads" / f"{name}.parquet").is_file()
+        assert f"[{name}.csv](downloads/{name}.csv)" in page
+
+
+def test_audit_page_has_lineage_snapshots_and_commit(site: Path) -> None:
+    page = (site / "audit.md").read_text()
+    assert "<code>0123456789abcdef0123456789abcdef01234567</code>" in page
+    assert (
+        "| 2 | <code>out&#95;mlperf&#95;&#95;scaling</code> | <code>core&#95;mlperf&#95;&#95;results</code> |"
+        in page
+    )
+    assert "<code>" + "ab" * 32 + "</code>" in page
+    assert "schema&#58; passed, row count&#58; passed" in page
+    assert "1,234,567" in page
+    assert "mermaid" not in page.lower().replace("mermaid source", "").replace(
+        "mermaid viewer", ""
+    )
+
+
+def test_lineage_edges_read_labels_and_arrows() -> None:
+    assert lineage_edges(
+        'flowchart LR\n  a["A asset"] --> b\n  b -->|x| c[C]\n  note\n'
+    ) == [
+        ("A asset", "b"),
+        ("b", "C"),
+    ]
+
+
+def test_nav_lists_releases_newest_first_and_every_benchmark(site: Path) -> None:
+    nav = json.loads((site / "partials" / "nav.json").read_text())
+    assert nav["generated/releases/index.md"] == [
+        {"v6.0": "generated/releases/v6.0.md"},
+        {"v5.1": "generated/releases/v5.1.md"},
+    ]
+    assert [next(iter(b)) for b in nav["generated/benchmarks/index.md"]] == [
+        "llama2-70b-99",
+        "resnet",
+    ]
+
+
+def test_extra_pages_are_written_after_cleaning(
+    tmp_path: Path, site_data: SiteData
+) -> None:
+    out = tmp_path / "generated"
+    render_site(site_data, out, bundle=False, extra_pages={"claims.md": "# Claims\n"})
+    assert (out / "claims.md").read_text() == "# Claims\n"
+
+
+def test_render_site_refuses_other_folders(tmp_path: Path, site_data: SiteData) -> None:
+    with pytest.raises(ValueError, match="generated"):
+        render_site(site_data, tmp_path / "site", bundle=False)
+
+
+def test_render_site_removes_stale_pages_but_keeps_the_bundle(
+    tmp_path: Path, site_data: SiteData
+) -> None:
+    site = tmp_path / "generated"
+    render_site(site_data, site, bundle=False)
+    (site / "releases" / "v0.5.md").write_text("stale")
+    (site / "assets" / "js").mkdir(parents=True)
+    (site / "assets" / "js" / "vega-bundle.js").write_text("cached")
+    render_site(site_data, site, bundle=False)
+    assert not (site / "releases" / "v0.5.md").exists()
+    assert (site / "assets" / "js" / "vega-bundle.js").read_text() == "cached"
+
+
+def test_bundle_is_wrapped_and_rewritten_only_when_versions_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = []
+    monkeypatch.setattr(
+        bundle.vl_convert,
+        "javascript_bundle",
+        lambda: calls.append(1) or "const n=1;window.vegaEmbed=n;",
+    )
+    path = bundle.write_bundle(tmp_path)
+    text = path.read_text()
+    assert (
+        text.startswith("/* vega 6")
+        and "(() => {\nconst n=1;" in text
+        and text.endswith("})();\n")
+    )
+    bundle.write_bundle(tmp_path)
+    assert calls == [1]

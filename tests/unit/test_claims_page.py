@@ -1,0 +1,163 @@
+"""The Claims page: cards, links to both cited results, escaping of every string."""
+
+from __future__ import annotations
+
+import markdown
+import polars as pl
+import pytest
+
+from pipeline.analysis import analyse
+from pipeline.claims import Claim, claim_verdicts, evaluate_claims, parse_claims
+from pipeline.render.claims_page import (
+    claim_anchor,
+    claims_for_release,
+    render_claims_page,
+)
+from tests.unit.analysis.helpers import frame, row
+
+EVIL = "<script>alert(1)</script> [x](javascript:alert(1)) *b* | `c`"
+
+
+def make_claim(**overrides: object) -> Claim:
+    raw = {
+        "id": "c1",
+        "claimant": "Acme",
+        "source_url": "https://example.org/claim?a=1&b=2",
+        "date": "2026-11-29",
+        "quote": "Acme got about 1.5x faster.",
+        "title": "Acme 1.5x",
+        "figure": 1.5,
+        "decimals": 1,
+        "qualifier": "about",
+        "kind": "software_gain",
+        "releases": ["v5.1", "v6.0"],
+        "benchmark": "llama2-70b-99",
+        "scenarios": ["Offline"],
+        "division": "closed",
+        "identity_level": "any",
+        "accelerators": ["nvidia-h100-sxm"],
+        "note": "Illustrative test entry.",
+        **overrides,
+    }
+    return parse_claims({"claim": [{k: v for k, v in raw.items() if v is not None}]})[0]
+
+
+def page_for(claims: list[Claim], *rows: dict[str, object]) -> tuple[str, pl.DataFrame]:
+    results = frame(*rows)
+    tables = analyse(results)
+    evaluations = evaluate_claims(
+        claims, results, tables.software_gains, tables.generation_ratios, tables.scaling
+    )
+    verdicts = claim_verdicts(evaluations)
+    return render_claims_page(claims, evaluations, verdicts), verdicts
+
+
+def rows(**new: object) -> list[dict[str, object]]:
+    return [
+        row(release="v5.1", result_key="k-old", result_value=100.0),
+        row(release="v6.0", result_key="k-new", result_value=153.8, **new),
+    ]
+
+
+@pytest.fixture
+def page() -> str:
+    text, _ = page_for([make_claim()], *rows())
+    return text
+
+
+def test_page_has_title_and_the_derived_notice(page):
+    assert page.startswith("# Claims\n")
+    assert '!!! warning "Derived, unofficial — not MLPerf results"' in page
+    assert "not MLPerf results, not verified by MLCommons Association" in page
+
+
+def test_card_has_anchor_badge_quote_source_and_readings(page):
+    assert "## Acme 1.5x {#claim-c1}" in page
+    assert "| [Acme 1.5x](#claim-c1) | Acme |" in page
+    assert (
+        '<span class="ledger-badge ledger-badge--consistent">consistent</span>' in page
+    )
+    assert "> “Acme got about 1.5x faster.”" in page
+    assert '- **Source:** <a href="https://example.org/claim?a=1&amp;b=2">' in page
+    assert "- **Date:** 2026-11-29" in page
+    assert "about 1.5× software gain · llama2-70b-99 Offline (closed)" in page
+    assert "| system | " in page
+    assert "| 1.538× |" in page
+
+
+def test_both_cited_results_link_to_their_upstream_folders(page):
+    assert (
+        '<a href="https://example.org/k-old" title="k-old">v5.1 Acme acme&#95;box</a>'
+        in page
+    )
+    assert (
+        '<a href="https://example.org/k-new" title="k-new">v6.0 Acme acme&#95;box</a>'
+        in page
+    )
+    assert " · 8 accelerators · 153.8" in page
+
+
+def test_a_claim_without_source_says_so():
+    text, _ = page_for([make_claim(source_url="")], *rows())
+    assert "- **Source:** no public source" in text
+
+
+def test_registry_and_upstream_strings_are_escaped():
+    claim = make_claim(
+        claimant=EVIL, quote=EVIL, title=EVIL, note=EVIL, submitters=["Acme"],
+        source_url="",
+    )  # fmt: skip
+    text, _ = page_for(
+        [claim],
+        *rows(platform=f"box {EVIL}", result_url="javascript:alert(1)"),
+    )
+    assert "<script>" not in text
+    assert "javascript:" not in text
+    assert "[x]" not in text
+    assert "&lt;script&gt;alert&#40;1&#41;&lt;/script&gt;" in text
+    assert "&#124;" in text
+    html = markdown.markdown(text, extensions=["tables", "admonition", "attr_list"])
+    assert "<script>" not in html
+    assert 'href="javascript' not in html
+
+
+def test_unsafe_result_url_is_shown_as_plain_text():
+    text, _ = page_for([make_claim()], *rows(result_url="javascript:alert(1)"))
+    assert "v6.0 Acme acme&#95;box · 8 accelerators" in text
+    assert '<a href="https://example.org/k-old"' in text
+
+
+def test_preview_results_carry_a_badge_and_a_caveat():
+    text, _ = page_for([make_claim()], *rows(availability="preview"))
+    assert "ledger-badge--preview" in text
+    assert "one end is a preview submission &#40;not yet available&#41;&#58;" in text
+
+
+def test_not_reproducible_claims_show_why():
+    text, _ = page_for([make_claim(releases=["v6.0", "v6.1"])], *rows())
+    assert 'ledger-badge--not-reproducible">not reproducible</span>' in text
+    assert "no v6.1 results in the data" in text
+
+
+def test_an_empty_registry_renders_a_page():
+    text, _ = page_for([], *rows())
+    assert "*No claims are registered yet.*" in text
+
+
+def test_claims_for_release_lists_claims_that_cite_it():
+    claims = [
+        make_claim(id="gain"),
+        make_claim(id="later", releases=["v6.0", "v6.1"], title=None),
+    ]
+    _, verdicts = page_for(claims, *rows())
+    assert claims_for_release(verdicts, "v6.0") == [
+        ("gain", "Acme 1.5x", "consistent"),
+        ("later", "Acme got about 1.5x faster.", "not reproducible"),
+    ]
+    assert claims_for_release(verdicts, "v5.1") == [("gain", "Acme 1.5x", "consistent")]
+    assert claims_for_release(verdicts, "v4.1") == []
+
+
+def test_claim_anchor_is_a_slug():
+    assert claim_anchor("gb300-dsr1") == "claim-gb300-dsr1"
+    assert claim_anchor('x"><script>') == "claim-x---script-"
