@@ -38,7 +38,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     print(f"source: {settings.source_base()}")
     print(f"data:   {settings.data_dir()}")
     instance = runner.get_instance()
-    outcomes = runner.ingest(instance, versions)
+    outcomes = runner.ingest(instance, versions, site=args.command == "site")
     failed = [o for o in outcomes if not o.success]
     if failed:
         print(f"{len(failed)} run(s) failed: {', '.join(o.label for o in failed)}")
@@ -162,6 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="only this release (repeatable; default: every release in the manifest)",
     )
     ingest.set_defaults(func=cmd_ingest)
+    site = sub.add_parser(
+        "site",
+        parents=[common],
+        help="ingest every release, then render, build and publish the website",
+    )
+    site.set_defaults(func=cmd_ingest, release=None)
     status = sub.add_parser(
         "status", parents=[common], help="what is stored per release"
     )

@@ -70,8 +70,7 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
             RAW_TREE_ONLY,
             None,
             False,
-            f"{version}: raw tree only (no summary file upstream); "
-            "not ingested from a summary",
+            f"{version}: raw tree only (no summary file upstream)",
         )
     fetched, path = None, release.summary_path
     for path in candidate_paths(release):

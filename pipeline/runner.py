@@ -58,13 +58,17 @@ def load_defs() -> dg.Definitions:
     return defs()
 
 
-def downstream_keys() -> list[str]:
-    """Every unpartitioned asset: the cross-release tables, analytics and pages."""
+SITE_GROUP = "site"
+
+
+def downstream_keys(site: bool = True) -> list[str]:
+    """Every unpartitioned asset: cross-release tables, analytics, maybe the site."""
     graph = load_defs().resolve_asset_graph()
     return sorted(
         key.to_user_string()
         for key in graph.materializable_asset_keys
         if graph.get(key).partitions_def is None
+        and (site or graph.get(key).group_name != SITE_GROUP)
     )
 
 
@@ -90,7 +94,10 @@ def failure_message(instance: dg.DagsterInstance, run_id: str) -> str:
         if data.user_failure_data and data.user_failure_data.description:
             return data.user_failure_data.description
         if data.error:
-            return f"{data.error.cls_name}: {data.error.message.strip()}"
+            error = data.error
+            while error.cause is not None:  # the user code's exception, not Dagster's
+                error = error.cause
+            return f"{error.cls_name}: {error.message.strip()}"
     return "run failed (see `make ui` for the event log)"
 
 
@@ -120,23 +127,31 @@ def ingest(
     instance: dg.DagsterInstance,
     versions: Sequence[str],
     progress: Callable[[str], None] = print,
+    site: bool = False,
 ) -> list[RunOutcome]:
-    """Materialize raw and core assets for each release, then the combined table."""
+    """Materialize each release's partition, then the cross-release assets.
+
+    With ``site`` the website is rendered, built and published too.
+    """
     register_releases(instance, versions)
     outcomes = []
     for index, version in enumerate(versions, start=1):
         outcome = run_assets(instance, PER_RELEASE, partition=version)
         progress(f"[{index}/{len(versions)}] {describe_release(instance, outcome)}")
         outcomes.append(outcome)
-    combined = run_assets(instance, downstream_keys(), label="all releases")
-    progress(
-        "combined table: "
-        + (
-            f"{latest_metadata(instance, 'core_mlperf__all_results').get('rows')} rows"
-            if combined.success
-            else f"FAILED: {combined.message}"
+    combined = run_assets(instance, downstream_keys(site), label="all releases")
+    if not combined.success:
+        progress(f"cross-release assets: FAILED: {combined.message}")
+    else:
+        rows = latest_metadata(instance, "core_mlperf__all_results").get("rows")
+        progress(
+            f"combined table: {rows} rows; analytics, claims and corrections built"
         )
-    )
+        if site:
+            built = latest_metadata(instance, "out_site__published")
+            progress(
+                f"site: {built.get('pages')} pages published at {built.get('site')}"
+            )
     return [*outcomes, combined]
 
 
@@ -162,12 +177,19 @@ def describe_release(instance: dg.DagsterInstance, outcome: RunOutcome) -> str:
         return f"{version}: FAILED: {outcome.message}"
     raw = latest_metadata(instance, "raw_mlperf__summary", version)
     core = latest_metadata(instance, "core_mlperf__results", version)
+    tree = latest_metadata(instance, "raw_mlperf__tree", version)
+    tree_note = ""
+    if tree.get("status") == "ingested":
+        rows = latest_metadata(instance, "core_mlperf__tree_results", version)
+        tree_note = f"; raw tree: {rows.get('rows')} rows"
     if raw.get("status") != "ingested" and not raw.get("sha256"):
-        return str(raw.get("message") or f"{version}: {raw.get('status')}")
+        message = str(raw.get("message") or f"{version}: {raw.get('status')}")
+        return message + (tree_note or f"; raw tree: {tree.get('status', 'n/a')}")
     state = "new snapshot" if raw.get("is_new") else "unchanged"
     return (
         f"{version}: {core.get('rows')} rows, {core.get('rejected')} rejected, "
         f"checks {core.get('checks')}, sha256 {str(raw.get('sha256'))[:12]} ({state})"
+        + tree_note
     )
 
 

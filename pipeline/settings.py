@@ -30,3 +30,14 @@ def data_dir() -> Path:
 def http_timeout_s() -> float:
     """Per-request HTTP timeout: ``MLPERF_HTTP_TIMEOUT_S`` or 30 seconds."""
     return float(os.environ.get("MLPERF_HTTP_TIMEOUT_S", "") or 30.0)
+
+
+def build_dir() -> Path:
+    """Where the website is built and published: ``MLPERF_BUILD_DIR`` or ``build/``."""
+    configured = os.environ.get("MLPERF_BUILD_DIR", "").strip()
+    return Path(configured).resolve() if configured else PROJECT_ROOT / "build"
+
+
+def site_url() -> str:
+    """Public URL of the site (MkDocs needs it for instant navigation)."""
+    return os.environ.get("MLPERF_LEDGER_SITE_URL", "").strip() or "http://127.0.0.1:8000/"

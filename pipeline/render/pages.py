@@ -572,7 +572,13 @@ def _new_in(
 
 
 def _release_page(
-    site: _Site, release: str, rel: str, *, title: str, top_n: int | None
+    site: _Site,
+    release: str,
+    rel: str,
+    *,
+    title: str,
+    top_n: int | None,
+    notes: Callable[[str, str], str] | None = None,
 ) -> str:
     page = f"{GENERATED}/{rel}"
     results = site.results.filter(pl.col("release") == release)
@@ -598,6 +604,7 @@ def _release_page(
         ),
         f"{stats['preview']:,} preview and {stats['inferred']:,} inferred results are "
         "marked with badges.\n",
+        notes(release, page) if notes else "",
         "## What's new\n",
     ]
     position = site.releases.index(release)
@@ -1239,6 +1246,7 @@ def render_site(
     *,
     bundle: bool = True,
     extra_pages: Mapping[str, str] | None = None,
+    release_notes: Callable[[str, str], str] | None = None,
 ) -> list[Path]:
     """Write every generated page, chart, download and script of the website.
 
@@ -1250,6 +1258,8 @@ def render_site(
         extra_pages: More generated pages, path under ``out_dir`` -> Markdown (for
             example ``{"claims.md": render_claims_page(...)}``). They are written
             after the folder is emptied; list them in ``mkdocs.yml``'s nav.
+        release_notes: ``(release, page path) -> Markdown`` added near the top of
+            each release page, e.g. links to that release's corrections and claims.
 
     Returns:
         Every file written.
@@ -1279,6 +1289,7 @@ def render_site(
             "latest.md",
             title=f"Latest release: {escape(latest)}",
             top_n=LATEST_TOP_N,
+            notes=release_notes,
         )
     else:
         site.write_page("latest.md", "# Latest release\n\nNo results yet.\n")
@@ -1292,6 +1303,7 @@ def render_site(
             f"releases/{slug(r)}.md",
             title=f"MLPerf Inference {escape(r)}",
             top_n=None,
+            notes=release_notes,
         )
         for r in reversed(site.releases)
     }

@@ -22,6 +22,8 @@ def test_asset_graph_snapshot() -> None:
         "out_mlperf__results",
         "out_mlperf__scaling",
         "out_mlperf__software_gains",
+        "out_site__pages",
+        "out_site__published",
         "raw_mlperf__summary",
         "raw_mlperf__tree",
     ]
@@ -48,6 +50,9 @@ def test_asset_graph_snapshot() -> None:
         "out_mlperf__software_gains:no_self_pairs",
         "out_mlperf__software_gains:ratios_finite_positive",
         "out_mlperf__software_gains:results_exist",
+        "out_site__published:every_page_present",
+        "out_site__published:mkdocs_strict_build",
+        "out_site__published:page_weight_budget",
     ]
     raw = graph.get(dg.AssetKey("raw_mlperf__summary"))
     assert raw.partitions_def.name == "release"

@@ -1,0 +1,283 @@
+"""Website assets: render the pages, then build and publish them safely.
+
+Belongs here: gathering the asset values and instance facts (snapshot checks, the
+asset graph) the pages show, and calling ``pipeline.render`` and ``pipeline.publish``.
+Page layout lives in ``pipeline.render``; the staging/swap mechanics in
+``pipeline.publish``.
+"""
+
+import datetime as dt
+import json
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+
+import pipeline.publish as publish_module
+import pipeline.render.pages as pages_module
+from pipeline import settings
+from pipeline.claims import claim_verdicts, load_claims
+from pipeline.defs.partitions import FOLLOW_UPSTREAM
+from pipeline.lineage import code_version, git_commit, mermaid
+from pipeline.publish import mkdocs_build, publish, stage_project
+from pipeline.render.changes_page import PAGE as CHANGES_PAGE
+from pipeline.render.changes_page import changes_note, render_changes_page
+from pipeline.render.claims_page import (
+    claim_anchor,
+    claims_for_release,
+    render_claims_page,
+)
+from pipeline.render.escape import escape
+from pipeline.render.pages import render_site, slug
+from pipeline.render.performance_page import PAGE as PERFORMANCE_PAGE
+from pipeline.render.performance_page import render_performance_page
+from pipeline.render.site_data import SNAPSHOT_COLUMNS, SiteData
+from pipeline.render.tables import relative
+
+#: Pages every published site must have (besides one per release with results).
+REQUIRED_PAGES = ("index.html", "methodology.html", "generated/audit.html")
+#: A page heavier than this (HTML plus its chart data) fails the weight check.
+PAGE_BUDGET_BYTES = 1_500_000
+
+
+def _core_metadata(instance: dg.DagsterInstance, release: str) -> dict:
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(
+            asset_key=dg.AssetKey("core_mlperf__results"), asset_partitions=[release]
+        ),
+        limit=1,
+    ).records
+    if not records or records[0].asset_materialization is None:
+        return {}
+    meta = records[0].asset_materialization.metadata
+    return {k: getattr(v, "value", v) for k, v in meta.items()}
+
+
+def snapshot_table(instance: dg.DagsterInstance, raw: dict[str, dict]) -> pl.DataFrame:
+    """One row per stored snapshot in use: where it came from and what it yielded."""
+    rows = []
+    for release, value in raw.items():
+        snap = value.get("snapshot")
+        if not snap:
+            continue
+        meta = _core_metadata(instance, release)
+        rows.append(
+            {
+                "release": release,
+                "path": snap["path"],
+                "url": snap["url"],
+                "sha256": snap["sha256"],
+                "bytes": snap["bytes"],
+                "fetched_at": snap["fetched_at"],
+                "rows": meta.get("rows"),
+                "rejected": meta.get("rejected"),
+                "checks": meta.get("checks", ""),
+            }
+        )
+    schema = {
+        "release": pl.String,
+        "path": pl.String,
+        "url": pl.String,
+        "sha256": pl.String,
+        "bytes": pl.Int64,
+        "fetched_at": pl.String,
+        "rows": pl.Int64,
+        "rejected": pl.Int64,
+        "checks": pl.String,
+    }
+    return pl.DataFrame(rows, schema=schema).select(SNAPSHOT_COLUMNS).sort("release")
+
+
+def lineage_of() -> str:
+    """The project's asset graph as Mermaid, from the definitions themselves."""
+    from pipeline.definitions import defs
+
+    graph = defs().resolve_asset_graph()
+    nodes = [k.to_user_string() for k in graph.materializable_asset_keys]
+    edges = [
+        (parent.to_user_string(), key.to_user_string())
+        for key in graph.materializable_asset_keys
+        for parent in graph.get(key).parent_keys
+    ]
+    return mermaid(edges, nodes)
+
+
+def _release_notes(corrections: pl.DataFrame, verdicts: pl.DataFrame):
+    def notes(release: str, page: str) -> str:
+        text = changes_note(corrections, release, page)
+        claims = claims_for_release(verdicts, release)
+        if claims:
+            link = relative(page, "generated/claims.md")
+            items = "\n".join(
+                f"- [{escape(title)}]({link}#{claim_anchor(claim_id)}): "
+                f"{escape(verdict)}"
+                for claim_id, title, verdict in claims
+            )
+            text += f"\n## Claims about this release\n\n{items}\n"
+        return text
+
+    return notes
+
+
+def _bench_results() -> dict | None:
+    path = settings.build_dir() / "bench" / "results.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+@dg.asset(
+    group_name="site",
+    kinds={"markdown"},
+    automation_condition=FOLLOW_UPSTREAM,
+    code_version=code_version(pages_module),
+    ins={
+        "results": dg.AssetIn("out_mlperf__results"),
+        "rejected": dg.AssetIn("core_mlperf__rejected"),
+        "gains": dg.AssetIn("out_mlperf__software_gains"),
+        "generations": dg.AssetIn("out_mlperf__generation_ratios"),
+        "steps": dg.AssetIn("out_mlperf__scaling"),
+        "crosscheck": dg.AssetIn("core_mlperf__crosscheck"),
+        "corrections": dg.AssetIn("out_mlperf__corrections"),
+        "claims": dg.AssetIn("out_mlperf__claims"),
+        "raw": dg.AssetIn("raw_mlperf__summary"),
+    },
+    description=(
+        "Every generated page of the website (Markdown, Vega-Lite chart specs, "
+        "downloads, the local Vega bundle) in a staging MkDocs project."
+    ),
+)
+def out_site__pages(
+    context: dg.AssetExecutionContext,
+    results: pl.LazyFrame,
+    rejected: pl.LazyFrame,
+    gains: pl.LazyFrame,
+    generations: pl.LazyFrame,
+    steps: pl.LazyFrame,
+    crosscheck: pl.LazyFrame,
+    corrections: pl.LazyFrame,
+    claims: pl.LazyFrame,
+    raw: dict,
+) -> dg.Output[dict]:
+    """Render the pages into ``build/staging/project``."""
+    build = settings.build_dir()
+    project = stage_project(build / "staging" / "project")
+    cache = build / "cache" / "vega-bundle.js"
+    js_dir = project / "site" / "generated" / "assets" / "js"
+    js_dir.mkdir(parents=True)
+    if cache.exists():
+        shutil.copy(cache, js_dir / cache.name)
+    frames = dict(
+        zip(
+            ["results", "rejected", "gains", "generations", "scaling", "crosscheck"],
+            pl.collect_all([results, rejected, gains, generations, steps, crosscheck]),
+            strict=True,
+        )
+    )
+    corrections_df, evaluations = pl.collect_all([corrections, claims])
+    verdicts = claim_verdicts(evaluations)
+    data = SiteData(
+        **frames,
+        snapshots=snapshot_table(context.instance, raw),
+        lineage_mermaid=lineage_of(),
+        pipeline_commit=git_commit(str(settings.PROJECT_ROOT)),
+        built_at=dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
+    )
+    written = render_site(
+        data,
+        project / "site" / "generated",
+        extra_pages={
+            "claims.md": render_claims_page(load_claims(), evaluations, verdicts),
+            CHANGES_PAGE: render_changes_page(corrections_df),
+            PERFORMANCE_PAGE: render_performance_page(_bench_results()),
+        },
+        release_notes=_release_notes(corrections_df, verdicts),
+    )
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(js_dir / cache.name, cache)
+    return dg.Output(
+        {"project": str(project), "releases": data.releases},
+        metadata={"files": len(written), "releases": data.releases},
+    )
+
+
+@dg.asset(
+    group_name="site",
+    kinds={"html"},
+    automation_condition=FOLLOW_UPSTREAM,
+    code_version=code_version(publish_module),
+    check_specs=[
+        dg.AssetCheckSpec(
+            "mkdocs_strict_build",
+            asset="out_site__published",
+            blocking=True,
+            description="mkdocs build --strict succeeds with no warning.",
+        ),
+        dg.AssetCheckSpec(
+            "every_page_present",
+            asset="out_site__published",
+            blocking=True,
+            description="Home, methodology, audit and one page per release exist.",
+        ),
+        dg.AssetCheckSpec(
+            "page_weight_budget",
+            asset="out_site__published",
+            description="No page's HTML is heavier than 1.5 MB.",
+        ),
+    ],
+    description=(
+        "The built website, published by an atomic symlink swap of build/site only "
+        "when the build and its blocking checks pass; otherwise the last good site "
+        "stays online unchanged."
+    ),
+)
+def out_site__published(out_site__pages: dict):
+    """Build into a fresh folder, check it, then swap it into place."""
+    build = settings.build_dir()
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
+    target = build / "published" / stamp
+    ok, problems = mkdocs_build(
+        Path(out_site__pages["project"]), target, settings.site_url()
+    )
+    yield dg.AssetCheckResult(
+        check_name="mkdocs_strict_build",
+        passed=ok,
+        description="built without warnings" if ok else problems[:2000],
+    )
+    expected = list(REQUIRED_PAGES) + [
+        f"generated/releases/{slug(v)}.html"
+        for v in out_site__pages["releases"]
+    ]
+    missing = [p for p in expected if not (target / p).exists()] if ok else expected
+    yield dg.AssetCheckResult(
+        check_name="every_page_present",
+        passed=not missing,
+        description="all pages present" if not missing else f"missing: {missing[:10]}",
+        metadata={"expected": len(expected), "missing": missing[:20]},
+    )
+    heavy = (
+        sorted(
+            (str(p.relative_to(target)), p.stat().st_size)
+            for p in target.rglob("*.html")
+            if p.stat().st_size > PAGE_BUDGET_BYTES
+        )
+        if ok
+        else []
+    )
+    yield dg.AssetCheckResult(
+        check_name="page_weight_budget",
+        passed=not heavy,
+        severity=dg.AssetCheckSeverity.WARN,
+        description="every page under budget" if not heavy else f"heavy: {heavy}",
+    )
+    if not ok or missing:
+        shutil.rmtree(target, ignore_errors=True)
+        raise dg.Failure(
+            description="site not published, the last good site stays: "
+            + (problems[:500] if not ok else f"missing pages {missing[:5]}")
+        )
+    link = publish(target, build)
+    pages = sum(1 for _ in target.rglob("*.html"))
+    yield dg.Output(
+        {"site": str(link), "build": str(target), "pages": pages},
+        metadata={"site": str(link), "pages": pages},
+    )

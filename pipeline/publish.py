@@ -1,0 +1,93 @@
+"""Build the website in a staging folder and publish it with an atomic swap.
+
+``build/site`` is a symlink to one folder under ``build/published/``; publishing a new
+build replaces the symlink in one ``rename``, so readers see the old site or the new
+one, never half of each, and a failed build leaves the old one untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from pipeline.settings import PROJECT_ROOT
+
+#: How many published builds to keep besides the current one (for rollback).
+KEEP = 2
+
+
+def stage_project(staging: Path, root: Path = PROJECT_ROOT) -> Path:
+    """A throwaway MkDocs project: mkdocs.yml, hand-written site/, link to pipeline/."""
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    shutil.copy(root / "mkdocs.yml", staging / "mkdocs.yml")
+    shutil.copytree(
+        root / "site", staging / "site", ignore=shutil.ignore_patterns("generated")
+    )
+    (staging / "pipeline").symlink_to(root / "pipeline", target_is_directory=True)
+    return staging
+
+
+def mkdocs_build(project: Path, out: Path, site_url: str) -> tuple[bool, str]:
+    """``mkdocs build --strict`` of a staged project; (ok, warnings and errors)."""
+    env = {**os.environ, "MLPERF_LEDGER_SITE_URL": site_url, "NO_MKDOCS_2_WARNING": "1"}
+    build = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--quiet",
+            "-f",
+            str(project / "mkdocs.yml"),
+            "--site-dir",
+            str(out),
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    problems = "\n".join(
+        line
+        for line in (build.stdout + build.stderr).splitlines()
+        if "WARNING" in line or "ERROR" in line or "Error" in line
+    )
+    return build.returncode == 0, problems or build.stderr[-2000:]
+
+
+def publish(built: Path, build_dir: Path) -> Path:
+    """Point ``build_dir/site`` at ``built`` atomically; prune old builds."""
+    link = build_dir / "site"
+    if link.exists() and not link.is_symlink():
+        # A plain folder from an earlier manual build: move it aside once.
+        shutil.move(str(link), str(build_dir / "published" / "manual-build"))
+    tmp = build_dir / ".site.new"
+    if tmp.is_symlink() or tmp.exists():
+        tmp.unlink()
+    tmp.symlink_to(built.relative_to(build_dir), target_is_directory=True)
+    tmp.replace(link)
+    published = sorted(
+        (p for p in (build_dir / "published").iterdir() if p != built),
+        key=lambda p: p.stat().st_mtime,
+    )
+    for old in published[:-KEEP] if KEEP else published:
+        shutil.rmtree(old, ignore_errors=True)
+    return link
+
+
+def site_tree_digest(site: Path) -> str:
+    """One sha256 over every file of a built site (to prove it did not change)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for file in sorted(p for p in site.rglob("*") if p.is_file()):
+        digest.update(file.relative_to(site).as_posix().encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()

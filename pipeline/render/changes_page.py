@@ -1,0 +1,95 @@
+"""The Changes page: corrections upstream made to releases after publishing them.
+
+Rows come from ``out_mlperf__corrections`` (one per changed field, or per added or
+removed result). Every upstream value is escaped; cells are built with Polars.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pipeline.render.escape import escape, safe_url
+from pipeline.render.site_data import release_order
+from pipeline.render.tables import html_table, relative
+
+#: Path under the generated folder, and the docs-relative path links resolve against.
+PAGE = "changes.md"
+DOCS_PATH = f"generated/{PAGE}"
+INTRO = (
+    "MLCommons sometimes corrects a published release. mlperf-ledger keeps every "
+    "version of each release's summary file (content-addressed by sha256) and lists "
+    "here what changed between consecutive versions: results added, removed, and "
+    "changed field by field with the old and the new value. Dates are when the "
+    "pipeline first saw the new version.\n"
+)
+
+
+def _cells(frame: pl.DataFrame) -> pl.DataFrame:
+    key = escape(pl.col("result_key"))
+    link = pl.format('<a href="{}">{}</a>', safe_url(pl.col("result_url")), key)
+    return frame.with_columns(
+        c_seen=escape(pl.col("seen_at").str.slice(0, 10)),
+        c_key=pl.when(pl.col("result_url").is_not_null())
+        .then(link)
+        .otherwise(escape(pl.col("result_key"))),
+        c_change=escape(pl.col("change")),
+        c_field=escape(pl.col("field")).fill_null("—"),
+        c_old=escape(pl.col("old_value")).fill_null("—"),
+        c_new=escape(pl.col("new_value")).fill_null("—"),
+        c_versions=pl.format(
+            "<code>{}</code> → <code>{}</code>",
+            pl.col("old_sha256").str.slice(0, 12),
+            pl.col("new_sha256").str.slice(0, 12),
+        ),
+    )
+
+
+COLUMNS = {
+    "c_seen": "Seen",
+    "c_key": "Result",
+    "c_change": "Change",
+    "c_field": "Field",
+    "c_old": "Old value",
+    "c_new": "New value",
+    "c_versions": "Snapshots (sha256)",
+}
+
+
+def anchor(release: str) -> str:
+    """The heading id of one release's section."""
+    return "changes-" + release.replace(".", "-")
+
+
+def render_changes_page(corrections: pl.DataFrame) -> str:
+    """Markdown of the Changes page, newest release first."""
+    parts = ["# Changes\n", INTRO]
+    if corrections.is_empty():
+        parts.append("No release has changed since the pipeline first stored it.\n")
+        return "\n".join(parts)
+    for release in reversed(release_order(corrections["release"].unique())):
+        rows = corrections.filter(pl.col("release") == release).sort(
+            "seen_at", "result_key", "field", nulls_last=True
+        )
+        records = rows.select("result_key").n_unique()
+        parts.append(
+            f"## {escape(release)} {{#{anchor(release)}}}\n\n"
+            f"{records} result(s) changed in {rows.height} field change(s).\n"
+        )
+        parts.append(html_table(_cells(rows), COLUMNS, wide=("c_old", "c_new")))
+    return "\n".join(parts)
+
+
+def changes_note(corrections: pl.DataFrame, release: str, page: str) -> str:
+    """A short section for a release page pointing at its corrections, or "".
+
+    ``page`` is the docs-relative path of the release page the note goes on.
+    """
+    rows = corrections.filter(pl.col("release") == release)
+    if rows.is_empty():
+        return ""
+    link = relative(page, DOCS_PATH) + f"#{anchor(release)}"
+    return (
+        f"\n## Corrections\n\nUpstream changed {rows['result_key'].n_unique()} "
+        f"result(s) of this release after publication ({rows.height} field "
+        f"change(s)); see [Changes]({link}).\n"
+    )
