@@ -1,18 +1,16 @@
 """The built website in headless Chromium: what a reader sees, from the real mirror.
 
-The site is rendered from the real mirror (``mirror_results``) plus one malicious row,
-built with ``mkdocs build --strict`` into a temporary project, served by ``http.server``
-on 127.0.0.1 and visited page by page with Debian's Chromium (never Playwright's own
-browser download).
+The site is built exactly as ``make site`` builds it (the Dagster pipeline: ingest,
+analytics, render, strict MkDocs build, publish) from a copy of the real mirror with
+one hostile record added, served by ``http.server`` on 127.0.0.1 and visited page by
+page with Debian's Chromium (never Playwright's own browser download).
 """
 
 from __future__ import annotations
 
-import os
+import json
 import re
 import shutil
-import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -24,12 +22,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urldefrag, urlparse
 
-import polars as pl
 import pytest
 
-from pipeline.render.bundle import BUNDLE_NAME
-from pipeline.render.pages import render_site
-from tests.browser.site_inputs import MALICIOUS_SYSTEM, site_data
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -77,60 +71,73 @@ class PageVisit:
     injected: int
 
 
+MALICIOUS_SYSTEM = "<script>alert(1)</script> [click](javascript:alert(1)) *bold* | pipe"
+MALICIOUS_SUBMITTER = "Evil_Corp <img src=x onerror=alert(2)>"
+
+
+def _hostile_mirror(mirror: Path, root: Path) -> Path:
+    """The mirror's summaries and v6.0 raw tree, plus one hostile v6.1 record."""
+    for release, name in (
+        ("v4.1", "summary_results.json"),
+        ("v5.1", "summary_results.json"),
+        ("v6.0", "summary_results.json"),
+        ("v6.1", "summary.json"),
+    ):
+        folder = root / f"inference_results_{release}"
+        folder.mkdir(parents=True)
+        shutil.copy(mirror / folder.name / name, folder / name)
+    for division in ("closed", "open"):
+        shutil.copytree(
+            mirror / "inference_results_v6.0" / division,
+            root / "inference_results_v6.0" / division,
+        )
+    path = root / "inference_results_v6.1" / "summary.json"
+    records = json.loads(path.read_text())
+    records["9999"] = records["0"] | {
+        "SystemName": MALICIOUS_SYSTEM,
+        "Organization": MALICIOUS_SUBMITTER,
+        "Platform": "evil-platform",
+        "Location": "./closed/Evil_Corp/results/evil-platform/dlrm-v3/Offline/performance/run_1",
+    }
+    path.write_text(json.dumps(records))
+    return root
+
+
 @pytest.fixture(scope="module")
 def built_site(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    mirror_results: pl.DataFrame,
+    tmp_path_factory: pytest.TempPathFactory, mirror: Path
 ) -> Iterator[BuiltSite]:
-    project = tmp_path_factory.mktemp("site-project")
-    out = project / "build" / "site"
-    out.mkdir(parents=True)
+    """The site exactly as `make site` builds it: the Dagster pipeline end to end."""
+    from pipeline import runner
+
+    work = tmp_path_factory.mktemp("pipeline")
+    build = work / "build"
+    build.mkdir()
     server = ThreadingHTTPServer(
-        ("127.0.0.1", 0), partial(_QuietHandler, directory=str(out))
+        ("127.0.0.1", 0), partial(_QuietHandler, directory=str(build / "site"))
     )
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     started = time.monotonic()
-    # The project exactly as committed: mkdocs.yml, the hand-written site/, and the
-    # hook it names under pipeline/ (linked, not copied).
-    shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
-    shutil.copytree(
-        ROOT / "site", project / "site", ignore=shutil.ignore_patterns("generated")
-    )
-    (project / "pipeline").symlink_to(ROOT / "pipeline", target_is_directory=True)
-    # Bundling Vega takes ~2 s and only changes with vl-convert; write_bundle skips a
-    # bundle whose header names the same versions, so reuse the last run's.
-    cache = request.config.cache.mkdir("vega-bundle") / BUNDLE_NAME
-    js_dir = project / "site" / "generated" / "assets" / "js"
-    js_dir.mkdir(parents=True)
-    if cache.is_file():
-        shutil.copy(cache, js_dir / BUNDLE_NAME)
-    render_site(site_data(mirror_results), project / "site" / "generated")
-    shutil.copy(js_dir / BUNDLE_NAME, cache)
-    env = {**os.environ, "MLPERF_LEDGER_SITE_URL": url, "NO_MKDOCS_2_WARNING": "1"}
-    build = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "-f",
-            str(project / "mkdocs.yml"),
-        ],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert build.returncode == 0, build.stderr[-4000:]
-    assert "WARNING" not in build.stderr, build.stderr[-4000:]
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("MLPERF_SOURCE", str(_hostile_mirror(mirror, work / "mirror")))
+        env.setenv("MLPERF_DATA_DIR", str(work / "data"))
+        env.setenv("DAGSTER_HOME", str(work / "data" / "dagster_home"))
+        env.setenv("MLPERF_BUILD_DIR", str(build))
+        env.setenv("MLPERF_LEDGER_SITE_URL", url)
+        instance = runner.get_instance()
+        outcomes = runner.ingest(
+            instance, ["v4.1", "v5.1", "v6.0", "v6.1"], progress=print, site=True
+        )
+    assert all(o.success for o in outcomes), [o.message for o in outcomes]
     try:
-        yield BuiltSite(root=out, url=url, build_seconds=time.monotonic() - started)
+        yield BuiltSite(
+            root=(build / "site").resolve(),
+            url=url,
+            build_seconds=time.monotonic() - started,
+        )
     finally:
         server.shutdown()
         server.server_close()
