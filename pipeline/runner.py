@@ -274,6 +274,11 @@ def apply_tick(
             f"[{index}/{len(requests)}] {reason}: {describe_release(instance, outcome)}"
         )
         outcomes.append(outcome)
+    if not any(o.success for o in outcomes):
+        # Nothing new was materialized, so nothing downstream is stale: the published
+        # tables and site stay exactly as they are (as with the daemon's eager rule).
+        progress("no release updated: cross-release tables and site left unchanged")
+        return outcomes
     downstream = run_assets(instance, downstream_keys(), label="downstream")
     progress(
         "cross-release tables and site: "
