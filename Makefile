@@ -45,7 +45,7 @@ serve: venv
 
 ui: venv
 	mkdir -p $(DAGSTER_HOME)
-	$(BIN)/dagster dev -m pipeline.definitions
+	$(BIN)/dagster dev
 
 bench: venv
 	$(BIN)/python -m pipeline.bench

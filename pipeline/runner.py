@@ -194,9 +194,15 @@ def describe_release(instance: dg.DagsterInstance, outcome: RunOutcome) -> str:
 
 
 def release_status(instance: dg.DagsterInstance) -> list[dict]:
-    """Per release: snapshot hash, fetched_at, rows, rejected, checks, last run."""
+    """Per release: snapshot hash, versions seen, rows, rejected, checks, last run."""
+    from pipeline.manifest import release_for
+    from pipeline.snapshots import SnapshotStore
+
+    store = SnapshotStore(settings.data_dir())
     rows = []
     for version in known_releases(instance):
+        path = release_for(version).summary_path
+        history = store.history(version, path) if path else []
         raw = latest_metadata(instance, "raw_mlperf__summary", version)
         core = latest_metadata(instance, "core_mlperf__results", version)
         tree = latest_metadata(instance, "raw_mlperf__tree", version)
@@ -216,6 +222,12 @@ def release_status(instance: dg.DagsterInstance) -> list[dict]:
                 "status": raw.get("status", "not ingested"),
                 "sha256": str(raw.get("sha256", ""))[:12],
                 "fetched_at": raw.get("fetched_at", ""),
+                "versions": (
+                    f"{len({h['sha256'] for h in history})} "
+                    f"(last change seen {history[-1]['seen_at'][:10]})"
+                    if history
+                    else ""
+                ),
                 "rows": core.get("rows", ""),
                 "rejected": core.get("rejected", ""),
                 "checks": core.get("checks", ""),
