@@ -139,6 +139,9 @@ def ingest(
         outcome = run_assets(instance, PER_RELEASE, partition=version)
         progress(f"[{index}/{len(versions)}] {describe_release(instance, outcome)}")
         outcomes.append(outcome)
+    if outcomes and not any(o.success for o in outcomes):
+        progress("no release updated: cross-release tables and site left unchanged")
+        return outcomes
     combined = run_assets(instance, downstream_keys(site), label="all releases")
     if not combined.success:
         progress(f"cross-release assets: FAILED: {combined.message}")

@@ -44,10 +44,12 @@ def pipeline_env(work: FaultyServer, tmp_path_factory: pytest.TempPathFactory):
         mp.setenv("MLPERF_SOURCE", work.url)
         mp.setenv("MLPERF_DATA_DIR", str(data))
         mp.setenv("DAGSTER_HOME", str(data / "dagster_home"))
-        mp.setenv("MLPERF_HTTP_TIMEOUT_S", "1")
+        mp.setenv("MLPERF_HTTP_TIMEOUT_S", "0.5")
         instance = runner.get_instance()
         lines: list[str] = []
-        versions = [r for r in runner.known_releases(instance)]
+        # Every summary round, plus one raw-tree-only round and one the source lacks;
+        # the other pre-v4.1 rounds behave exactly like v3.1 and only cost time.
+        versions = ["v3.1", "v4.1", "v5.0", "v5.1", "v6.0", "v6.1"]
         outcomes = runner.ingest(instance, versions, progress=lines.append)
         yield {"instance": instance, "data": data, "lines": lines, "outcomes": outcomes}
 
@@ -69,7 +71,7 @@ def test_every_release_is_reported(pipeline_env: dict) -> None:
         assert status[release]["rejected"] == 0
         assert status[release]["checks"] == "6/6 passed"
     lines = pipeline_env["lines"]
-    assert any(line.startswith("[13/14] v6.0: 520 rows, 0 rejected") for line in lines)
+    assert any(line.startswith("[5/6] v6.0: 520 rows, 0 rejected") for line in lines)
     assert "not in source" in next(line for line in lines if "v5.0" in line)
 
 
@@ -107,7 +109,7 @@ def test_raw_tree_over_http_cross_checks_the_summary(pipeline_env: dict) -> None
 def test_unchanged_release_adds_no_snapshot(pipeline_env: dict) -> None:
     store = SnapshotStore(pipeline_env["data"])
     before = store.versions("v6.1", "summary.json")
-    [outcome, _] = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
+    outcome, *_ = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
     assert outcome.success
     assert store.versions("v6.1", "summary.json") == before
     meta = runner.latest_metadata(
@@ -118,7 +120,7 @@ def test_unchanged_release_adds_no_snapshot(pipeline_env: dict) -> None:
 
 def test_500_then_success_is_retried(pipeline_env: dict, work: FaultyServer) -> None:
     work.faults[V61] = ["500"]
-    [outcome, _] = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
+    outcome, *_ = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
     assert outcome.success
 
 
@@ -133,7 +135,7 @@ def _assert_previous_kept(pipeline_env: dict, before: bytes) -> None:
     ("fault", "expected"),
     [
         ("truncate", "truncated response"),
-        ("hang", "timed out after 1 s"),
+        ("hang", "timed out after 0.5 s"),
         ("html", "v6.1 summary.json: looks like an HTML page, not JSON"),
     ],
 )
@@ -141,9 +143,9 @@ def test_faults_fail_clearly_and_keep_the_previous_snapshot(
     pipeline_env: dict, work: FaultyServer, fault: str, expected: str
 ) -> None:
     before = (work.root / V61.lstrip("/")).read_bytes()
-    work.hang_s = 2.5
+    work.hang_s = 1.0
     work.faults[V61] = [fault] * 4
-    [outcome, _] = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
+    outcome, *_ = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
     work.faults[V61] = []
     assert not outcome.success
     assert expected in outcome.message
@@ -161,7 +163,7 @@ def test_truncated_file_is_quarantined_with_a_clear_message(
     good = path.read_bytes()
     path.write_bytes(good[:5000])
     try:
-        [outcome, _] = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
+        outcome, *_ = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
     finally:
         path.write_bytes(good)
     assert not outcome.success
@@ -180,7 +182,7 @@ def test_sharp_row_drop_blocks_publication(
     records = json.loads(good)
     path.write_text(json.dumps({k: records[k] for k in list(records)[:100]}))
     try:
-        [outcome, _] = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
+        outcome, *_ = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
     finally:
         path.write_bytes(good)
     assert not outcome.success
@@ -203,7 +205,7 @@ def test_bad_records_land_in_the_rejected_table(
     records["1"]["Units"] = "Furlongs/s"
     path.write_text(json.dumps(records))
     try:
-        [outcome, _] = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
+        outcome, *_ = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
         assert outcome.success
         instance = pipeline_env["instance"]
         meta = runner.latest_metadata(instance, "core_mlperf__results", "v6.1")
