@@ -12,45 +12,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pipeline.analysis.pairs import END_SCHEMA, PAIR_SCHEMA
 from pipeline.manifest import ManifestError, version_key
 
-#: Columns of one end of a pair (suffixed ``_old`` / ``_new`` in the pair schema).
-PAIR_END_SCHEMA: dict[str, pl.DataType] = {
-    "release": pl.String,
-    "result_key": pl.String,
-    "result_url": pl.String,
-    "submitter": pl.String,
-    "system_name": pl.String,
-    "platform": pl.String,
-    "accelerator_id": pl.String,
-    "accelerator_name": pl.String,
-    "total_accelerators": pl.Int32,
-    "nodes": pl.Int32,
-    "result_value": pl.Float64,
-    "result_per_accelerator": pl.Float64,
-    "software": pl.String,
-    "availability": pl.String,
-    "is_preview": pl.Boolean,
-    "is_inferred": pl.Boolean,
-}
-
-#: The shared schema of software gains, generation ratios and scaling pairs.
-PAIR_SCHEMA: dict[str, pl.DataType] = {
-    "kind": pl.String,
-    "identity_level": pl.String,
-    "is_per_accelerator": pl.Boolean,
-    "benchmark": pl.String,
-    "scenario": pl.String,
-    "division": pl.String,
-    "result_unit": pl.String,
-    "is_higher_better": pl.Boolean,
-    "ratio": pl.Float64,
-    "efficiency": pl.Float64,
-    **{f"{name}_old": dtype for name, dtype in PAIR_END_SCHEMA.items()},
-    **{f"{name}_new": dtype for name, dtype in PAIR_END_SCHEMA.items()},
-    "has_preview": pl.Boolean,
-    "has_inferred": pl.Boolean,
-}
+#: One end of a pair, and the shared pair schema: the analysis module's, re-exported.
+PAIR_END_SCHEMA = END_SCHEMA
 
 #: Canonical columns the pages read (the full RESULTS_SCHEMA may be passed).
 RESULTS_COLUMNS: tuple[str, ...] = (

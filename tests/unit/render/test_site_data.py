@@ -2,7 +2,6 @@ import polars as pl
 import pytest
 
 from pipeline.render.site_data import (
-    PAIR_SCHEMA,
     SiteData,
     SiteDataError,
     release_order,
@@ -58,8 +57,3 @@ def test_releases_sort_by_version_number() -> None:
         "v6.1",
         "v10.0",
     ]
-
-
-def test_pair_schema_matches_the_analysis_module() -> None:
-    analysis = pytest.importorskip("pipeline.analysis.pairs")
-    assert analysis.PAIR_SCHEMA == PAIR_SCHEMA
