@@ -139,6 +139,7 @@ def _bench_results() -> dict | None:
         "crosscheck": dg.AssetIn("core_mlperf__crosscheck"),
         "corrections": dg.AssetIn("out_mlperf__corrections"),
         "claims": dg.AssetIn("out_mlperf__claims"),
+        "exclusions": dg.AssetIn("out_mlperf__exclusions"),
         "raw": dg.AssetIn("raw_mlperf__summary"),
     },
     description=(
@@ -156,6 +157,7 @@ def out_site__pages(
     crosscheck: pl.LazyFrame,
     corrections: pl.LazyFrame,
     claims: pl.LazyFrame,
+    exclusions: pl.LazyFrame,
     raw: dict,
 ) -> dg.Output[dict]:
     """Render the pages into ``build/staging/project``."""
@@ -173,7 +175,9 @@ def out_site__pages(
             strict=True,
         )
     )
-    corrections_df, evaluations = pl.collect_all([corrections, claims])
+    corrections_df, evaluations, excluded = pl.collect_all(
+        [corrections, claims, exclusions]
+    )
     verdicts = claim_verdicts(evaluations)
     data = SiteData(
         **frames,
@@ -191,6 +195,20 @@ def out_site__pages(
             PERFORMANCE_PAGE: render_performance_page(_bench_results()),
         },
         release_notes=_release_notes(corrections_df, verdicts),
+        extra_tables={
+            "exclusions": (
+                excluded,
+                "Candidate pairs the analyses left out, counted by reason.",
+            ),
+            "corrections": (
+                corrections_df,
+                "Upstream corrections: fields changed between snapshots of a release.",
+            ),
+            "claims": (
+                evaluations,
+                "Vendor claims evaluated under each reading, with cited results.",
+            ),
+        },
     )
     cache.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(js_dir / cache.name, cache)
