@@ -42,6 +42,7 @@ from pipeline.analysis.pairs import (
     finish_candidates,
     join_ends,
     kept_pairs,
+    one_by_one,
     prepare,
     side,
 )
@@ -121,8 +122,8 @@ def software_gain_candidates(
     Arguments as for ``software_gains``.
     """
     options = Options(include_preview, include_inferred, rules, registry)
-    rows = prepare(results, options)
-    return pl.concat([_level(rows, level, options) for level in LEVELS])
+    rows = prepare(results, options).collect().lazy()  # shared by every level
+    return one_by_one([_level(rows, level, options) for level in LEVELS])
 
 
 def software_gains(

@@ -38,6 +38,7 @@ from pipeline.analysis.pairs import (
     finish_candidates,
     join_ends,
     kept_pairs,
+    one_by_one,
     prepare,
     side,
 )
@@ -108,8 +109,10 @@ def generation_ratio_candidates(
             & pl.col("total_accelerators").is_not_null()
         )
         .join(lineage, on="accelerator_id", how="left")
+        .collect()
+        .lazy()  # shared by every reading
     )
-    return pl.concat(
+    return one_by_one(
         [
             _reading(rows, reading, per_accelerator, options)
             for reading in READINGS

@@ -185,6 +185,16 @@ def side(
     )
 
 
+def one_by_one(parts: Sequence[pl.LazyFrame]) -> pl.LazyFrame:
+    """Collect the parts of an analysis in turn, then concatenate them.
+
+    Collecting them in one plan runs them in parallel and adds their peak memory: at
+    100x the real data, software gains peaked at 2.1 GB that way and 1.5 GB like this,
+    in the same time. The parts are small; their intermediates are not.
+    """
+    return pl.concat([part.collect() for part in parts]).lazy()
+
+
 def join_ends(
     old: pl.LazyFrame,
     new: pl.LazyFrame,
@@ -196,12 +206,29 @@ def join_ends(
     Ends that are join keys (for example ``release`` within a round) are copied back
     into their ``_old``/``_new`` columns so every candidate has the full schema.
     """
-    joined = old.join(
-        new,
-        on=list(on),
-        how="inner",
-        maintain_order="left_right",
-    ).filter(condition)
+    # Match on the keys and the columns the condition reads only, then fetch the full
+    # rows by index: a key can match many rows of one release that the condition then
+    # discards (open-division platforms with many models), and carrying ~46 columns
+    # through that fan-out dominated memory at 100x scale.
+    needed = set(condition.meta.root_names())
+    old_schema, new_schema = old.collect_schema(), new.collect_schema()
+    old_i, new_i = old.with_row_index("_i_old"), new.with_row_index("_i_new")
+    slim = (
+        old_i.select(*on, *(needed & set(old_schema) - set(on)), "_i_old")
+        .join(
+            new_i.select(*on, *(needed & set(new_schema) - set(on)), "_i_new"),
+            on=list(on),
+            how="inner",
+            maintain_order="left_right",
+        )
+        .filter(condition)
+        .select("_i_old", "_i_new")
+    )
+    joined = (
+        slim.join(old_i, on="_i_old", how="left", maintain_order="left")
+        .join(new_i.drop(*on), on="_i_new", how="left", maintain_order="left")
+        .drop("_i_old", "_i_new")
+    )
     copies = {
         f"{c}_{end}": pl.col(c)
         for c in on

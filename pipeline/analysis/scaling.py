@@ -33,6 +33,7 @@ from pipeline.analysis.pairs import (
     finish_candidates,
     join_ends,
     kept_pairs,
+    one_by_one,
     prepare,
     side,
 )
@@ -77,13 +78,18 @@ def scaling_candidates(
     Arguments as for ``scaling``.
     """
     options = Options(include_preview, include_inferred, rules, registry)
-    rows = prepare(results, options).filter(
-        pl.col("is_accelerator_mapped")
-        & ~pl.col("is_mixed_accelerators")
-        & ~pl.col("is_cpu_only")
-        & (pl.col("total_accelerators") > 0)
-    )
-    return pl.concat([_reading(rows, reading, options) for reading in READINGS])
+    rows = (
+        prepare(results, options)
+        .filter(
+            pl.col("is_accelerator_mapped")
+            & ~pl.col("is_mixed_accelerators")
+            & ~pl.col("is_cpu_only")
+            & (pl.col("total_accelerators") > 0)
+        )
+        .collect()
+        .lazy()
+    )  # shared by every reading
+    return one_by_one([_reading(rows, reading, options) for reading in READINGS])
 
 
 def scaling(

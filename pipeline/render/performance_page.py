@@ -1,8 +1,472 @@
-"""The Performance page: what the pipeline costs, from ``make bench`` results."""
+"""The Performance page: what the pipeline costs, from ``make bench`` results.
+
+What belongs here: turning the ``build/bench/results.json`` dictionary written by
+``pipeline.bench`` into Markdown (targets with pass/fail marks, every measurement, the
+cost-against-rows chart, raw-tree throughput, page weights, where the time goes, the
+machine). What does not: measuring (``pipeline.bench``) or reading the file
+(``pipeline.defs.site``).
+
+The results file is a local artefact anyone can edit, so every string from it goes
+through ``escape`` and every number through ``float``/``int`` before it reaches the
+page, like upstream data on the other pages.
+
+The chart is written into the page itself rather than as a file under ``charts/``:
+``render_site`` only accepts extra pages as Markdown strings. It is a static SVG (a
+``data:`` image, drawn with ``vl_convert`` like the other pages' fallbacks) plus its
+Vega-Lite spec inline in a ``<script type="application/json">`` child, so a charts.js
+that learns to embed inline specs can make it interactive without a page change. The
+container deliberately does not use the ``vega-chart`` class: charts.js (and the
+browser test) expect every ``vega-chart`` to carry a ``data-spec`` file to fetch.
+"""
 
 from __future__ import annotations
 
+import base64
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import altair as alt
+import vl_convert
+
+from pipeline.render.charts import SVG_WIDTH
+from pipeline.render.escape import escape
+
 PAGE = "performance.md"
+#: Class of the inline chart container (see the module docstring for why not
+#: ``vega-chart``).
+CHART_CLASS = "ledger-inline-chart"
+CHART_NAME = "performance-analytics-cost"
+CHART_CAPTION = "Analytics time against rows analysed (log-log)"
+#: Characters that could end a <script> element or start an entity inside one.
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+_MARKS = {True: "✅ pass", False: "❌ fail", None: "— not measured"}
+
+
+def _number(value: object) -> float | None:
+    """A number from the results file, or None for anything that is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _seconds(value: object) -> str:
+    number = _number(value)
+    if number is None:
+        return "—"
+    if number >= 100:
+        return f"{number:,.0f} s"
+    if number >= 10:
+        return f"{number:.1f} s"
+    if number >= 1:
+        return f"{number:.2f} s"
+    return f"{number:.3f} s"
+
+
+def _bytes(value: object) -> str:
+    number = _number(value)
+    if number is None:
+        return "—"
+    if number >= 1e9:
+        return f"{number / 1e9:,.2f} GB"
+    if number >= 1e6:
+        return f"{number / 1e6:,.1f} MB"
+    return f"{number / 1e3:,.0f} kB"
+
+
+def _count(value: object) -> str:
+    number = _number(value)
+    return "—" if number is None else f"{number:,.0f}"
+
+
+def _value(value: object, unit: object) -> str:
+    """A target's measured value in the target's own unit."""
+    number = _number(value)
+    if number is None:
+        return "—"
+    if unit == "s":
+        return _seconds(number)
+    if unit == "share":
+        return f"{number * 100:.1f} %"
+    if unit in ("GB", "MB"):
+        return f"{number:,.2f} {unit}"
+    return f"{number:.2f}"
+
+
+def _code(value: object) -> str:
+    """Escaped text in ``<code>``: a Markdown code span would show the entities."""
+    return f"<code>{escape(str(value))}</code>"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A Markdown table; cells must already be safe text."""
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+        *("| " + " | ".join(row) + " |" for row in rows),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return list(value) if isinstance(value, list) else []
+
+
+def _intro(results: Mapping[str, Any]) -> str:
+    machine = _mapping(results.get("machine"))
+    repeat = _count(results.get("repeat"))
+    date = escape(str(machine.get("date", "an unknown date")))
+    text = (
+        "What building this site costs, measured by `make bench` "
+        f"(`pipeline/bench.py`) on {date}. Each figure is the **median of "
+        f"{repeat} repetition(s)**, each run in a "
+        "fresh process against the local mirror; the time is the measured call "
+        "itself, and *whole process* adds interpreter start and imports. Peak RSS is "
+        "the largest resident memory of any process of the measurement "
+        "(`ru_maxrss` from `wait4`). Numbers from another machine or commit will "
+        "differ; the machine is described at the end.\n"
+    )
+    if results.get("quick"):
+        text += (
+            '\n!!! warning "Smoke run"\n    These numbers come from `make bench` '
+            "with `--quick` (one repetition, no x100 scale); run `make bench` for "
+            "the real figures.\n"
+        )
+    return text
+
+
+def _targets(results: Mapping[str, Any]) -> str:
+    rows = []
+    for target in _list(results.get("targets")):
+        target = _mapping(target)
+        passed = target.get("passed")
+        rows.append(
+            (
+                escape(str(target.get("label", ""))),
+                _value(target.get("value"), target.get("unit")),
+                escape(str(target.get("target", ""))),
+                _MARKS.get(passed if isinstance(passed, bool) else None),
+            )
+        )
+    if not rows:
+        return ""
+    return "## Targets\n\n" + _table(("Target", "Measured", "Goal", "Result"), rows)
+
+
+def _measurements(results: Mapping[str, Any]) -> str:
+    rows = []
+    for item in _list(results.get("measurements")):
+        item = _mapping(item)
+        repetitions = ", ".join(_seconds(s) for s in _list(item.get("repetitions_s")))
+        rows.append(
+            (
+                escape(str(item.get("label", item.get("name", "")))),
+                _seconds(item.get("median_s")),
+                repetitions or "—",
+                _seconds(item.get("process_median_s")),
+                _bytes(item.get("peak_rss_bytes")),
+                _count(item.get("rows")),
+            )
+        )
+    if not rows:
+        return ""
+    header = (
+        "Measurement",
+        "Median",
+        "Repetitions",
+        "Whole process (median)",
+        "Peak RSS",
+        "Rows",
+    )
+    return (
+        "## Measurements\n\nThe cold build starts from empty data, Dagster and build "
+        "folders and ends with the published site; the no-op rerun is "
+        "`mlperf-ledger update` when nothing changed upstream; the incremental run "
+        "is the same update after one new release appeared in the mirror.\n\n"
+        + _table(header, rows)
+    )
+
+
+def _points(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The analytics scales with a positive row count and time, smallest first."""
+    points = []
+    for item in _list(results.get("analytics_scaling")):
+        item = _mapping(item)
+        rows, seconds = _number(item.get("rows")), _number(item.get("median_s"))
+        if not rows or not seconds or rows <= 0 or seconds <= 0:
+            continue
+        rss = _number(item.get("peak_rss_bytes"))
+        points.append(
+            {
+                "scale": f"x{_count(item.get('scale'))}",
+                "rows": rows,
+                "seconds": seconds,
+                "rss_mb": round(rss / 1e6, 1) if rss is not None else None,
+                "pairs": _number(item.get("pairs")),
+            }
+        )
+    return sorted(points, key=lambda p: p["rows"])
+
+
+def cost_chart(points: Sequence[Mapping[str, Any]]) -> alt.LayerChart:
+    """Analytics time against rows on log-log axes, with a linear reference.
+
+    On log-log axes linear growth is a slope of one; the dashed line is linear growth
+    from the smallest scale, so points under it grow slower than the rows (fixed costs
+    amortised) and points above it faster. The dotted rule is the x100 target.
+    """
+    first = points[0]
+    reference = f"linear from {first['scale']}"
+    series = [{**p, "series": "measured", "label": p["scale"]} for p in points] + [
+        {
+            "rows": p["rows"],
+            "seconds": first["seconds"] * p["rows"] / first["rows"],
+            "series": reference,
+            "label": p["scale"],
+        }
+        for p in points
+    ]
+    log = alt.Scale(type="log")
+    lines = (
+        alt.Chart(alt.Data(values=series))
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(
+                "rows:Q",
+                scale=log,
+                title="rows analysed",
+                axis=alt.Axis(format="~s", tickCount=5),
+            ),
+            y=alt.Y(
+                "seconds:Q",
+                scale=log,
+                title="analyse() median (s)",
+                axis=alt.Axis(format="~g", tickCount=5),
+            ),
+            color=alt.Color(
+                "series:N",
+                scale=alt.Scale(
+                    domain=["measured", reference], range=["#3f51b5", "#9e9e9e"]
+                ),
+                legend=alt.Legend(orient="bottom", title=None),
+            ),
+            strokeDash=alt.StrokeDash(
+                "series:N",
+                scale=alt.Scale(domain=["measured", reference], range=[[1, 0], [5, 4]]),
+                legend=None,
+            ),
+            tooltip=[
+                alt.Tooltip("label:N", title="scale"),
+                alt.Tooltip("series:N"),
+                alt.Tooltip("rows:Q", format=",.0f"),
+                alt.Tooltip("seconds:Q", title="seconds", format=",.3f"),
+                alt.Tooltip("rss_mb:Q", title="peak RSS (MB)", format=",.0f"),
+                alt.Tooltip("pairs:Q", title="pairs found", format=",.0f"),
+            ],
+        )
+    )
+    labels = (
+        alt.Chart(alt.Data(values=[dict(p) for p in points]))
+        .mark_text(align="left", dx=6, dy=-8)
+        .encode(x="rows:Q", y="seconds:Q", text="scale:N")
+    )
+    target = (
+        alt.Chart(alt.Data(values=[{"seconds": 10.0, "text": "x100 target: 10 s"}]))
+        .mark_rule(strokeDash=[2, 3], color="#e4002b")
+        .encode(y="seconds:Q")
+    )
+    target_text = (
+        alt.Chart(alt.Data(values=[{"seconds": 10.0, "text": "x100 target: 10 s"}]))
+        .mark_text(align="left", baseline="bottom", x=4, dy=-2, color="#e4002b")
+        .encode(y="seconds:Q", text="text:N")
+    )
+    return alt.layer(lines, labels, target, target_text).properties(
+        width="container", height=300, title=CHART_CAPTION
+    )
+
+
+def _script_json(spec: Mapping[str, Any]) -> str:
+    return json.dumps(spec, separators=(",", ":")).translate(_SCRIPT_SAFE)
+
+
+def chart_block(chart: alt.TopLevelMixin) -> str:
+    """The chart as a static SVG image plus its inline Vega-Lite spec."""
+    spec = chart.to_dict(validate=False)
+    svg = vl_convert.vegalite_to_svg({**spec, "width": SVG_WIDTH})
+    image = base64.b64encode(svg.encode()).decode()
+    raw = base64.b64encode(json.dumps(spec, indent=1).encode()).decode()
+    label = escape(CHART_CAPTION)
+    return (
+        f'\n<div class="{CHART_CLASS}" id="{CHART_NAME}" role="figure" '
+        f'aria-label="{label}">\n'
+        f'<img class="vega-fallback" src="data:image/svg+xml;base64,{image}" '
+        f'alt="{label}" style="max-width:100%;height:auto">\n'
+        f'<script type="application/json">{_script_json(spec)}</script>\n'
+        "</div>\n"
+        f'<p class="ledger-chart-source"><a href="data:application/json;base64,{raw}" '
+        f'download="{CHART_NAME}.json">Chart as Vega-Lite JSON</a></p>\n'
+    )
+
+
+def _scaling(results: Mapping[str, Any]) -> str:
+    points = _points(results)
+    if not points:
+        return ""
+    rows = [
+        (
+            escape(p["scale"]),
+            _count(p["rows"]),
+            _seconds(p["seconds"]),
+            _bytes(p["rss_mb"] * 1e6 if p["rss_mb"] is not None else None),
+            _count(p["pairs"]),
+            f"{p['seconds'] / p['rows'] * 1e6:,.1f} µs",
+        )
+        for p in points
+    ]
+    return (
+        "## Analytics cost against rows\n\n`analyse()` (software gains, generation "
+        "ratios, scaling and their exclusions) on the canonical table of the cold "
+        "build (x1) and on synthetic tables replicating every real row 10 and 100 "
+        "times. Each copy renames its submitters, platforms, systems and keys and "
+        "jitters values by ±1 %, so it behaves like one more set of teams running the "
+        "same hardware: pairs within one submitter or platform grow with the copies, "
+        "best-of pairs keep their count while their groups grow.\n"
+        + chart_block(cost_chart(points))
+        + "\n"
+        + _table(
+            ("Scale", "Rows", "Median", "Peak RSS", "Pairs found", "Time per row"),
+            rows,
+        )
+    )
+
+
+def _raw_tree(results: Mapping[str, Any]) -> str:
+    tree = _mapping(results.get("raw_tree"))
+    if not tree:
+        return ""
+    by = {
+        _mapping(m).get("name"): _mapping(m) for m in _list(results.get("measurements"))
+    }
+    scan, floor = by.get("raw_tree_scan", {}), by.get("raw_tree_floor", {})
+    ratio = _number(tree.get("overhead_ratio"))
+    list_s = _mapping(scan.get("detail")).get("list_s")
+    return (
+        "## Raw-tree parsing\n\n"
+        f"`scan_raw_tree` on the {escape(str(tree.get('release', '')))} raw "
+        f"submission tree in the mirror reads **{_count(tree.get('files_read'))}** "
+        f"of the {_count(tree.get('files_listed'))} files listed "
+        f"(listing: {_seconds(list_s)}) and turns them into "
+        f"{_count(scan.get('rows'))} result and rejected rows.\n\n"
+        + _table(
+            ("Work", "Median", "Files/s"),
+            [
+                (
+                    "Parsing (`scan_raw_tree`)",
+                    _seconds(scan.get("median_s")),
+                    _count(tree.get("files_per_s")),
+                ),
+                (
+                    "Floor: read and decode the same files (`json.loads` / UTF-8)",
+                    _seconds(floor.get("median_s")),
+                    _count(tree.get("floor_files_per_s")),
+                ),
+            ],
+        )
+        + (
+            f"\nOur overhead over the floor: **×{ratio:.1f}**.\n"
+            if ratio is not None
+            else ""
+        )
+    )
+
+
+def _page_weights(results: Mapping[str, Any]) -> str:
+    weights = _mapping(results.get("page_weights"))
+    if not weights:
+        return ""
+    rows = [
+        (
+            _code(_mapping(p).get("page", "")),
+            _bytes(_mapping(p).get("html_bytes")),
+            _bytes(_mapping(p).get("chart_bytes")),
+            _bytes(_mapping(p).get("total_bytes")),
+        )
+        for p in _list(weights.get("heaviest"))
+    ]
+    return (
+        "## Page weights\n\nWhat a reader downloads for one page of the site the "
+        "cold build published: its HTML plus the chart specs and data files it "
+        "loads (the shared JavaScript and CSS are cached after the first page). "
+        f"The site has {_count(weights.get('pages'))} pages, "
+        f"{_bytes(weights.get('html_bytes'))} of HTML, and "
+        f"{_bytes(weights.get('site_bytes'))} in {_count(weights.get('site_files'))} "
+        f"files in all; the page budget is {_bytes(weights.get('budget_bytes'))}.\n\n"
+        + _table(("Heaviest pages", "HTML", "Chart JSON", "Total"), rows)
+    )
+
+
+def _profile_table(profile: Mapping[str, Any]) -> str:
+    rows = [
+        (_code(_mapping(s).get("step", "")), _seconds(_mapping(s).get("seconds")))
+        for s in _list(profile.get("top_steps"))
+    ]
+    wall, steps = _number(profile.get("run_wall_s")), _number(profile.get("step_s"))
+    timed = _number(profile.get("timed_s"))
+    text = (
+        f"{_count(profile.get('runs'))} Dagster run(s) took {_seconds(wall)} from "
+        f"start to end, {_seconds(steps)} of it inside asset steps"
+    )
+    if wall is not None and steps is not None:
+        text += f" (Dagster's own share within runs: {_seconds(wall - steps)})"
+    if timed is not None and wall is not None:
+        text += (
+            f". Of the {_seconds(timed)} measured, {_seconds(timed - wall)} passed "
+            "outside any run: loading the definitions, planning each run's job, "
+            "sensor ticks and metadata queries"
+        )
+    return text + ".\n\n" + _table(("Step (summed over partitions)", "Time"), rows)
+
+
+def _profiles(results: Mapping[str, Any]) -> str:
+    parts = []
+    for item in _list(results.get("measurements")):
+        item = _mapping(item)
+        profile = _mapping(_mapping(item.get("detail")).get("profile"))
+        if profile.get("top_steps"):
+            title = escape(str(item.get("label", item.get("name", ""))))
+            parts.append(f"### {title}\n\n" + _profile_table(profile))
+    if not parts:
+        return ""
+    return (
+        "## Where the time goes\n\nStep durations from the Dagster event log of the "
+        "last repetition.\n\n" + "\n".join(parts)
+    )
+
+
+def _machine(results: Mapping[str, Any]) -> str:
+    machine = _mapping(results.get("machine"))
+    if not machine:
+        return ""
+    cores = _count(machine.get("cores"))
+    usable = machine.get("usable_cores")
+    if _number(usable) is not None and usable != machine.get("cores"):
+        cores += f" ({_count(usable)} usable)"
+    rows = [
+        ("CPU", escape(str(machine.get("cpu_model", "unknown")))),
+        ("Cores", cores),
+        ("RAM", _bytes(machine.get("ram_bytes"))),
+        ("OS", escape(str(machine.get("os", "unknown")))),
+        ("Python", escape(str(machine.get("python", "unknown")))),
+        ("Polars", escape(str(machine.get("polars", "unknown")))),
+        ("Dagster", escape(str(machine.get("dagster", "unknown")))),
+        ("Pipeline commit", _code(machine.get("pipeline_commit", ""))),
+        ("Measured", escape(str(machine.get("date", "unknown")))),
+    ]
+    return "## Machine\n\n" + _table(("Item", "Value"), rows)
 
 
 def render_performance_page(results: dict | None) -> str:
@@ -13,4 +477,14 @@ def render_performance_page(results: dict | None) -> str:
             "the cold build, a no-op rerun, an incremental release and the analytics "
             "at 10x and 100x scale. The results appear here on the next site build.\n"
         )
-    return "# Performance\n\n```json\n" + str(results) + "\n```\n"
+    sections = [
+        "# Performance\n\n" + _intro(results),
+        _targets(results),
+        _measurements(results),
+        _scaling(results),
+        _raw_tree(results),
+        _page_weights(results),
+        _profiles(results),
+        _machine(results),
+    ]
+    return "\n".join(s for s in sections if s)
