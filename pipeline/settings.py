@@ -41,3 +41,11 @@ def build_dir() -> Path:
 def site_url() -> str:
     """Public URL of the site (MkDocs needs it for instant navigation)."""
     return os.environ.get("MLPERF_LEDGER_SITE_URL", "").strip() or "http://127.0.0.1:8000/"
+
+
+def headline_flagged() -> bool:
+    """Whether home-page headlines include preview/inferred pairs (marked).
+
+    ``MLPERF_HEADLINE_FLAGGED=exclude`` keeps headlines to measured, available results.
+    """
+    return os.environ.get("MLPERF_HEADLINE_FLAGGED", "include").strip() != "exclude"

@@ -931,17 +931,32 @@ HEADLINES = (
 )
 
 
-def _headline(site: _Site, page: str, item: _Headline, pairs: pl.DataFrame) -> str:
+def _headline(
+    site: _Site,
+    page: str,
+    item: _Headline,
+    pairs: pl.DataFrame,
+    include_flagged: bool = True,
+) -> str:
     """A sentence, a chart with a static SVG fallback, the top rows and a link.
 
-    Headlines use only pairs of two measured results of available systems: a preview
-    or inferred end is fine in a reference table, where its badge is visible, but not
-    as the first number a visitor reads. The detail pages show every pair.
+    By default headlines include pairs with a preview or inferred end, marked with
+    their badges, like every other view. With ``include_flagged=False`` they use only
+    pairs of two measured results of available systems (the detail pages still show
+    every pair) for readers who want the first number they read to be the firmest.
     """
     target = _page_link(page, item.spec.rel)
     pairs = _latest(pairs) if pairs.height else pairs
-    measured = pairs.filter(~pl.col("has_preview") & ~pl.col("has_inferred"))
-    if measured.height == 0:
+    flagged = pl.col("has_preview") | pl.col("has_inferred")
+    measured = pairs if include_flagged else pairs.filter(~flagged)
+    if include_flagged:
+        count = pairs.filter(flagged).height
+        note = (
+            f" ({count:,} with a preview or inferred end, marked with badges)"
+            if count
+            else ""
+        )
+    elif measured.height == 0:
         note = " (each has a preview or inferred end; see the badges)"
     elif measured.height < pairs.height:
         left_out = pairs.height - measured.height
@@ -988,7 +1003,9 @@ def _headline(site: _Site, page: str, item: _Headline, pairs: pl.DataFrame) -> s
     return "\n".join(parts)
 
 
-def _home(site: _Site, pairs: dict[str, pl.DataFrame]) -> str:
+def _home(
+    site: _Site, pairs: dict[str, pl.DataFrame], include_flagged: bool = True
+) -> str:
     """The home page body; site/index.md includes it with pymdownx.snippets."""
     page = "index.md"
     parts = []
@@ -1013,7 +1030,10 @@ def _home(site: _Site, pairs: dict[str, pl.DataFrame]) -> str:
             f"[Everything in {escape(latest)} →]({link})\n",
         ]
     parts += ["\n## Derived metrics\n", _notice(page)]
-    parts += [_headline(site, page, item, pairs[item.spec.kind]) for item in HEADLINES]
+    parts += [
+        _headline(site, page, item, pairs[item.spec.kind], include_flagged)
+        for item in HEADLINES
+    ]
     return site.write_page("partials/home.md", "\n".join(parts))
 
 
@@ -1314,6 +1334,7 @@ def render_site(
     extra_pages: Mapping[str, str] | None = None,
     release_notes: Callable[[str, str], str] | None = None,
     extra_tables: Mapping[str, tuple[pl.DataFrame, str]] | None = None,
+    headline_flagged: bool = True,
 ) -> list[Path]:
     """Write every generated page, chart, download and script of the website.
 
@@ -1328,6 +1349,9 @@ def render_site(
         release_notes: ``(release, page path) -> Markdown`` added near the top of
             each release page, e.g. links to that release's corrections and claims.
         extra_tables: More downloads on the Data page: name -> (frame, description).
+        headline_flagged: Include pairs with a preview or inferred end in the home
+            page headlines (marked); False keeps headlines to measured, available
+            results. Detail pages always show every pair.
 
     Returns:
         Every file written.
@@ -1348,7 +1372,7 @@ def render_site(
         "generations": _merge_levels(_with_vendor(data.generations, results)),
         "scaling": _merge_levels(_with_vendor(data.scaling, results)),
     }
-    _home(site, pairs)
+    _home(site, pairs, headline_flagged)
     if site.releases:
         latest = site.releases[-1]
         _release_page(
