@@ -49,3 +49,8 @@ def headline_flagged() -> bool:
     ``MLPERF_HEADLINE_FLAGGED=exclude`` keeps headlines to measured, available results.
     """
     return os.environ.get("MLPERF_HEADLINE_FLAGGED", "include").strip() != "exclude"
+
+
+def tree_api() -> str:
+    """Where raw trees are listed; "" derives it from the source base."""
+    return os.environ.get("MLPERF_TREE_API", "").strip()

@@ -26,6 +26,7 @@ class SourceResource(dg.ConfigurableResource):
             base=self.base or settings.source_base(),
             timeout_s=self.timeout_s or settings.http_timeout_s(),
             retries=self.retries,
+            tree_api=settings.tree_api(),
         )
 
 
