@@ -15,7 +15,7 @@ import pipeline.transform.crosscheck as crosscheck_module
 from pipeline.defs.partitions import FOLLOW_UPSTREAM, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.raw_tree import scan_raw_tree
-from pipeline.ingest import fetch_raw_tree
+from pipeline.ingest import TREE_FILE, RawOutcome, fetch_raw_tree
 from pipeline.lineage import code_version
 from pipeline.manifest import release_for
 from pipeline.snapshots import Snapshot
@@ -40,10 +40,25 @@ def raw_mlperf__tree(
 ) -> dg.Output[dict]:
     """List and fetch one round's raw tree (where the manifest asks for it)."""
     release = release_for(context.partition_key)
+    store = data_dir.store()
     try:
-        outcome = fetch_raw_tree(release, source.get(), data_dir.store())
+        outcome = fetch_raw_tree(release, source.get(), store)
     except SourceError as exc:
-        raise dg.Failure(description=f"{release.version} raw tree: {exc}") from None
+        if "summary" not in release.ingest:
+            raise dg.Failure(description=f"{release.version} raw tree: {exc}") from None
+        # The tree only checks the published summary: a listing GitHub truncates or a
+        # flaky fetch must not hold back the summary's own ingestion. Keep the last
+        # tree snapshot and say why.
+        kept = store.latest(release.version, TREE_FILE)
+        outcome = RawOutcome(
+            release.version,
+            "source error",
+            kept,
+            False,
+            f"{release.version} raw tree not refreshed: {exc}"
+            + (f"; keeping tree snapshot {kept.sha256[:12]}" if kept else ""),
+        )
+        context.log.warning(outcome.message)
     context.log.info(outcome.message)
     snap = outcome.snapshot
     return dg.Output(

@@ -256,7 +256,16 @@ def visits(built_site: BuiltSite) -> dict[str, PageVisit]:
         page.evaluate("() => { window.__sameDocument = true; }")
         page.locator("article a", has_text=re.compile(r"^llama2-70b-99$")).click()
         page.wait_for_url("**/llama2-70b-99.html")
-        page.wait_for_function(CHARTS_SETTLED, timeout=20_000)
+        # The URL changes before the content is swapped: wait for the new page's own
+        # charts (the index has none) and for them to settle.
+        page.wait_for_function(
+            """() => {
+              const charts = [...document.querySelectorAll('div.vega-chart')];
+              return charts.some(el => (el.dataset.spec || '').includes('llama2-70b-99'))
+                && charts.every(el => ['rendered', 'failed'].includes(el.dataset.state));
+            }""",
+            timeout=20_000,
+        )
         probes["instant"] = {
             "same_document": page.evaluate("() => window.__sameDocument === true"),
             "charts": page.evaluate(CHART_STATE),

@@ -229,3 +229,25 @@ def test_bad_records_land_in_the_rejected_table(
     finally:
         path.write_bytes(good)
         runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)
+
+
+def test_tree_listing_failure_does_not_block_the_summary(
+    pipeline_env: dict, work: FaultyServer
+) -> None:
+    listing = "/repos/mlcommons/inference_results_v6.0/git/trees/HEAD?recursive=1"
+    work.faults[listing] = ["500"] * 4
+    outcome, *_ = runner.ingest(pipeline_env["instance"], ["v6.0"], progress=print)
+    work.faults[listing] = []
+    assert outcome.success
+    instance = pipeline_env["instance"]
+    tree = runner.latest_metadata(instance, "raw_mlperf__tree", "v6.0")
+    assert tree["status"] == "source error"
+    assert "HTTP 500" in tree["message"] and "keeping tree snapshot" in tree["message"]
+    # The kept tree snapshot still yields its rows; the summary was ingested as usual.
+    assert (
+        runner.latest_metadata(instance, "core_mlperf__tree_results", "v6.0")["rows"]
+        == 520
+    )
+    assert (
+        runner.latest_metadata(instance, "core_mlperf__results", "v6.0")["rows"] == 520
+    )
