@@ -29,6 +29,7 @@ Dagster wiring does not belong here; see ``pipeline/defs``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Unpack
 
 import polars as pl
 
@@ -36,6 +37,7 @@ from pipeline.analysis.accelerators import AcceleratorRegistry
 from pipeline.analysis.benchmarks import CompatibilityRule
 from pipeline.analysis.pairs import (
     SCOPE_LATENCY_PER_ACCELERATOR,
+    AnalysisOptions,
     Options,
     best_per_group,
     exclusions,
@@ -127,12 +129,7 @@ def software_gain_candidates(
 
 
 def software_gains(
-    results: pl.LazyFrame,
-    *,
-    include_preview: bool = True,
-    include_inferred: bool = True,
-    rules: Sequence[CompatibilityRule] | None = None,
-    registry: AcceleratorRegistry | None = None,
+    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
 ) -> pl.LazyFrame:
     """Software-only gains at the system, hardware and accelerator levels.
 
@@ -147,35 +144,14 @@ def software_gains(
         ``PAIR_SCHEMA`` rows with ``kind = "software_gain"``; ``ratio > 1`` means the
         new release is faster (new/old for throughput, old/new for latency).
     """
-    return kept_pairs(
-        software_gain_candidates(
-            results,
-            include_preview=include_preview,
-            include_inferred=include_inferred,
-            rules=rules,
-            registry=registry,
-        )
-    )
+    return kept_pairs(software_gain_candidates(results, **options))
 
 
 def software_gain_exclusions(
-    results: pl.LazyFrame,
-    *,
-    include_preview: bool = True,
-    include_inferred: bool = True,
-    rules: Sequence[CompatibilityRule] | None = None,
-    registry: AcceleratorRegistry | None = None,
+    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
 ) -> pl.LazyFrame:
     """Candidate software-gain pairs left out, counted per reason.
 
     Arguments as for ``software_gains``; returns ``EXCLUSIONS_SCHEMA``.
     """
-    return exclusions(
-        software_gain_candidates(
-            results,
-            include_preview=include_preview,
-            include_inferred=include_inferred,
-            rules=rules,
-            registry=registry,
-        )
-    )
+    return exclusions(software_gain_candidates(results, **options))

@@ -25,6 +25,7 @@ Dagster wiring does not belong here; see ``pipeline/defs``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Unpack
 
 import polars as pl
 
@@ -32,6 +33,7 @@ from pipeline.analysis.accelerators import AcceleratorRegistry, load_accelerator
 from pipeline.analysis.benchmarks import CompatibilityRule
 from pipeline.analysis.pairs import (
     SCOPE_LATENCY_PER_ACCELERATOR,
+    AnalysisOptions,
     Options,
     best_per_group,
     exclusions,
@@ -122,12 +124,7 @@ def generation_ratio_candidates(
 
 
 def generation_ratios(
-    results: pl.LazyFrame,
-    *,
-    include_preview: bool = True,
-    include_inferred: bool = True,
-    rules: Sequence[CompatibilityRule] | None = None,
-    registry: AcceleratorRegistry | None = None,
+    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
 ) -> pl.LazyFrame:
     """Successor/predecessor ratios within each release, in both readings.
 
@@ -143,35 +140,14 @@ def generation_ratios(
         predecessor, ``_new`` the successor; ``ratio > 1`` means the successor is
         faster.
     """
-    return kept_pairs(
-        generation_ratio_candidates(
-            results,
-            include_preview=include_preview,
-            include_inferred=include_inferred,
-            rules=rules,
-            registry=registry,
-        )
-    )
+    return kept_pairs(generation_ratio_candidates(results, **options))
 
 
 def generation_ratio_exclusions(
-    results: pl.LazyFrame,
-    *,
-    include_preview: bool = True,
-    include_inferred: bool = True,
-    rules: Sequence[CompatibilityRule] | None = None,
-    registry: AcceleratorRegistry | None = None,
+    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
 ) -> pl.LazyFrame:
     """Candidate generation pairs left out, counted per reason.
 
     Arguments as for ``generation_ratios``; returns ``EXCLUSIONS_SCHEMA``.
     """
-    return exclusions(
-        generation_ratio_candidates(
-            results,
-            include_preview=include_preview,
-            include_inferred=include_inferred,
-            rules=rules,
-            registry=registry,
-        )
-    )
+    return exclusions(generation_ratio_candidates(results, **options))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import polars as pl
 
@@ -102,6 +103,15 @@ EXCLUSIONS_SCHEMA: dict[str, pl.DataType] = {
 #: Per-end fields carried through pairing besides ``END_SCHEMA``.
 _SIDE_EXTRAS = ("result_unit", "is_higher_better", "model_upstream")
 SCOPE_LATENCY_PER_ACCELERATOR = "latency results are not normalised per accelerator"
+
+
+class AnalysisOptions(TypedDict, total=False):
+    """Keyword arguments every public analysis function accepts (see ``Options``)."""
+
+    include_preview: bool
+    include_inferred: bool
+    rules: Sequence[CompatibilityRule] | None
+    registry: AcceleratorRegistry | None
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,14 @@ Dagster wiring does not belong here; see ``pipeline/defs``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Unpack
 
 import polars as pl
 
 from pipeline.analysis.accelerators import AcceleratorRegistry
 from pipeline.analysis.benchmarks import CompatibilityRule
 from pipeline.analysis.pairs import (
+    AnalysisOptions,
     Options,
     best_per_group,
     exclusions,
@@ -92,14 +94,7 @@ def scaling_candidates(
     return one_by_one([_reading(rows, reading, options) for reading in READINGS])
 
 
-def scaling(
-    results: pl.LazyFrame,
-    *,
-    include_preview: bool = True,
-    include_inferred: bool = True,
-    rules: Sequence[CompatibilityRule] | None = None,
-    registry: AcceleratorRegistry | None = None,
-) -> pl.LazyFrame:
+def scaling(results: pl.LazyFrame, **options: Unpack[AnalysisOptions]) -> pl.LazyFrame:
     """Scaling steps of one accelerator between two counts, in both readings.
 
     Args:
@@ -114,35 +109,14 @@ def scaling(
         ``_new`` the larger; ``ratio`` = result_N / result_M and ``efficiency`` =
         ratio / (N / M).
     """
-    return kept_pairs(
-        scaling_candidates(
-            results,
-            include_preview=include_preview,
-            include_inferred=include_inferred,
-            rules=rules,
-            registry=registry,
-        )
-    )
+    return kept_pairs(scaling_candidates(results, **options))
 
 
 def scaling_exclusions(
-    results: pl.LazyFrame,
-    *,
-    include_preview: bool = True,
-    include_inferred: bool = True,
-    rules: Sequence[CompatibilityRule] | None = None,
-    registry: AcceleratorRegistry | None = None,
+    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
 ) -> pl.LazyFrame:
     """Candidate scaling pairs left out, counted per reason.
 
     Arguments as for ``scaling``; returns ``EXCLUSIONS_SCHEMA``.
     """
-    return exclusions(
-        scaling_candidates(
-            results,
-            include_preview=include_preview,
-            include_inferred=include_inferred,
-            rules=rules,
-            registry=registry,
-        )
-    )
+    return exclusions(scaling_candidates(results, **options))
