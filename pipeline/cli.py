@@ -41,7 +41,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     outcomes = runner.ingest(instance, versions, site=args.command == "site")
     failed = [o for o in outcomes if not o.success]
     if failed:
-        print(f"{len(failed)} run(s) failed: {', '.join(o.label for o in failed)}")
+        print(
+            f"{len(failed)} run(s) failed: {', '.join(o.label for o in failed)}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -98,7 +101,10 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     asset, release_column, label = PAIR_TABLES[args.command]
     path = settings.data_dir() / "assets" / asset / "_.parquet"
     if not path.exists():
-        print(f"error: {asset} has not been built yet; run `make site` first")
+        print(
+            f"error: {asset} has not been built yet; run `make site` first",
+            file=sys.stderr,
+        )
         return 1
     table = pl.scan_parquet(path)
     if args.release:
