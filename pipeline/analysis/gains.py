@@ -28,13 +28,10 @@ Dagster wiring does not belong here; see ``pipeline/defs``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Unpack
 
 import polars as pl
 
-from pipeline.analysis.accelerators import AcceleratorRegistry
-from pipeline.analysis.benchmarks import CompatibilityRule
 from pipeline.analysis.pairs import (
     SCOPE_LATENCY_PER_ACCELERATOR,
     AnalysisOptions,
@@ -47,6 +44,7 @@ from pipeline.analysis.pairs import (
     one_by_one,
     prepare,
     side,
+    single_accelerator,
 )
 
 KIND = "software_gain"
@@ -77,18 +75,12 @@ def _level(rows: pl.LazyFrame, level: str, options: Options) -> pl.LazyFrame:
     elif level == "hardware":
         keys = [*_BASE, "accelerator_id", "total_accelerators", "nodes"]
         rows = rows.filter(
-            pl.col("is_accelerator_mapped")
-            & ~pl.col("is_mixed_accelerators")
-            & pl.col("total_accelerators").is_not_null()
+            single_accelerator() & pl.col("total_accelerators").is_not_null()
         )
         scope = None
     else:
         keys = [*_BASE, "accelerator_id"]
-        rows = rows.filter(
-            pl.col("is_accelerator_mapped")
-            & ~pl.col("is_mixed_accelerators")
-            & ~pl.col("is_cpu_only")
-        )
+        rows = rows.filter(single_accelerator() & ~pl.col("is_cpu_only"))
         scope = pl.when(~pl.col("is_higher_better_old")).then(
             pl.lit(SCOPE_LATENCY_PER_ACCELERATOR)
         )
@@ -110,12 +102,7 @@ def _level(rows: pl.LazyFrame, level: str, options: Options) -> pl.LazyFrame:
 
 
 def software_gain_candidates(
-    results: pl.LazyFrame,
-    *,
-    include_preview: bool = True,
-    include_inferred: bool = True,
-    rules: Sequence[CompatibilityRule] | None = None,
-    registry: AcceleratorRegistry | None = None,
+    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
 ) -> pl.LazyFrame:
     """Every candidate software-gain pair, reported or not (``CANDIDATE_SCHEMA``).
 
@@ -123,9 +110,9 @@ def software_gain_candidates(
     carries ``is_comparable``, ``incompatibility_reason`` and ``exclusion_reason``.
     Arguments as for ``software_gains``.
     """
-    options = Options(include_preview, include_inferred, rules, registry)
-    rows = prepare(results, options).collect().lazy()  # shared by every level
-    return one_by_one([_level(rows, level, options) for level in LEVELS])
+    settings = Options(**options)
+    rows = prepare(results, settings).collect().lazy()  # shared by every level
+    return one_by_one([_level(rows, level, settings) for level in LEVELS])
 
 
 def software_gains(

@@ -24,13 +24,11 @@ Dagster wiring does not belong here; see ``pipeline/defs``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Unpack
 
 import polars as pl
 
-from pipeline.analysis.accelerators import AcceleratorRegistry, load_accelerators
-from pipeline.analysis.benchmarks import CompatibilityRule
+from pipeline.analysis.accelerators import load_accelerators
 from pipeline.analysis.pairs import (
     SCOPE_LATENCY_PER_ACCELERATOR,
     AnalysisOptions,
@@ -43,6 +41,7 @@ from pipeline.analysis.pairs import (
     one_by_one,
     prepare,
     side,
+    single_accelerator,
 )
 
 KIND = "generation_ratio"
@@ -84,29 +83,23 @@ def _reading(
 
 
 def generation_ratio_candidates(
-    results: pl.LazyFrame,
-    *,
-    include_preview: bool = True,
-    include_inferred: bool = True,
-    rules: Sequence[CompatibilityRule] | None = None,
-    registry: AcceleratorRegistry | None = None,
+    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
 ) -> pl.LazyFrame:
     """Every candidate generation pair, reported or not (``CANDIDATE_SCHEMA``).
 
     Arguments as for ``generation_ratios``.
     """
-    options = Options(include_preview, include_inferred, rules, registry)
+    settings = Options(**options)
     lineage = (
-        (registry or load_accelerators())
+        (settings.registry or load_accelerators())
         .table()
         .lazy()
         .select("accelerator_id", "predecessor_id")
     )
     rows = (
-        prepare(results, options)
+        prepare(results, settings)
         .filter(
-            pl.col("is_accelerator_mapped")
-            & ~pl.col("is_mixed_accelerators")
+            single_accelerator()
             & ~pl.col("is_cpu_only")
             & pl.col("total_accelerators").is_not_null()
         )
@@ -116,7 +109,7 @@ def generation_ratio_candidates(
     )
     return one_by_one(
         [
-            _reading(rows, reading, per_accelerator, options)
+            _reading(rows, reading, per_accelerator, settings)
             for reading in READINGS
             for per_accelerator in (False, True)
         ]

@@ -195,6 +195,11 @@ def side(
     )
 
 
+def single_accelerator() -> pl.Expr:
+    """Rows whose accelerator is in the registry and is one kind of chip, not a mix."""
+    return pl.col("is_accelerator_mapped") & ~pl.col("is_mixed_accelerators")
+
+
 def one_by_one(parts: Sequence[pl.LazyFrame]) -> pl.LazyFrame:
     """Collect the parts of an analysis in turn, then concatenate them.
 

@@ -20,13 +20,10 @@ Dagster wiring does not belong here; see ``pipeline/defs``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Unpack
 
 import polars as pl
 
-from pipeline.analysis.accelerators import AcceleratorRegistry
-from pipeline.analysis.benchmarks import CompatibilityRule
 from pipeline.analysis.pairs import (
     AnalysisOptions,
     Options,
@@ -38,6 +35,7 @@ from pipeline.analysis.pairs import (
     one_by_one,
     prepare,
     side,
+    single_accelerator,
 )
 
 KIND = "scaling"
@@ -68,30 +66,24 @@ def _reading(rows: pl.LazyFrame, reading: str, options: Options) -> pl.LazyFrame
 
 
 def scaling_candidates(
-    results: pl.LazyFrame,
-    *,
-    include_preview: bool = True,
-    include_inferred: bool = True,
-    rules: Sequence[CompatibilityRule] | None = None,
-    registry: AcceleratorRegistry | None = None,
+    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
 ) -> pl.LazyFrame:
     """Every candidate scaling pair, reported or not (``CANDIDATE_SCHEMA``).
 
     Arguments as for ``scaling``.
     """
-    options = Options(include_preview, include_inferred, rules, registry)
+    settings = Options(**options)
     rows = (
-        prepare(results, options)
+        prepare(results, settings)
         .filter(
-            pl.col("is_accelerator_mapped")
-            & ~pl.col("is_mixed_accelerators")
+            single_accelerator()
             & ~pl.col("is_cpu_only")
             & (pl.col("total_accelerators") > 0)
         )
         .collect()
         .lazy()
     )  # shared by every reading
-    return one_by_one([_reading(rows, reading, options) for reading in READINGS])
+    return one_by_one([_reading(rows, reading, settings) for reading in READINGS])
 
 
 def scaling(results: pl.LazyFrame, **options: Unpack[AnalysisOptions]) -> pl.LazyFrame:
