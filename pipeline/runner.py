@@ -16,6 +16,7 @@ import dagster as dg
 
 from pipeline import settings
 from pipeline.defs.automation import PER_RELEASE
+from pipeline.defs.history import latest_metadata
 from pipeline.manifest import load_manifest, version_key
 
 RELEASES = "release"
@@ -156,21 +157,6 @@ def ingest(
                 f"site: {built.get('pages')} pages published at {built.get('site')}"
             )
     return [*outcomes, combined]
-
-
-def latest_metadata(
-    instance: dg.DagsterInstance, asset: str, partition: str | None = None
-) -> dict:
-    """Metadata values of an asset's (partition's) latest materialization, or {}."""
-    records_filter = dg.AssetRecordsFilter(
-        asset_key=dg.AssetKey(asset),
-        asset_partitions=[partition] if partition else None,
-    )
-    records = instance.fetch_materializations(records_filter, limit=1).records
-    if not records or records[0].asset_materialization is None:
-        return {}
-    metadata = records[0].asset_materialization.metadata
-    return {k: getattr(v, "value", v) for k, v in metadata.items()}
 
 
 def describe_release(instance: dg.DagsterInstance, outcome: RunOutcome) -> str:

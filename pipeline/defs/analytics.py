@@ -110,7 +110,7 @@ def pair_asset(
     """One derived pair table with its blocking checks; the three share this shape."""
 
     @dg.asset(
-    automation_condition=FOLLOW_UPSTREAM,
+        automation_condition=FOLLOW_UPSTREAM,
         name=name,
         group_name="out",
         kinds={"polars", "parquet"},

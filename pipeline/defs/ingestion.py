@@ -15,6 +15,7 @@ import pipeline.extract.summary as summary_module
 import pipeline.ingest as ingest_module
 import pipeline.transform.results as results_module
 import pipeline.validate as validate_module
+from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.ingest import IngestError, fetch_release
@@ -85,13 +86,8 @@ def raw_mlperf__summary(
 
 
 def _previous_rows(instance: dg.DagsterInstance, partition: str) -> int | None:
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=RESULTS, asset_partitions=[partition]), limit=1
-    ).records
-    if not records or records[0].asset_materialization is None:
-        return None
-    rows = records[0].asset_materialization.metadata.get("rows")
-    return int(rows.value) if rows is not None else None
+    rows = latest_metadata(instance, RESULTS.to_user_string(), partition).get("rows")
+    return int(rows) if rows is not None else None
 
 
 def _check_result(

@@ -18,6 +18,7 @@ import pipeline.publish as publish_module
 import pipeline.render.pages as pages_module
 from pipeline import settings
 from pipeline.claims import claim_verdicts, load_claims
+from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.lineage import code_version, git_commit, mermaid
 from pipeline.publish import mkdocs_build, publish, stage_project
@@ -41,19 +42,6 @@ REQUIRED_PAGES = ("index.html", "methodology.html", "generated/audit.html")
 PAGE_BUDGET_BYTES = 1_500_000
 
 
-def _core_metadata(instance: dg.DagsterInstance, release: str) -> dict:
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(
-            asset_key=dg.AssetKey("core_mlperf__results"), asset_partitions=[release]
-        ),
-        limit=1,
-    ).records
-    if not records or records[0].asset_materialization is None:
-        return {}
-    meta = records[0].asset_materialization.metadata
-    return {k: getattr(v, "value", v) for k, v in meta.items()}
-
-
 def snapshot_table(instance: dg.DagsterInstance, raw: dict[str, dict]) -> pl.DataFrame:
     """One row per stored snapshot in use: where it came from and what it yielded."""
     rows = []
@@ -61,7 +49,7 @@ def snapshot_table(instance: dg.DagsterInstance, raw: dict[str, dict]) -> pl.Dat
         snap = value.get("snapshot")
         if not snap:
             continue
-        meta = _core_metadata(instance, release)
+        meta = latest_metadata(instance, "core_mlperf__results", release)
         rows.append(
             {
                 "release": release,
@@ -263,8 +251,7 @@ def out_site__published(out_site__pages: dict):
         description="built without warnings" if ok else problems[:2000],
     )
     expected = list(REQUIRED_PAGES) + [
-        f"generated/releases/{slug(v)}.html"
-        for v in out_site__pages["releases"]
+        f"generated/releases/{slug(v)}.html" for v in out_site__pages["releases"]
     ]
     missing = [p for p in expected if not (target / p).exists()] if ok else expected
     yield dg.AssetCheckResult(
