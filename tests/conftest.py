@@ -44,12 +44,3 @@ def mirror_results(mirror: Path) -> pl.DataFrame:
         )
         frames.append(results)
     return pl.concat(frames)
-
-
-@pytest.fixture
-def mirror_server(mirror: Path):
-    """The real mirror served over HTTP on 127.0.0.1."""
-    from tests.httpserver import FaultyServer
-
-    with FaultyServer(mirror) as server:
-        yield server
