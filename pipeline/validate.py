@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from pipeline.transform.results import RESULTS_SCHEMA, SCENARIOS, UNITS
+from pipeline.transform.results import CANONICAL_UNITS, RESULTS_SCHEMA, SCENARIOS
 
 #: A new snapshot may lose at most this share of the previous snapshot's rows.
 MAX_ROW_DROP = 0.2
@@ -97,7 +97,7 @@ def check_results_positive(results: pl.DataFrame, release: str) -> Outcome:
 
 def check_known_vocabulary(results: pl.DataFrame, release: str) -> Outcome:
     """Scenarios and units come from the closed lists the analytics understand."""
-    units = {canonical for canonical, _ in UNITS.values()}
+    units = set(CANONICAL_UNITS)
     bad = results.filter(
         ~pl.col("scenario").is_in(SCENARIOS) | ~pl.col("result_unit").is_in(units)
     )

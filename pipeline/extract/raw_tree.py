@@ -35,63 +35,64 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 
 import polars as pl
 
-from pipeline.registry import benchmark_aliases
+from pipeline.rounds import Inference, RoundRules, ScenarioMetric, load_rules, rules_for
 from pipeline.source import SourceError
 from pipeline.transform.results import (
-    AVAILABILITIES,
-    REJECTED_SCHEMA,
-    RESULTS_SCHEMA,
     SCENARIOS,
-    strip_count_prefix,
-    strip_count_suffix,
+    STAGED_SCHEMA,
+    canonicalise,
 )
 
 #: Reason given for results of the endpoints harness (v6.1 on), which we cannot read.
 UNSUPPORTED_ENDPOINTS = "unsupported: endpoints harness result_summary.json"
-#: Placeholders submitters write for "no accelerator" in ``accelerator_model_name``.
-NO_ACCELERATOR = ("", "n/a", "na", "none", "-", "null")
-#: MultiStream results inferred from a SingleStream run assume 8 samples per query, as
-#: the submission checker does (``get_inferred_result`` in mlcommons/inference).
-MULTISTREAM_SAMPLES_PER_QUERY = 8
 
 _RESULT_PATH = re.compile(
     r"^(?P<division>[^/]+)/(?P<submitter>[^/]+)/results/(?P<system>[^/]+)/"
     r"(?P<benchmark>[^/]+)/(?P<scenario>[^/]+)/performance/(?P<rest>.+)$"
 )
-_LOADGEN_LOG = "run_1/mlperf_log_summary.txt"
 # The endpoints harness writes performance/result_summary.json (submission checker,
 # parsers/endpoints_parser.py); run_1/ is accepted too in case a submitter nests it.
 _ENDPOINTS_FILES = ("result_summary.json", "run_1/result_summary.json")
 
 _SCENARIO_KINDS = {s.lower(): s for s in SCENARIOS}
-_NUMBER = r"(\S+)"
+_PERCENTILE = r"(\d+(?:\.\d+)?)"
 _LINE = {
     "scenario": re.compile(r"^Scenario\s*:\s*(.*?)\s*$", re.M),
     "result": re.compile(r"^Result is\s*:\s*(\S*)", re.M),
-    "mean": re.compile(r"^Mean latency \(ns\)\s*:\s*" + _NUMBER, re.M),
-    "headline": re.compile(
-        r"^(\d+(?:\.\d+)?)th percentile latency \(ns\)\s*:\s*(\S+)", re.M
-    ),
-    "legacy_multistream": re.compile(r"^Samples per query\s*:", re.M),
+    "mean": re.compile(r"^Mean latency \(ns\)\s*:\s*(\S+)", re.M),
 }
-_ESTIMATE = re.compile(
-    r"^\s*\*\s*Early stopping (\d+(?:\.\d+)?)th percentile estimate\s*:\s*(\S+)"
-)
-#: Throughput lines per logged scenario, most specific first, with the unit they carry.
-#: LLM benchmarks print tokens and samples; the tokens line is the reported metric
-#: (checker RESULT_FIELD_BENCHMARK_OVERWRITE: result_tokens_per_second /
-#: result_completed_tokens_per_second), and only token-based runs print it.
-_THROUGHPUT: dict[str, tuple[tuple[str, str], ...]] = {
-    "Offline": (("Tokens per second", "tokens/s"), ("Samples per second", "samples/s")),
-    "Server": (
-        ("Completed tokens per second", "tokens/s"),
-        ("Completed samples per second", "samples/s"),
-    ),
+#: Raw-tree field names as messages name them (the system JSON's own keys).
+FIELD_NAMES = {
+    "submitter": "submitter folder",
+    "division": "division folder",
+    "platform": "system folder",
+    "benchmark_upstream": "benchmark folder",
+    "scenario_upstream": "scenario directory",
+    "value_text": "metric",
+    "unit_raw": "metric unit",
+    "availability": "status",
+    "nodes_raw": "number_of_nodes",
+    "apn_raw": "accelerators_per_node",
+    "total_raw": "total_accelerators",
 }
-_THROUGHPUT["Interactive"] = _THROUGHPUT["Server"]
+#: Fields read from the system description (messages name that file).
+SYSTEM_SOURCED = frozenset({"availability", "nodes_raw", "apn_raw", "total_raw"})
+
+
+@cache
+def _template_regex(template: str, *, anchored: bool) -> re.Pattern[str]:
+    """A rules template such as "{p}th percentile latency (ns)" as a line pattern."""
+    body = re.escape(template).replace(re.escape("{p}"), _PERCENTILE)
+    return re.compile((r"^\s*" if anchored else "") + body + r"\s*:\s*(\S+)", re.M)
+
+
+def _same_percentile(a: str, b: float) -> bool:
+    return abs(float(a) - b) < 1e-9
+
 
 #: System description fields kept, as the canonical table needs them.
 SYSTEM_FIELDS = (
@@ -129,12 +130,14 @@ class LogSummary:
             submitters may put a SingleStream run under Offline/ and MultiStream/.
         metric_name: The log line holding the reported metric, as written upstream.
         metric_value: That line's number as logged (latencies in ns).
-        metric_unit: ``"ns"``, ``"tokens/s"`` or ``"samples/s"``.
+        metric_unit: The unit the round's rules give that line (``"Tokens/s"``,
+            ``"Latency (ns)"``, ...; the vocabulary of ``transform.results.UNITS``).
         result_valid: Whether loadgen wrote ``Result is : VALID``.
         mean_latency_ns: ``Mean latency (ns)``; an Offline result inferred from a
             SingleStream run is its reciprocal.
         early_stopping_ns: Early-stopping estimates of the whole-query latency by
-            percentile ("90.0", "99.0"), from the ``Early Stopping Result:`` block.
+            percentile as logged ("90.0", "99"), from the ``Early Stopping Result:``
+            block.
     """
 
     scenario: str
@@ -162,9 +165,13 @@ def _results_section(text: str) -> str:
     return text.split("Additional Stats", 1)[0]
 
 
-def _early_stopping_blocks(section: str, where: str) -> dict[str, dict[str, float]]:
+def _early_stopping_blocks(
+    section: str, estimate: re.Pattern[str] | None, where: str
+) -> dict[str, dict[str, float]]:
     """Estimates per block: "query" (Early Stopping Result), "ttft", "tpot"."""
     blocks: dict[str, dict[str, float]] = {}
+    if estimate is None:
+        return blocks
     current: str | None = None
     for line in section.splitlines():
         header = line.strip()
@@ -173,9 +180,9 @@ def _early_stopping_blocks(section: str, where: str) -> dict[str, dict[str, floa
             current = prefix or "query"
             blocks.setdefault(current, {})
             continue
-        match = _ESTIMATE.match(line)
+        match = estimate.match(line.lstrip(" *"))
         if match and current is not None:
-            name = f"Early stopping {match.group(1)}th percentile estimate"
+            name = match.group(0).split(":", 1)[0].strip()
             blocks[current].setdefault(
                 match.group(1), _number(match.group(2), name, where)
             )
@@ -183,54 +190,61 @@ def _early_stopping_blocks(section: str, where: str) -> dict[str, dict[str, floa
 
 
 def _latency_metric(
-    section: str, kind: str, blocks: dict[str, dict[str, float]], where: str
+    section: str,
+    kind: str,
+    metric: ScenarioMetric,
+    blocks: dict[str, dict[str, float]],
+    where: str,
 ) -> tuple[str, float]:
     """The reported latency of a SingleStream or MultiStream run, in ns.
 
-    The headline line ("90.0th percentile latency (ns)", 99.0th for MultiStream,
-    99.9th for pointpainting) names the target percentile. Since v2.0 the reported
-    value is loadgen's early-stopping estimate *at that percentile*. LLM SingleStream
-    runs (llama3.1-8b-edge) only estimate TTFT and TPOT, so they report the headline
-    percentile itself, as the checker's override for that benchmark does
-    (``result_90.00_percentile_latency_ns``); logs from before early stopping also
-    report the headline.
+    The headline line (the rules' ``percentile_line``: "90.0th percentile latency
+    (ns)", 99th for MultiStream, 99.9th for pointpainting) names the target
+    percentile. From v2.0 the reported value is loadgen's early-stopping estimate
+    *at that percentile* (the rules' ``estimate_line``; "99th" and "99.0th" are the
+    same percentile). LLM SingleStream runs (llama3.1-8b-edge) only estimate TTFT and
+    TPOT, so they report the headline percentile itself, as the checker's override
+    for that benchmark does (``result_90.00_percentile_latency_ns``); logs from
+    before early stopping also report the headline.
     """
-    headline = _LINE["headline"].search(section)
-    if headline is None:
-        if _LINE["legacy_multistream"].search(section):
-            raise LogSummaryError(
-                f"{where}: legacy MultiStream metric 'Samples per query' "
-                "(rounds before v2.0) is not supported"
-            )
+    assert metric.percentile_line is not None
+    headline = _template_regex(metric.percentile_line, anchored=False)
+    match = re.compile("^" + headline.pattern, re.M).search(section)
+    if match is None:
+        expected = metric.percentile_line.replace("{p}", "NN.N")
         raise LogSummaryError(
-            f"{where}: missing metric line for {kind}: "
-            "expected 'NN.Nth percentile latency (ns)'"
+            f"{where}: missing metric line for {kind}: expected {expected!r}"
         )
-    percentile, raw = headline.groups()
-    headline_name = f"{percentile}th percentile latency (ns)"
-    if "query" in blocks:
-        estimate_name = f"Early stopping {percentile}th percentile estimate"
-        if percentile not in blocks["query"]:
-            raise LogSummaryError(
-                f"{where}: missing metric line for {kind}: expected {estimate_name!r}"
-            )
-        return estimate_name, blocks["query"][percentile]
+    percentile, raw = match.groups()
+    headline_name = metric.percentile_line.replace("{p}", percentile)
+    if metric.estimate_line and "query" in blocks:
+        estimate_name = metric.estimate_line.replace("{p}", percentile)
+        for logged, value in blocks["query"].items():
+            if _same_percentile(logged, float(percentile)):
+                return estimate_name, value
+        raise LogSummaryError(
+            f"{where}: missing metric line for {kind}: expected {estimate_name!r}"
+        )
     return headline_name, _number(raw, headline_name, where)
 
 
-def parse_log_summary(text: str, *, where: str) -> LogSummary:
+def parse_log_summary(
+    text: str, *, where: str, rules: RoundRules | None = None
+) -> LogSummary:
     """Read the reported metric of one loadgen ``mlperf_log_summary.txt``.
 
-    Which line is *the* metric depends on the scenario loadgen ran (checked against
-    every v5.1 and v6.0 summary record): Offline reports ``Tokens per second`` when
-    present (LLMs, whisper) else ``Samples per second``; Server reports ``Completed
-    tokens per second`` else ``Completed samples per second`` (an Interactive folder
-    holds a Server run); SingleStream and MultiStream report the early-stopping
-    estimate at the headline percentile (see ``_latency_metric``).
+    Which line is *the* metric depends on the round and the scenario loadgen ran, and
+    is read from the round's rules (``pipeline/registry/rounds.toml``): e.g. Server
+    reports ``Scheduled samples per second`` before v4.1 and ``Completed tokens per
+    second`` else ``Completed samples per second`` from v4.1; SingleStream and
+    MultiStream report a percentile latency or, from v2.0, its early-stopping
+    estimate (see ``_latency_metric``). Only the results section counts: newer logs
+    repeat names such as "Scheduled samples per second" among the additional stats.
 
     Args:
         text: The whole file.
         where: Release and path, for messages.
+        rules: The round's rules; the newest reviewed rules by default.
 
     Returns:
         The metric as logged, plus the inputs for results inferred from it.
@@ -239,6 +253,7 @@ def parse_log_summary(text: str, *, where: str) -> LogSummary:
         LogSummaryError: no scenario or result line, an unknown scenario, a missing
             or non-numeric metric line.
     """
+    rules = rules or load_rules().newest()
     if not text.strip():
         raise LogSummaryError(f"{where}: empty log summary")
     scenario_line = _LINE["scenario"].search(text)
@@ -260,22 +275,32 @@ def parse_log_summary(text: str, *, where: str) -> LogSummary:
         raise LogSummaryError(
             f"{where}: 'Result is :' must be VALID or INVALID, got {verdict!r}"
         )
+    metric = rules.metrics.get(kind)
+    if metric is None:
+        raise LogSummaryError(
+            f"{where}: the {rules.release} rules name no metric for {kind}"
+        )
     section = _results_section(text)
-    blocks = _early_stopping_blocks(section, where)
-    if kind in _THROUGHPUT:
-        for name, line_unit in _THROUGHPUT[kind]:
-            line = re.search(rf"^{name}\s*:\s*(\S+)", section, re.M)
+    estimate = (
+        _template_regex(metric.estimate_line, anchored=False)
+        if metric.estimate_line
+        else None
+    )
+    blocks = _early_stopping_blocks(section, estimate, where)
+    if metric.lines:
+        for name, line_unit in metric.lines:
+            line = re.search(rf"^{re.escape(name)}\s*:\s*(\S+)", section, re.M)
             if line:
                 value, unit = _number(line.group(1), name, where), line_unit
                 break
         else:
-            expected = " or ".join(repr(name) for name, _ in _THROUGHPUT[kind])
+            expected = " or ".join(repr(name) for name, _ in metric.lines)
             raise LogSummaryError(
                 f"{where}: missing metric line for {kind}: expected {expected}"
             )
     else:
-        name, value = _latency_metric(section, kind, blocks, where)
-        unit = "ns"
+        name, value = _latency_metric(section, kind, metric, blocks, where)
+        unit = str(metric.unit)
     mean = _LINE["mean"].search(text)
     return LogSummary(
         scenario=kind,
@@ -339,8 +364,8 @@ def parse_system_json(text: str | bytes, *, where: str) -> dict[str, str | None]
 
 # -- scanning ----------------------------------------------------------------------
 
-#: One row per scenario folder, as the Python loop stages it (all decisions pending).
-_STAGED_SCHEMA: dict[str, pl.DataType] = {
+#: One row per scenario folder, as the Python loop reads it (all decisions pending).
+FOLDER_SCHEMA: dict[str, pl.DataType] = {
     "division": pl.String,
     "submitter": pl.String,
     "system_dir": pl.String,
@@ -357,7 +382,9 @@ _STAGED_SCHEMA: dict[str, pl.DataType] = {
     "metric_unit": pl.String,
     "is_result_valid": pl.Boolean,
     "mean_latency_ns": pl.Float64,
-    "early_stopping_p99_ns": pl.Float64,
+    "early_stopping_ns": pl.List(
+        pl.Struct({"percentile": pl.Float64, "value": pl.Float64})
+    ),
     "system_file": pl.String,
     "has_system_file": pl.Boolean,
     "system_error": pl.String,
@@ -379,7 +406,7 @@ class _Stager:
 
     paths: set[str]
     read: Callable[[str], bytes]
-    release: str
+    rules: RoundRules
     systems: dict[str, tuple[dict[str, str | None] | None, str | None]] = field(
         default_factory=dict
     )
@@ -389,7 +416,7 @@ class _Stager:
         if path not in self.systems:
             try:
                 fields = parse_system_json(
-                    self.read(path), where=f"{self.release} {path}"
+                    self.read(path), where=f"{self.rules.release} {path}"
                 )
                 self.systems[path] = (fields, None)
             except SystemJsonError as exc:
@@ -403,7 +430,7 @@ class _Stager:
         if path not in self.paths:
             return {}, None
         if path not in self.mappings:
-            where = f"{self.release} {path}"
+            where = f"{self.rules.release} {path}"
             try:
                 document = json.loads(self.read(path))
                 if not isinstance(document, dict):
@@ -421,8 +448,11 @@ class _Stager:
     def row(self, key: tuple[str, ...], files: dict[str, str]) -> dict[str, object]:
         division, submitter, system, benchmark, scenario = key
         folder = "/".join((division, submitter, "results", system, benchmark, scenario))
-        system_file = f"{division}/{submitter}/systems/{system}.json"
-        row: dict[str, object] = dict.fromkeys(_STAGED_SCHEMA)
+        system_file = self.rules.system_files.get(
+            f"{division}/{submitter}/{system}",
+            f"{division}/{submitter}/systems/{system}.json",
+        )
+        row: dict[str, object] = dict.fromkeys(FOLDER_SCHEMA)
         row.update(
             division=division,
             submitter=submitter,
@@ -450,7 +480,7 @@ class _Stager:
         return row
 
     def _read_log(self, row: dict[str, object], path: str) -> None:
-        where = f"{self.release} {path}"
+        where = f"{self.rules.release} {path}"
         try:
             content = self.read(path)
         except (OSError, SourceError) as exc:
@@ -460,7 +490,7 @@ class _Stager:
         text = content.decode("utf-8", errors="replace")
         row["log_head"] = text[:400]
         try:
-            log = parse_log_summary(text, where=where)
+            log = parse_log_summary(text, where=where, rules=self.rules)
         except LogSummaryError as exc:
             row["log_error"] = str(exc)
             return
@@ -471,19 +501,28 @@ class _Stager:
             metric_unit=log.metric_unit,
             is_result_valid=log.result_valid,
             mean_latency_ns=log.mean_latency_ns,
-            early_stopping_p99_ns=log.early_stopping_ns.get("99.0"),
+            early_stopping_ns=[
+                {"percentile": float(p), "value": v}
+                for p, v in log.early_stopping_ns.items()
+            ],
         )
 
 
 def stage_raw_tree(
-    paths: list[str], read: Callable[[str], bytes], *, release: str
+    paths: list[str],
+    read: Callable[[str], bytes],
+    *,
+    release: str,
+    rules: RoundRules | None = None,
 ) -> pl.DataFrame:
     """One row per scenario folder of the listing, every file parsed, nothing decided.
 
     A scenario folder is any ``results/{system}/{benchmark}/{scenario}`` with a file
-    under ``performance/``; one without a loadgen log or endpoints summary becomes a
-    row too, so the transform can reject it rather than lose it.
+    under ``performance/``; one without a loadgen log (at one of the round's
+    ``log_files``) or an endpoints summary becomes a row too, so the transform can
+    reject it rather than lose it.
     """
+    rules = rules or rules_for(release)
     folders: dict[tuple[str, ...], dict[str, str]] = {}
     for path in sorted(paths):
         match = _RESULT_PATH.match(path)
@@ -492,40 +531,23 @@ def stage_raw_tree(
         key = match.group("division", "submitter", "system", "benchmark", "scenario")
         files = folders.setdefault(key, {})
         rest = match.group("rest")
-        if rest == _LOADGEN_LOG:
-            files["loadgen"] = path
+        if rest in rules.log_files:
+            best = files.get("loadgen_rank")
+            rank = rules.log_files.index(rest)
+            if best is None or rank < int(best):
+                files.update(loadgen=path, loadgen_rank=str(rank))
         elif rest in _ENDPOINTS_FILES:
             files.setdefault("endpoints", path)
-    stager = _Stager(paths=set(paths), read=read, release=release)
+    stager = _Stager(paths=set(paths), read=read, rules=rules)
     rows = [stager.row(key, files) for key, files in folders.items()]
     return (
-        pl.from_dicts(rows, schema=_STAGED_SCHEMA)
+        pl.from_dicts(rows, schema=FOLDER_SCHEMA)
         if rows
-        else pl.DataFrame(schema=_STAGED_SCHEMA)
+        else pl.DataFrame(schema=FOLDER_SCHEMA)
     )
 
 
-# -- normalisation (Polars) ----------------------------------------------------------
-
-
-def _count(name: str) -> pl.Expr:
-    """A count written as 8, "8", "8.0"; placeholders such as "N/A" become null."""
-    text = pl.col(name).str.strip_chars()
-    placeholder = text.str.to_lowercase().is_in(NO_ACCELERATOR)
-    return (
-        pl.when(placeholder)
-        .then(None)
-        .otherwise(text.cast(pl.Float64, strict=False))
-        .round(0)
-        .cast(pl.Int32, strict=False)
-    )
-
-
-def _is_bad_count(name: str) -> pl.Expr:
-    text = pl.col(name).str.strip_chars()
-    placeholder = text.str.to_lowercase().is_in(NO_ACCELERATOR)
-    number = text.cast(pl.Float64, strict=False)
-    return text.is_not_null() & ~placeholder & (number.is_null() | (number < 0))
+# -- from folders to staged rows (Polars) ---------------------------------------------
 
 
 def _reason(condition: pl.Expr, message: pl.Expr | str) -> pl.Expr:
@@ -533,118 +555,94 @@ def _reason(condition: pl.Expr, message: pl.Expr | str) -> pl.Expr:
     return pl.when(condition).then(text)
 
 
-def normalise_raw_tree(
-    staged: pl.LazyFrame, *, release: str, repository: str
-) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """Staged scenario folders to (canonical results, rejected folders), lazily."""
+def _estimate_at(percentile: float) -> pl.Expr:
+    """The logged early-stopping estimate at one percentile (99 and 99.0 are one)."""
+    return (
+        pl.col("early_stopping_ns")
+        .list.eval(
+            pl.element()
+            .filter((pl.element().struct.field("percentile") - percentile).abs() < 1e-9)
+            .struct.field("value")
+        )
+        .list.first()
+    )
+
+
+def _inferred_value(rule: Inference, rules: RoundRules) -> tuple[pl.Expr, pl.Expr]:
+    """(value, reason it cannot be computed) of one inference rule, as the checker."""
+    if rule.method == "reciprocal_mean_latency":
+        return 1e9 / pl.col("mean_latency_ns"), _reason(
+            pl.col("mean_latency_ns").is_null(),
+            f"cannot infer {rule.scenario} from {rule.source}: "
+            "no 'Mean latency (ns)' line",
+        )
+    assert rule.percentile is not None and rule.samples_per_query is not None
+    estimate = _estimate_at(rule.percentile)
+    source_metric = rules.metrics.get(rule.source)
+    template = (
+        source_metric.estimate_line
+        if source_metric and source_metric.estimate_line
+        else "Early stopping {p}th percentile estimate"
+    )
+    line = template.replace("{p}", f"{rule.percentile:g}")
+    return rule.samples_per_query * estimate, _reason(
+        estimate.is_null(),
+        f"cannot infer {rule.scenario} from {rule.source}: no {line!r} line",
+    )
+
+
+def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFrame:
+    """Scenario folders to staged rows (``STAGED_SCHEMA``), by the round's rules.
+
+    Decides what a folder reports: its own run, the run loadgen makes for it
+    (``runs_as``: an Interactive folder holds a Server run), or a result the checker
+    infers from another scenario's run (``infer``); and every reason only the raw
+    tree can have (no log, an unreadable log or system description, an INVALID run,
+    an unknown scenario folder, no inference rule). Field validation, units and keys
+    are left to ``canonicalise``.
+    """
     scenario = (
         pl.col("scenario_dir")
         .str.to_lowercase()
         .replace_strict(_SCENARIO_KINDS, default=None)
     )
     logged = pl.col("logged_scenario")
+    runs_as = pl.col("scenario").replace(dict(rules.runs_as))
     location = pl.concat_str(
-        "division",
-        "submitter",
-        pl.lit("results"),
-        "system_dir",
-        "benchmark_dir",
-        "scenario_dir",
-        separator="/",
+        "division", "submitter", pl.lit("results"), "system_dir", "benchmark_dir",
+        "scenario_dir", separator="/",
+    )  # fmt: skip
+    folders = folders.with_columns(scenario=scenario, location=location).with_columns(
+        is_direct=logged == runs_as
     )
-    accelerator = pl.col("sys_accelerator_model_name")
-    status = pl.col("sys_status").str.strip_chars().str.to_lowercase()
-    staged = staged.with_columns(
-        scenario=scenario,
-        location=location,
-        availability=status.replace(
-            {
-                "research, development, or internal": "rdi",
-                "research, development, or internal (rdi)": "rdi",
-            }
-        ),
-        accelerator_upstream=pl.when(
-            accelerator.str.to_lowercase().is_in(NO_ACCELERATOR)
+    value: pl.Expr = pl.when("is_direct").then(pl.col("metric_value"))
+    unit: pl.Expr = pl.when("is_direct").then(pl.col("metric_unit"))
+    unit_upstream: pl.Expr = pl.when("is_direct").then(pl.col("metric_name"))
+    inferred: pl.Expr = pl.lit(False)
+    missing_inputs: list[pl.Expr] = []
+    for rule in rules.inferences:
+        applies = (
+            ~pl.col("is_direct")
+            & (pl.col("scenario") == rule.scenario)
+            & (logged == rule.source)
         )
-        .then(None)
-        .otherwise(accelerator),
-        benchmark_upstream=pl.coalesce("benchmark_mapped", "benchmark_dir"),
-    ).with_columns(
-        # An Interactive folder holds a loadgen Server run with tighter TTFT/TPOT
-        # limits; loadgen has no Interactive mode.
-        is_direct=(logged == pl.col("scenario"))
-        | ((pl.col("scenario") == "Interactive") & (logged == "Server")),
-        # Edge submitters may run SingleStream only and let the checker infer Offline
-        # (1 / mean latency) and MultiStream (8 x the 99th percentile early-stopping
-        # estimate); the summary marks these inferred=1.
-        is_offline_inferred=(pl.col("scenario") == "Offline")
-        & (logged == "SingleStream"),
-        is_multistream_inferred=(pl.col("scenario") == "MultiStream")
-        & (logged == "SingleStream"),
-        nodes=_count("sys_number_of_nodes").fill_null(1),
-        apn_count=_count("sys_accelerators_per_node"),
-    )
-    value_upstream = (
-        pl.when("is_direct")
-        .then(pl.col("metric_value"))
-        .when("is_offline_inferred")
-        .then(1e9 / pl.col("mean_latency_ns"))
-        .when("is_multistream_inferred")
-        .then(MULTISTREAM_SAMPLES_PER_QUERY * pl.col("early_stopping_p99_ns"))
-    )
-    unit_upstream = (
-        pl.when("is_direct")
-        .then(pl.col("metric_name"))
-        .when("is_offline_inferred")
-        .then(pl.lit("1e9 / Mean latency (ns) of a SingleStream run"))
-        .when("is_multistream_inferred")
-        .then(
-            pl.lit(
-                f"{MULTISTREAM_SAMPLES_PER_QUERY} x Early stopping 99.0th percentile "
-                "estimate (ns) of a SingleStream run"
-            )
-        )
-    )
-    latency = pl.col("is_multistream_inferred") | (
-        pl.col("is_direct") & (pl.col("metric_unit") == "ns")
-    )
-    result_unit = (
-        pl.when(latency)
-        .then(pl.lit("Latency (ms)"))
-        .when(pl.col("is_offline_inferred"))
-        .then(pl.lit("Samples/s"))
-        .when(pl.col("metric_unit") == "tokens/s")
-        .then(pl.lit("Tokens/s"))
-        .when(pl.col("scenario") == "Offline")
-        .then(pl.lit("Samples/s"))
-        .otherwise(pl.lit("Queries/s"))
-    )
-    staged = staged.with_columns(
-        result_value_upstream=value_upstream,
-        result_unit_upstream=unit_upstream,
-        result_unit=result_unit,
-        is_higher_better=~latency,
-    ).with_columns(
-        result_value=pl.when(latency)
-        .then(pl.col("result_value_upstream") / 1e6)
-        .otherwise(pl.col("result_value_upstream")),
-        result_key=pl.format(
-            "{}:{}/{}/{}/{}/{}",
-            pl.lit(release),
-            "division",
-            "submitter",
-            "system_dir",
-            "benchmark_dir",
-            pl.coalesce("scenario", "scenario_dir"),
-        ),
-    )
-    has_run = pl.col("logged_scenario").is_not_null() & pl.col("scenario").is_not_null()
-    value = pl.col("result_value_upstream")
+        rule_value, rule_missing = _inferred_value(rule, rules)
+        value = value.when(applies).then(rule_value)
+        unit = unit.when(applies).then(pl.lit(rule.unit))
+        unit_upstream = unit_upstream.when(applies).then(pl.lit(rule.description))
+        inferred = inferred | applies
+        missing_inputs.append(pl.when(applies).then(rule_missing))
+    has_run = logged.is_not_null() & pl.col("scenario").is_not_null()
+    first_log = rules.log_files[0]
+    log_dir = first_log.rsplit("/", 1)[0] if "/" in first_log else ""
+    log_name = first_log.rsplit("/", 1)[-1]
     checks = [
         _reason(
             pl.col("harness").is_null(),
             pl.format(
-                "no mlperf_log_summary.txt under {}/performance/run_1", "location"
+                f"no {log_name} under {{}}/performance"
+                + (f"/{log_dir}" if log_dir else ""),
+                "location",
             ),
         ),
         pl.col("log_error"),
@@ -656,10 +654,7 @@ def normalise_raw_tree(
             pl.format("unknown scenario directory '{}'", "scenario_dir"),
         ),
         _reason(
-            has_run
-            & ~pl.col("is_direct")
-            & ~pl.col("is_offline_inferred")
-            & ~pl.col("is_multistream_inferred"),
+            has_run & ~pl.col("is_direct") & ~pl.col("is_inferred"),
             pl.format(
                 "{} directory holds a {} run; no rule infers {} from {}",
                 "scenario",
@@ -667,21 +662,8 @@ def normalise_raw_tree(
                 "scenario",
                 "logged_scenario",
             ),
-        ),
-        _reason(
-            pl.col("is_offline_inferred") & pl.col("mean_latency_ns").is_null(),
-            "cannot infer Offline from SingleStream: no 'Mean latency (ns)' line",
-        ),
-        _reason(
-            pl.col("is_multistream_inferred")
-            & pl.col("early_stopping_p99_ns").is_null(),
-            "cannot infer MultiStream from SingleStream: "
-            "no 'Early stopping 99.0th percentile estimate' line",
-        ),
-        _reason(
-            value.is_not_null() & (~value.is_finite() | (value <= 0)),
-            pl.format("metric must be a positive number, got {}", value),
-        ),
+        ),  # fmt: skip
+        *missing_inputs,
         _reason(
             pl.col("harness").is_not_null() & ~pl.col("has_system_file"),
             pl.format("missing system JSON {}", "system_file"),
@@ -694,125 +676,23 @@ def normalise_raw_tree(
             pl.col("mapping_error").is_not_null(),
             pl.format("unreadable model mapping: {}", "mapping_error"),
         ),
-        _reason(
-            pl.col("has_system_file")
-            & pl.col("system_error").is_null()
-            & pl.col("availability").is_null(),
-            pl.format("missing field 'status' in {}", "system_file"),
-        ),
-        _reason(
-            pl.col("availability").is_not_null()
-            & ~pl.col("availability").is_in(AVAILABILITIES),
-            pl.format("unknown status '{}' in {}", "sys_status", "system_file"),
-        ),
-        *[
-            _reason(
-                _is_bad_count(f"sys_{name}"),
-                pl.format(
-                    f"{name} is not a count: '{{}}' in {{}}",
-                    f"sys_{name}",
-                    "system_file",
-                ),
-            )
-            for name in ("number_of_nodes", "accelerators_per_node")
-        ],
     ]
-    staged = (
-        staged.with_columns(
-            reason=pl.when(pl.col("harness") == "endpoints")
-            .then(pl.lit(UNSUPPORTED_ENDPOINTS))
-            .otherwise(pl.concat_str(checks, separator="; ", ignore_nulls=True))
-        )
-        .with_columns(reason=pl.when(pl.col("reason") != "").then("reason"))
-        .with_columns(
-            # Folders whose names differ only in case ("Offline", "offline") share a
-            # key; the first in path order stands, as in the summary transform.
-            first_file=pl.col("source_file").min().over("result_key")
-        )
-        .with_columns(
-            reason=pl.coalesce(
-                "reason",
-                _reason(
-                    pl.col("source_file") != pl.col("first_file"),
-                    pl.format(
-                        "duplicate result key {} (first seen in {})",
-                        "result_key",
-                        "first_file",
-                    ),
-                ),
-            )
-        )
+    folders = folders.with_columns(is_inferred=inferred.fill_null(False)).with_columns(
+        value=value,
+        unit_raw=unit,
+        unit_upstream=unit_upstream,
+        problem=pl.when(pl.col("harness") == "endpoints")
+        .then(pl.lit(UNSUPPORTED_ENDPOINTS))
+        .otherwise(pl.concat_str(checks, separator="; ", ignore_nulls=True)),
     )
-    accepted = staged.filter(pl.col("reason").is_null()).with_columns(
-        apn=pl.when(
-            pl.col("apn_count").is_null() & pl.col("accelerator_upstream").is_null()
-        )
-        .then(pl.lit(0, dtype=pl.Int32))
-        .otherwise("apn_count"),
-    )
-    total = pl.col("nodes") * pl.col("apn")
-    results = accepted.select(
-        pl.lit(release).alias("release"),
-        "result_key",
-        pl.lit(None, dtype=pl.String).alias("result_id"),
-        "submitter",
-        "division",
-        pl.col("sys_system_type")
-        .str.to_lowercase()
-        .str.replace_all(" ", "")
-        .alias("category"),
-        "availability",
-        (pl.col("availability") == "preview").alias("is_preview"),
-        pl.col("sys_system_name").alias("system_name"),
-        pl.col("system_dir").alias("platform"),
-        pl.col("benchmark_upstream").replace(benchmark_aliases()).alias("benchmark"),
-        "benchmark_upstream",
-        pl.col("benchmark_dir").alias("model_upstream"),
-        "scenario",
-        "result_value",
-        "result_unit",
-        "result_value_upstream",
-        "result_unit_upstream",
-        # The log names its own metric, so no summary unit correction applies.
-        pl.lit(None, dtype=pl.String).alias("unit_correction"),
-        "is_higher_better",
-        pl.when(pl.col("is_higher_better") & (total > 0))
-        .then(pl.col("result_value") / total)
-        .alias("result_per_accelerator"),
-        pl.lit(None, dtype=pl.Float64).alias("power_value"),
-        pl.lit(None, dtype=pl.String).alias("power_unit"),
-        "nodes",
-        pl.col("apn").alias("accelerators_per_node"),
-        total.alias("total_accelerators"),
-        pl.lit(True).alias("is_total_accelerators_derived"),
-        strip_count_suffix(pl.col("accelerator_upstream")).alias("accelerator_name"),
-        "accelerator_upstream",
-        strip_count_prefix(pl.col("sys_host_processor_model_name")).alias(
-            "host_cpu_name"
-        ),
-        pl.col("sys_framework").alias("software"),
-        # weight_data_types lives in measurements files, which are not read here.
-        pl.lit(None, dtype=pl.String).alias("weight_data_types"),
-        (pl.col("is_offline_inferred") | pl.col("is_multistream_inferred")).alias(
-            "is_inferred"
-        ),
-        "location",
-        pl.format(
-            "https://github.com/{}/tree/main/{}", pl.lit(repository), "location"
-        ).alias("result_url"),
-        "source_file",
-        # The record of a raw result is its system description, the second file read.
-        pl.col("system_file").alias("source_record"),
-        "snapshot_sha256",
-    ).cast(RESULTS_SCHEMA)
-    rejected = (
-        staged.filter(pl.col("reason").is_not_null())
+    readable_system = pl.col("has_system_file") & pl.col("system_error").is_null()
+    return (
+        folders.sort("source_file")
         .select(
-            pl.lit(release).alias("release"),
             "source_file",
             pl.col("system_file").alias("source_record"),
-            "result_key",
-            "reason",
+            pl.int_range(pl.len(), dtype=pl.Int64).alias("record_order"),
+            pl.col("source_file").alias("record_label"),
             pl.struct(
                 "location",
                 "system_file",
@@ -823,12 +703,42 @@ def normalise_raw_tree(
                 "log_head",
             )
             .struct.json_encode()
-            .alias("record_json"),
+            .alias("record_json"),  # fmt: skip
             "snapshot_sha256",
+            pl.when(pl.col("problem") != "").then("problem").alias("problem"),
+            pl.when(readable_system).then(pl.col("system_file")).alias("field_source"),
+            pl.lit(None, dtype=pl.String).alias("result_id"),
+            pl.col("benchmark_dir").alias("key_model"),
+            "submitter",
+            "division",
+            pl.col("sys_system_type").alias("category"),
+            pl.col("sys_status").alias("availability"),
+            pl.col("sys_system_name").alias("system_name"),
+            pl.col("system_dir").alias("platform"),
+            pl.coalesce("benchmark_mapped", "benchmark_dir").alias(
+                "benchmark_upstream"
+            ),
+            pl.col("benchmark_dir").alias("model_upstream"),
+            pl.coalesce("scenario", "scenario_dir").alias("scenario_upstream"),
+            "value",
+            pl.col("value").cast(pl.String).alias("value_text"),
+            "unit_raw",
+            "unit_upstream",
+            "is_inferred",
+            pl.lit(None, dtype=pl.String).alias("power_raw"),
+            pl.lit(None, dtype=pl.String).alias("power_unit_raw"),
+            pl.col("sys_number_of_nodes").alias("nodes_raw"),
+            pl.col("sys_accelerators_per_node").alias("apn_raw"),
+            pl.lit(None, dtype=pl.String).alias("total_raw"),
+            pl.col("sys_accelerator_model_name").alias("accelerator_upstream"),
+            pl.col("sys_host_processor_model_name").alias("cpu_raw"),
+            pl.col("sys_framework").alias("software"),
+            # weight_data_types lives in measurements files, which are not read here.
+            pl.lit(None, dtype=pl.String).alias("weight_data_types"),
+            "location",
         )
-        .cast(REJECTED_SCHEMA)
+        .cast(STAGED_SCHEMA)
     )
-    return results, rejected
 
 
 def scan_raw_tree(
@@ -837,6 +747,7 @@ def scan_raw_tree(
     *,
     release: str,
     repository: str,
+    rules: RoundRules | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Turn a round's file listing into (canonical results, rejected folders).
 
@@ -853,10 +764,17 @@ def scan_raw_tree(
         read: Returns the bytes of one path (``Source.fetch(...).content``).
         release: Round, e.g. ``"v5.1"``.
         repository: ``owner/name`` on GitHub, for result links.
+        rules: The round's rules; ``rounds.toml``'s for ``release`` by default.
     """
-    staged = stage_raw_tree(paths, read, release=release)
-    results, rejected = normalise_raw_tree(
-        staged.lazy(), release=release, repository=repository
+    rules = rules or rules_for(release)
+    folders = stage_raw_tree(paths, read, release=release, rules=rules)
+    staged = folders_to_staged(folders.lazy(), rules=rules)
+    results, rejected = canonicalise(
+        staged,
+        rules=rules,
+        repository=repository,
+        names=FIELD_NAMES,
+        sourced=SYSTEM_SOURCED,
     )
     results_df, rejected_df = pl.collect_all([results, rejected])
     return results_df, rejected_df

@@ -9,30 +9,13 @@ reason rather than a crash.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import polars as pl
 
-#: Columns of ``summary_results.json`` (v4.1 to v6.0, the final-report layout).
-FINAL_REPORT_COLUMNS = (
-    "ID", "Submitter", "Availability", "Category", "Suite", "System", "Platform",
-    "Model", "UsedModel", "Scenario", "Performance_Result", "Performance_Units",
-    "Power_Result", "Power_Units", "Nodes", "a#", "Total Accelerators", "Accelerator",
-    "Processor", "Software", "weight_data_types", "inferred", "Location",
-)  # fmt: skip
-#: Columns of ``summary.json`` (v6.1 on, the submission checker's own names).
-CHECKER_COLUMNS = (
-    "Organization", "Availability", "Division", "SystemType", "SystemName",
-    "Platform", "Model", "MlperfModel", "Scenario", "Result", "Units",
-    "number_of_nodes", "accelerators_per_node", "total_accelerators",
-    "accelerator_model_name", "host_processor_model_name", "framework",
-    "weight_data_types", "inferred", "Location",
-)  # fmt: skip
-#: Fields whose presence identifies each layout.
-_SIGNATURES = {
-    "final_report": {"ID", "Performance_Result", "Submitter"},
-    "checker": {"Organization", "Result", "Division"},
-}
+from pipeline.rounds import Layout, RoundRules, load_rules
+from pipeline.transform.results import STAGED_SCHEMA
 
 
 class SummaryFormatError(ValueError):
@@ -77,17 +60,26 @@ def _decode(content: bytes, where: str) -> object:
         ) from None
 
 
-def detect_format(records: list[object]) -> str | None:
+def detect_format(
+    records: list[object], layouts: Mapping[str, Layout] | None = None
+) -> str | None:
     """The layout whose signature fields most records carry, if any."""
+    layouts = layouts if layouts is not None else load_rules().layouts
     objects = [r for r in records[:50] if isinstance(r, dict)]
-    for name, signature in _SIGNATURES.items():
-        if objects and sum(signature <= r.keys() for r in objects) * 2 >= len(objects):
+    for name, layout in layouts.items():
+        hits = sum(layout.signature <= r.keys() for r in objects)
+        if objects and hits * 2 >= len(objects):
             return name
     return None
 
 
 def parse_summary(
-    content: bytes, *, release: str, file: str, all_fields: bool = False
+    content: bytes,
+    *,
+    release: str,
+    file: str,
+    all_fields: bool = False,
+    rules: RoundRules | None = None,
 ) -> RawSummary:
     """Decode a summary file, detect its layout and return it as strings.
 
@@ -118,14 +110,17 @@ def parse_summary(
         )
     if not records:
         raise SummaryFormatError(f"{where}: the file holds no records")
-    fmt = detect_format(records)
+    layouts = rules.layouts if rules is not None else load_rules().layouts
+    fmt = detect_format(records, layouts)
     if fmt is None:
-        raise SummaryFormatError(
-            f"{where}: unknown schema: records carry neither the final-report fields "
-            f"{sorted(_SIGNATURES['final_report'])} nor the checker fields "
-            f"{sorted(_SIGNATURES['checker'])}"
+        known = " nor ".join(
+            f"the {name.replace('_', '-')} fields {sorted(layout.signature)}"
+            for name, layout in layouts.items()
         )
-    columns = FINAL_REPORT_COLUMNS if fmt == "final_report" else CHECKER_COLUMNS
+        raise SummaryFormatError(
+            f"{where}: unknown schema: records carry neither {known}"
+        )
+    columns = layouts[fmt].columns
     if all_fields:
         seen = {k for r in records if isinstance(r, dict) for k in r}
         columns = tuple(dict.fromkeys([*columns, *sorted(seen)]))
@@ -143,3 +138,82 @@ def parse_summary(
         ),
     )
     return RawSummary(format=fmt, frame=frame)
+
+
+def stage_summary(
+    raw: RawSummary, *, rules: RoundRules, source_file: str, snapshot_sha256: str
+) -> tuple[pl.LazyFrame, dict[str, str]]:
+    """A parsed summary as staged rows for ``canonicalise``, and its field names.
+
+    Only the layout's field map (from the rules file) and the summary's own
+    spellings are handled here: ``./`` and ``/performance/run_N`` around locations,
+    the ``inferred`` flag written as 0/1. Everything else is decided once, for both
+    extractors, in ``pipeline.transform.results.canonicalise``.
+    """
+    fields = rules.layouts[raw.format].fields
+    names = {name: upstream or name for name, upstream in fields.items()}
+    names["value_text"] = names["value_raw"]
+
+    def col(name: str) -> pl.Expr:
+        upstream = fields[name]
+        return pl.col(upstream) if upstream else pl.lit(None, dtype=pl.String)
+
+    value = col("value_raw").str.strip_chars()
+    staged = raw.frame.lazy().select(
+        pl.lit(source_file).alias("source_file"),
+        "source_record",
+        pl.int_range(pl.len(), dtype=pl.Int64).alias("record_order"),
+        pl.format("record {}", "source_record").alias("record_label"),
+        "record_json",
+        pl.lit(snapshot_sha256).alias("snapshot_sha256"),
+        _reason_not_object().alias("problem"),
+        *[
+            col(name).alias(name)
+            for name in (
+                "result_id",
+                "submitter",
+                "division",
+                "category",
+                "availability",
+                "system_name",
+                "platform",
+                "benchmark_upstream",
+                "model_upstream",
+                "scenario_upstream",
+                "power_raw",
+                "power_unit_raw",
+                "nodes_raw",
+                "apn_raw",
+                "total_raw",
+                "accelerator_upstream",
+                "cpu_raw",
+                "software",
+                "weight_data_types",
+            )
+        ],  # fmt: skip
+        value.cast(pl.Float64, strict=False).alias("value"),
+        value.alias("value_text"),
+        col("unit_raw").str.strip_chars().alias("unit_raw"),
+        (col("inferred_raw").cast(pl.Float64, strict=False).fill_null(0) > 0).alias(
+            "is_inferred"
+        ),
+        col("location_raw")
+        .str.strip_chars()
+        .str.strip_prefix("./")
+        .str.replace(r"/performance/run_\d+/?$", "")
+        .str.strip_suffix("/")
+        .alias("location"),
+    )
+    missing = [c for c in STAGED_SCHEMA if c not in staged.collect_schema().names()]
+    staged = staged.with_columns(
+        pl.lit(None, dtype=STAGED_SCHEMA[c]).alias(c) for c in missing
+    ).select(list(STAGED_SCHEMA))
+    return staged.cast(STAGED_SCHEMA), names
+
+
+def _reason_not_object() -> pl.Expr:
+    return pl.when(~pl.col("record_json").str.starts_with("{")).then(
+        pl.format(
+            "record is not a JSON object: {}", pl.col("record_json").str.slice(0, 40)
+        )
+    )

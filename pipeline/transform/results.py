@@ -1,29 +1,68 @@
-"""Normalise any summary layout into the canonical results table, lazily.
+"""The canonical results table: its schema, its vocabularies, the one step to it.
 
-One explicit schema for every round (``RESULTS_SCHEMA``). Each upstream record ends up
-either as one canonical row or as one row in the rejected table with a reason; nothing
-is dropped silently.
+``canonicalise`` builds the table from any extractor's staged rows, lazily.
+
+Both extractors (``pipeline.extract.summary`` for the published summary files,
+``pipeline.extract.raw_tree`` for the raw submission tree) only parse: bytes become
+staged rows (``STAGED_SCHEMA``) that say what upstream wrote and, where the extractor
+already knows, why a record cannot be a result (``problem``). ``canonicalise`` is the
+single place that validates fields against the round's rules and the vocabularies
+below, converts units, derives counts and keys, and splits every staged row into
+exactly one canonical row or one rejected row with its reason. Nothing is dropped
+silently.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+from typing import NamedTuple
+
 import polars as pl
 
 from pipeline.registry import benchmark_aliases, unit_corrections
+from pipeline.rounds import SCENARIOS, RoundRules
 
-SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream", "Interactive")
+#: Every division any round has used (each round's own list is in its rules).
 DIVISIONS = ("closed", "open", "network")
 AVAILABILITIES = ("available", "preview", "rdi")
-#: Upstream unit -> (canonical unit, factor applied to the value).
-UNITS: dict[str, tuple[str, float]] = {
-    "Tokens/s": ("Tokens/s", 1.0),
-    "Samples/s": ("Samples/s", 1.0),
-    "Queries/s": ("Queries/s", 1.0),
-    "Tasks/s": ("Tasks/s", 1.0),
-    "Latency (ms)": ("Latency (ms)", 1.0),
-    # v6.0 and v6.1 report some latencies in seconds; one unit keeps them comparable.
-    "Latency (s)": ("Latency (ms)", 1000.0),
+#: How submitters spell an availability other than the canonical words.
+AVAILABILITY_SYNONYMS = {
+    "research, development, or internal": "rdi",
+    "research, development, or internal (rdi)": "rdi",
 }
+#: Placeholders submitters write for "none" in names and counts.
+PLACEHOLDERS = ("", "n/a", "na", "none", "-", "null")
+
+
+class Unit(NamedTuple):
+    """A unit as upstream (or a round's rules) names it, and its canonical form.
+
+    The value in the canonical unit is ``value * multiply / divide`` (two exact
+    factors rather than one rounded one, so ``ns / 1e6`` stays what it always was).
+    """
+
+    canonical: str
+    multiply: float = 1.0
+    divide: float = 1.0
+    is_higher_better: bool = True
+
+
+UNITS: dict[str, Unit] = {
+    "Tokens/s": Unit("Tokens/s"),
+    "Samples/s": Unit("Samples/s"),
+    "Queries/s": Unit("Queries/s"),
+    "Tasks/s": Unit("Tasks/s"),
+    # Before v2.0 MultiStream reported how many samples each query carried at the
+    # latency bound: higher is better, and nothing later measures the same thing.
+    "Samples/query": Unit("Samples/query"),
+    "Latency (ms)": Unit("Latency (ms)", is_higher_better=False),
+    # v6.0 and v6.1 report some latencies in seconds, loadgen logs in nanoseconds;
+    # one unit keeps them comparable.
+    "Latency (s)": Unit("Latency (ms)", multiply=1000.0, is_higher_better=False),
+    "Latency (ns)": Unit("Latency (ms)", divide=1e6, is_higher_better=False),
+}
+#: Canonical units (the ``result_unit`` vocabulary).
+CANONICAL_UNITS = tuple(dict.fromkeys(u.canonical for u in UNITS.values()))
 
 RESULTS_SCHEMA: dict[str, pl.DataType] = {
     "release": pl.String,
@@ -76,87 +115,89 @@ REJECTED_SCHEMA: dict[str, pl.DataType] = {
     "snapshot_sha256": pl.String,
 }
 
-#: Canonical intermediate name -> upstream field, per layout (None: not in the layout).
-FIELDS: dict[str, dict[str, str | None]] = {
-    "final_report": {
-        "result_id": "ID",
-        "submitter": "Submitter",
-        "division": "Category",
-        "category": "Suite",
-        "availability": "Availability",
-        "system_name": "System",
-        "platform": "Platform",
-        "benchmark_upstream": "Model",
-        "model_upstream": "UsedModel",
-        "scenario_upstream": "Scenario",
-        "value_raw": "Performance_Result",
-        "unit_raw": "Performance_Units",
-        "power_raw": "Power_Result",
-        "power_unit_raw": "Power_Units",
-        "nodes_raw": "Nodes",
-        "apn_raw": "a#",
-        "total_raw": "Total Accelerators",
-        "accelerator_upstream": "Accelerator",
-        "cpu_raw": "Processor",
-        "software": "Software",
-        "weight_data_types": "weight_data_types",
-        "inferred_raw": "inferred",
-        "location_raw": "Location",
-    },
-    "checker": {
-        "result_id": None,
-        "submitter": "Organization",
-        "division": "Division",
-        "category": "SystemType",
-        "availability": "Availability",
-        "system_name": "SystemName",
-        "platform": "Platform",
-        "benchmark_upstream": "Model",
-        "model_upstream": "MlperfModel",
-        "scenario_upstream": "Scenario",
-        "value_raw": "Result",
-        "unit_raw": "Units",
-        "power_raw": None,
-        "power_unit_raw": None,
-        "nodes_raw": "number_of_nodes",
-        "apn_raw": "accelerators_per_node",
-        "total_raw": "total_accelerators",
-        "accelerator_upstream": "accelerator_model_name",
-        "cpu_raw": "host_processor_model_name",
-        "software": "framework",
-        "weight_data_types": "weight_data_types",
-        "inferred_raw": "inferred",
-        "location_raw": "Location",
-    },
+#: What an extractor hands to ``canonicalise``: one row per upstream record, values
+#: as upstream wrote them (strings), except what the extractor had to compute.
+STAGED_SCHEMA: dict[str, pl.DataType] = {
+    # Provenance and the extractor's verdict.
+    "source_file": pl.String,
+    "source_record": pl.String,
+    "record_order": pl.Int64,  # first in this order wins a duplicate key
+    "record_label": pl.String,  # names the record in a duplicate-key message
+    "record_json": pl.String,
+    "snapshot_sha256": pl.String,
+    "problem": pl.String,  # why the extractor could not read a result, or null
+    "field_source": pl.String,  # file the descriptive fields came from, if not this
+    # Identity.
+    "result_id": pl.String,
+    "key_model": pl.String,  # model part of the fallback key (null: the benchmark)
+    "submitter": pl.String,
+    "division": pl.String,
+    "category": pl.String,
+    "availability": pl.String,
+    "system_name": pl.String,
+    "platform": pl.String,
+    "benchmark_upstream": pl.String,
+    "model_upstream": pl.String,
+    "scenario_upstream": pl.String,
+    # The result.
+    "value": pl.Float64,
+    "value_text": pl.String,
+    "unit_raw": pl.String,
+    "unit_upstream": pl.String,  # what upstream called it, when not unit_raw
+    "is_inferred": pl.Boolean,
+    "power_raw": pl.String,
+    "power_unit_raw": pl.String,
+    # The system.
+    "nodes_raw": pl.String,
+    "apn_raw": pl.String,
+    "total_raw": pl.String,
+    "accelerator_upstream": pl.String,
+    "cpu_raw": pl.String,
+    "software": pl.String,
+    "weight_data_types": pl.String,
+    "location": pl.String,
 }
-#: Fields without which a record cannot be a result (named as upstream spells them).
+#: Fields without which a record cannot be a result.
 REQUIRED = (
     "submitter", "division", "platform", "benchmark_upstream", "scenario_upstream",
-    "value_raw", "unit_raw", "availability",
+    "value_text", "unit_raw", "availability",
 )  # fmt: skip
+#: Staged fields whose messages name the extractor's own field name.
+NAMED_FIELDS = (*REQUIRED, "nodes_raw", "apn_raw", "total_raw")
 
 
-def _blank_to_null(name: str) -> pl.Expr:
-    return (
-        pl.when(pl.col(name).str.strip_chars() == "")
-        .then(None)
-        .otherwise(pl.col(name).str.strip_chars())
-        .alias(name)
-    )
-
-
-def _as_number(name: str) -> pl.Expr:
-    return pl.col(name).cast(pl.Float64, strict=False)
-
-
-def _as_count(name: str) -> pl.Expr:
-    """Counts arrive as 8, 8.0, "8" or "" depending on the round."""
-    return _as_number(name).round(0).cast(pl.Int32, strict=False)
+def staged_frame(rows: list[dict[str, object]] | None = None) -> pl.DataFrame:
+    """Staged rows (or none) in ``STAGED_SCHEMA``; missing keys are null."""
+    if not rows:
+        return pl.DataFrame(schema=STAGED_SCHEMA)
+    return pl.from_dicts(rows, schema=STAGED_SCHEMA)
 
 
 def _reason(condition: pl.Expr, message: pl.Expr | str) -> pl.Expr:
     text = pl.lit(message) if isinstance(message, str) else message
     return pl.when(condition).then(text)
+
+
+def _placeholder(expr: pl.Expr) -> pl.Expr:
+    return expr.str.strip_chars().str.to_lowercase().is_in(PLACEHOLDERS)
+
+
+def _text(name: str) -> pl.Expr:
+    """A trimmed string field; blanks and placeholders such as "N/A" become null."""
+    text = pl.col(name).str.strip_chars()
+    return pl.when(_placeholder(text)).then(None).otherwise(text)
+
+
+def _count(name: str) -> pl.Expr:
+    """A count written as 8, "8", "8.0"; placeholders become null."""
+    return (
+        _text(name).cast(pl.Float64, strict=False).round(0).cast(pl.Int32, strict=False)
+    )
+
+
+def _is_bad_count(name: str) -> pl.Expr:
+    number = _text(name).cast(pl.Float64, strict=False)
+    return _text(name).is_not_null() & (number.is_null() | (number < 0))
 
 
 def strip_count_suffix(name: pl.Expr) -> pl.Expr:
@@ -167,83 +208,6 @@ def strip_count_suffix(name: pl.Expr) -> pl.Expr:
 def strip_count_prefix(name: pl.Expr) -> pl.Expr:
     """Drop a leading count such as "2x" from CPU names (v4.1 writes "2xAMD EPYC")."""
     return name.str.replace(r"^\d+\s*x\s*", "").str.strip_chars()
-
-
-def _rename(raw: pl.LazyFrame, fmt: str) -> pl.LazyFrame:
-    fields = FIELDS[fmt]
-    return raw.select(
-        *[
-            (pl.col(up) if up else pl.lit(None, dtype=pl.String)).alias(name)
-            for name, up in fields.items()
-        ],
-        pl.col("source_record"),
-        pl.col("record_json"),
-    ).with_columns(_blank_to_null(name) for name in fields)
-
-
-def _rejection_reasons(fmt: str) -> pl.Expr:
-    fields = FIELDS[fmt]
-    value_name = fields["value_raw"]
-    checks = [
-        _reason(
-            ~pl.col("record_json").str.starts_with("{"),
-            pl.format(
-                "record is not a JSON object: {}",
-                pl.col("record_json").str.slice(0, 40),
-            ),
-        )
-    ]
-    checks += [
-        _reason(pl.col(name).is_null(), f"missing field {fields[name]!r}")
-        for name in REQUIRED
-    ]
-    value = _as_number("value_raw")
-    checks += [
-        _reason(
-            pl.col("value_raw").is_not_null() & value.is_null(),
-            pl.format(f"{value_name} is not a number: '{{}}'", pl.col("value_raw")),
-        ),
-        _reason(
-            value.is_not_null() & ~value.is_finite(),
-            pl.format(f"{value_name} is not finite: {{}}", pl.col("value_raw")),
-        ),
-        _reason(
-            value.is_finite() & (value <= 0),
-            pl.format(f"{value_name} must be positive, got {{}}", pl.col("value_raw")),
-        ),
-        _reason(
-            pl.col("scenario_upstream").is_not_null() & pl.col("scenario").is_null(),
-            pl.format(
-                f"unknown {fields['scenario_upstream']} '{{}}'",
-                pl.col("scenario_upstream"),
-            ),
-        ),
-        _reason(
-            pl.col("unit_raw").is_not_null() & ~pl.col("unit_raw").is_in(list(UNITS)),
-            pl.format(f"unknown {fields['unit_raw']} '{{}}'", pl.col("unit_raw")),
-        ),
-        _reason(
-            pl.col("division").is_not_null() & ~pl.col("division").is_in(DIVISIONS),
-            pl.format(f"unknown {fields['division']} '{{}}'", pl.col("division")),
-        ),
-        _reason(
-            pl.col("availability").is_not_null()
-            & ~pl.col("availability").is_in(AVAILABILITIES),
-            pl.format(
-                f"unknown {fields['availability']} '{{}}'", pl.col("availability")
-            ),
-        ),
-    ]
-    for name in ("nodes_raw", "apn_raw", "total_raw"):
-        if fields[name]:
-            checks.append(
-                _reason(
-                    pl.col(name).is_not_null()
-                    & (_as_number(name).is_null() | (_as_number(name) < 0)),
-                    pl.format(f"{fields[name]} is not a count: '{{}}'", pl.col(name)),
-                )
-            )
-    return pl.concat_str(checks, separator="; ", ignore_nulls=True)
 
 
 def _unit_corrections(release: str) -> pl.LazyFrame:
@@ -264,163 +228,289 @@ def _unit_corrections(release: str) -> pl.LazyFrame:
     )
 
 
-def normalise_summary(
-    raw: pl.LazyFrame,
+def _field_checks(
+    rules: RoundRules, names: Mapping[str, str], sourced: Collection[str]
+) -> list[pl.Expr]:
+    """One reason per failed check of a record the extractor could read."""
+    in_source = (
+        pl.when(pl.col("field_source").is_not_null())
+        .then(pl.format(" in {}", "field_source"))
+        .otherwise(pl.lit(""))
+    )
+
+    def say(template: str, *args: pl.Expr | str, field: str) -> pl.Expr:
+        if field in sourced:
+            return pl.format(template + "{}", *args, in_source)
+        return pl.format(template, *args) if args else pl.lit(template)
+
+    checks = [
+        _reason(
+            pl.col(name).is_null(), say(f"missing field '{names[name]}'", field=name)
+        )
+        for name in REQUIRED
+    ]
+    value, text = pl.col("value"), pl.col("value_text")
+    value_name = names["value_text"]
+    checks += [
+        _reason(
+            text.is_not_null() & value.is_null(),
+            say(f"{value_name} is not a number: '{{}}'", text, field="value_text"),
+        ),
+        _reason(
+            value.is_not_null() & ~value.is_finite(),
+            say(f"{value_name} is not finite: {{}}", text, field="value_text"),
+        ),
+        _reason(
+            value.is_finite() & (value <= 0),
+            say(f"{value_name} must be positive, got {{}}", text, field="value_text"),
+        ),
+        _reason(
+            pl.col("scenario_upstream").is_not_null() & pl.col("scenario").is_null(),
+            say(
+                f"unknown {names['scenario_upstream']} '{{}}'",
+                "scenario_upstream",
+                field="scenario_upstream",
+            ),
+        ),
+        _reason(
+            pl.col("unit_raw").is_not_null() & ~pl.col("unit_raw").is_in(list(UNITS)),
+            say(f"unknown {names['unit_raw']} '{{}}'", "unit_raw", field="unit_raw"),
+        ),
+        _reason(
+            pl.col("division").is_not_null()
+            & ~pl.col("division").is_in(list(rules.divisions)),
+            say(f"unknown {names['division']} '{{}}'", "division", field="division"),
+        ),
+        _reason(
+            pl.col("availability_raw").is_not_null()
+            & ~pl.col("availability").is_in(AVAILABILITIES),
+            say(
+                f"unknown {names['availability']} '{{}}'",
+                "availability_raw",
+                field="availability",
+            ),
+        ),
+    ]
+    checks += [
+        _reason(
+            _is_bad_count(name),
+            say(
+                f"{names[name]} is not a count: '{{}}'",
+                pl.col(name).str.strip_chars(),
+                field=name,
+            ),
+        )
+        for name in ("nodes_raw", "apn_raw", "total_raw")
+    ]
+    return checks
+
+
+def canonicalise(
+    staged: pl.LazyFrame,
     *,
-    fmt: str,
-    release: str,
+    rules: RoundRules,
     repository: str,
-    source_file: str,
-    snapshot_sha256: str,
+    names: Mapping[str, str],
+    sourced: Collection[str] = NAMED_FIELDS,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """Turn one parsed summary file into (canonical results, rejected records)."""
+    """Staged rows of one round to (canonical results, rejected records), lazily.
+
+    Args:
+        staged: An extractor's rows, ``STAGED_SCHEMA``.
+        rules: The round's rules (divisions; the release named in keys and rows).
+        repository: ``owner/name`` on GitHub, for result links.
+        names: Each of ``NAMED_FIELDS`` as the extractor's source spells it, so a
+            message names the field a person can find upstream.
+        sourced: Fields read from the row's ``field_source`` file (a message about
+            them says "in <file>").
+
+    Returns:
+        ``RESULTS_SCHEMA`` rows and ``REJECTED_SCHEMA`` rows; every staged row is in
+        exactly one of them.
+    """
+    missing = sorted(set(NAMED_FIELDS) - set(names))
+    if missing:
+        raise ValueError(f"canonicalise: no message name for {', '.join(missing)}")
+    release = rules.release
     scenario_lookup = {s.lower(): s for s in SCENARIOS}
-    unit = pl.col("unit_raw")
-    factor = unit.replace_strict(
-        {k: v[1] for k, v in UNITS.items()}, default=None, return_dtype=pl.Float64
-    )
-    nodes = _as_count("nodes_raw").fill_null(1)
-    no_accelerator = pl.col("accelerator_upstream").is_null()
-    apn = (
-        pl.when(pl.col("apn_raw").is_null() & no_accelerator)
-        .then(pl.lit(0, dtype=pl.Int32))
-        .otherwise(_as_count("apn_raw"))
-    )
-    location = (
-        pl.col("location_raw")
-        .str.strip_prefix("./")
-        .str.replace(r"/performance/run_\d+/?$", "")
-        .str.strip_suffix("/")
-    )
-    key_from_fields = pl.format(
-        "{}:{}/{}/{}/{}/{}",
-        pl.lit(release),
-        pl.col("division"),
-        pl.col("submitter"),
-        pl.col("platform"),
-        pl.col("benchmark"),
-        pl.col("scenario"),
-    )
+    text_fields = [
+        "result_id", "key_model", "submitter", "division", "category", "system_name",
+        "platform", "benchmark_upstream", "model_upstream", "scenario_upstream",
+        "value_text", "unit_raw", "unit_upstream", "power_unit_raw", "software",
+        "weight_data_types", "location",
+    ]  # fmt: skip
+    availability = pl.col("availability").str.strip_chars().str.to_lowercase()
     staged = (
-        _rename(raw, fmt)
+        staged.with_columns(
+            # Blank strings are missing values; a name such as "N/A" is kept as
+            # written except where it means "none" (accelerator, counts).
+            [
+                pl.when(pl.col(n).str.strip_chars() == "")
+                .then(None)
+                .otherwise(pl.col(n).str.strip_chars())
+                .alias(n)
+                for n in text_fields
+            ],
+            availability_raw=pl.col("availability"),
+            accelerator_upstream=_text("accelerator_upstream"),
+        )
         .with_columns(
+            availability=pl.when(availability == "")
+            .then(None)
+            .otherwise(availability.replace(AVAILABILITY_SYNONYMS)),
             scenario=pl.col("scenario_upstream")
             .str.to_lowercase()
             .replace_strict(scenario_lookup, default=None),
             benchmark=pl.col("benchmark_upstream").replace(benchmark_aliases()),
-            nodes=nodes,
-            accelerators_per_node=apn,
-            total_raw_count=_as_count("total_raw"),
-            location=location,
         )
         .with_columns(
             result_key=pl.when(pl.col("result_id").is_not_null())
-            .then(
+            .then(pl.format("{}:{}:{}", "result_id", "benchmark", "scenario"))
+            .otherwise(
                 pl.format(
-                    "{}:{}:{}",
-                    pl.col("result_id"),
-                    pl.col("benchmark"),
-                    pl.col("scenario"),
+                    "{}:{}/{}/{}/{}/{}",
+                    pl.lit(release),
+                    "division",
+                    "submitter",
+                    "platform",
+                    pl.coalesce("key_model", "benchmark"),
+                    pl.coalesce("scenario", "scenario_upstream"),
                 )
+            ),
+        )
+        .with_columns(
+            reason=pl.coalesce(
+                "problem",
+                pl.concat_str(
+                    _field_checks(rules, names, sourced),
+                    separator="; ",
+                    ignore_nulls=True,
+                ),
             )
-            .otherwise(key_from_fields),
-            reason=_rejection_reasons(fmt),
         )
         .with_columns(
             # Later records repeating a key are rejected; the first one stands.
-            first_record=pl.col("source_record").first().over("result_key"),
+            first_label=pl.col("record_label")
+            .sort_by("record_order")
+            .first()
+            .over("result_key"),
+            first_order=pl.col("record_order").min().over("result_key"),
         )
         .with_columns(
             reason=pl.when(pl.col("reason") != "")
-            .then(pl.col("reason"))
-            .when(pl.col("source_record") != pl.col("first_record"))
+            .then("reason")
+            .when(pl.col("record_order") != pl.col("first_order"))
             .then(
                 pl.format(
-                    "duplicate result key {} (first seen in record {})",
-                    pl.col("result_key"),
-                    pl.col("first_record"),
+                    "duplicate result key {} (first seen in {})",
+                    "result_key",
+                    "first_label",
                 )
             )
         )
     )
-    accepted = staged.filter(pl.col("reason").is_null()).join(
-        _unit_corrections(release), on=["benchmark", "scenario", "unit_raw"], how="left"
-    )
-    value = _as_number("value_raw")
-    results = (
-        accepted.with_columns(
-            total_accelerators=pl.coalesce(
-                pl.col("total_raw_count"),
-                pl.col("nodes") * pl.col("accelerators_per_node"),
-            ),
-            is_total_accelerators_derived=pl.col("total_raw_count").is_null(),
-            result_value=value * factor,
+    unit = pl.col("unit_raw")
+    unit_of = {k: v.canonical for k, v in UNITS.items()}
+    higher_of = {u.canonical: u.is_higher_better for u in UNITS.values()}
+    nodes = _count("nodes_raw").fill_null(1)
+    apn = (
+        pl.when(_text("apn_raw").is_null()
+                & pl.col("accelerator_upstream").is_null())
+        .then(pl.lit(0, dtype=pl.Int32))
+        .otherwise(_count("apn_raw"))
+    )  # fmt: skip
+    accepted = (
+        staged.filter(pl.col("reason").is_null())
+        .join(
+            _unit_corrections(release).rename({"benchmark": "_cb", "scenario": "_cs"}),
+            left_on=["benchmark", "scenario", "unit_raw"],
+            right_on=["_cb", "_cs", "unit_raw"],
+            how="left",
+            maintain_order="left",
+        )
+        .with_columns(
+            nodes=nodes,
+            accelerators_per_node=apn,
+            total_raw_count=_count("total_raw"),
             result_unit=pl.coalesce(
-                "corrected_unit",
-                unit.replace_strict({k: v[0] for k, v in UNITS.items()}, default=None),
+                "corrected_unit", unit.replace_strict(unit_of, default=None)
             ),
-            is_higher_better=~unit.str.starts_with("Latency"),
-        )
-        .select(
-            pl.lit(release).alias("release"),
-            "result_key",
-            "result_id",
-            "submitter",
-            "division",
-            "category",
-            "availability",
-            (pl.col("availability") == "preview").alias("is_preview"),
-            "system_name",
-            "platform",
-            "benchmark",
-            "benchmark_upstream",
-            "model_upstream",
-            "scenario",
-            "result_value",
-            "result_unit",
-            value.alias("result_value_upstream"),
-            pl.col("unit_raw").alias("result_unit_upstream"),
-            "unit_correction",
-            "is_higher_better",
-            pl.when(pl.col("is_higher_better") & (pl.col("total_accelerators") > 0))
-            .then(pl.col("result_value") / pl.col("total_accelerators"))
-            .alias("result_per_accelerator"),
-            _as_number("power_raw").alias("power_value"),
-            pl.col("power_unit_raw").alias("power_unit"),
-            "nodes",
-            "accelerators_per_node",
-            "total_accelerators",
-            "is_total_accelerators_derived",
-            strip_count_suffix(pl.col("accelerator_upstream")).alias(
-                "accelerator_name"
+            # Divide, then multiply: each step is exact when its factor is 1.
+            result_value=pl.col("value")
+            / unit.replace_strict(
+                {k: v.divide for k, v in UNITS.items()},
+                default=None,
+                return_dtype=pl.Float64,
+            )
+            * unit.replace_strict(
+                {k: v.multiply for k, v in UNITS.items()},
+                default=None,
+                return_dtype=pl.Float64,
             ),
-            "accelerator_upstream",
-            strip_count_prefix(pl.col("cpu_raw")).alias("host_cpu_name"),
-            "software",
-            "weight_data_types",
-            (_as_number("inferred_raw").fill_null(0) > 0).alias("is_inferred"),
-            "location",
-            pl.format(
-                "https://github.com/{}/tree/main/{}",
-                pl.lit(repository),
-                pl.col("location"),
-            ).alias("result_url"),
-            pl.lit(source_file).alias("source_file"),
-            "source_record",
-            pl.lit(snapshot_sha256).alias("snapshot_sha256"),
         )
-        .cast(RESULTS_SCHEMA)
+        .with_columns(
+            total_accelerators=pl.coalesce(
+                "total_raw_count", pl.col("nodes") * pl.col("accelerators_per_node")
+            ),
+            is_higher_better=pl.col("result_unit").replace_strict(
+                higher_of, default=True, return_dtype=pl.Boolean
+            ),
+        )
     )
+    results = accepted.select(
+        pl.lit(release).alias("release"),
+        "result_key",
+        "result_id",
+        "submitter",
+        "division",
+        pl.col("category").str.to_lowercase().str.replace_all(" ", ""),
+        "availability",
+        (pl.col("availability") == "preview").alias("is_preview"),
+        "system_name",
+        "platform",
+        "benchmark",
+        "benchmark_upstream",
+        "model_upstream",
+        "scenario",
+        "result_value",
+        "result_unit",
+        pl.col("value").alias("result_value_upstream"),
+        pl.coalesce("unit_upstream", "unit_raw").alias("result_unit_upstream"),
+        "unit_correction",
+        "is_higher_better",
+        pl.when(pl.col("is_higher_better") & (pl.col("total_accelerators") > 0))
+        .then(pl.col("result_value") / pl.col("total_accelerators"))
+        .alias("result_per_accelerator"),
+        _text("power_raw").cast(pl.Float64, strict=False).alias("power_value"),
+        pl.col("power_unit_raw").alias("power_unit"),
+        "nodes",
+        "accelerators_per_node",
+        "total_accelerators",
+        pl.col("total_raw_count").is_null().alias("is_total_accelerators_derived"),
+        strip_count_suffix(pl.col("accelerator_upstream")).alias("accelerator_name"),
+        "accelerator_upstream",
+        strip_count_prefix(pl.col("cpu_raw")).alias("host_cpu_name"),
+        "software",
+        "weight_data_types",
+        pl.col("is_inferred").fill_null(False),
+        "location",
+        pl.format(
+            "https://github.com/{}/tree/main/{}", pl.lit(repository), "location"
+        ).alias("result_url"),
+        "source_file",
+        "source_record",
+        "snapshot_sha256",
+    ).cast(RESULTS_SCHEMA)
     rejected = (
         staged.filter(pl.col("reason").is_not_null())
         .select(
             pl.lit(release).alias("release"),
-            pl.lit(source_file).alias("source_file"),
+            "source_file",
             "source_record",
             "result_key",
             "reason",
             "record_json",
-            pl.lit(snapshot_sha256).alias("snapshot_sha256"),
+            "snapshot_sha256",
         )
         .cast(REJECTED_SCHEMA)
     )
@@ -438,23 +528,29 @@ def empty_rejected() -> pl.DataFrame:
 
 
 def summary_tables(
-    content: bytes, *, release: str, repository: str, source_file: str, sha256: str
+    content: bytes,
+    *,
+    release: str,
+    repository: str,
+    source_file: str,
+    sha256: str,
+    rules: RoundRules | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, str]:
     """Bytes of one summary file to (results, rejected, layout name).
 
     Raises:
         pipeline.extract.summary.SummaryFormatError: the file is not a summary at all.
     """
-    from pipeline.extract.summary import parse_summary
+    from pipeline.extract.summary import parse_summary, stage_summary
+    from pipeline.rounds import rules_for
 
-    raw = parse_summary(content, release=release, file=source_file)
-    results, rejected = normalise_summary(
-        raw.frame.lazy(),
-        fmt=raw.format,
-        release=release,
-        repository=repository,
-        source_file=source_file,
-        snapshot_sha256=sha256,
+    rules = rules or rules_for(release)
+    raw = parse_summary(content, release=release, file=source_file, rules=rules)
+    staged, names = stage_summary(
+        raw, rules=rules, source_file=source_file, snapshot_sha256=sha256
+    )
+    results, rejected = canonicalise(
+        staged, rules=rules, repository=repository, names=names
     )
     results_df, rejected_df = pl.collect_all([results, rejected])
     return results_df, rejected_df, raw.format

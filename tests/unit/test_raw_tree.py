@@ -68,7 +68,7 @@ def test_offline_llm_reports_tokens_per_second() -> None:
     text = log("Offline", "Samples per second: 92.1544\nTokens per second: 27803.9\n")
     summary = parse_log_summary(text, where=WHERE)
     assert (summary.scenario, summary.metric_name) == ("Offline", "Tokens per second")
-    assert (summary.metric_value, summary.metric_unit) == (27803.9, "tokens/s")
+    assert (summary.metric_value, summary.metric_unit) == (27803.9, "Tokens/s")
     assert summary.result_valid is True
 
 
@@ -79,7 +79,7 @@ def test_offline_without_tokens_reports_samples_per_second() -> None:
     assert (summary.metric_name, summary.metric_value, summary.metric_unit) == (
         "Samples per second",
         2961.06,
-        "samples/s",
+        "Samples/s",
     )
 
 
@@ -93,7 +93,7 @@ def test_server_llm_reports_completed_tokens_per_second() -> None:
     assert (summary.metric_name, summary.metric_value, summary.metric_unit) == (
         "Completed tokens per second",
         8840.42,
-        "tokens/s",
+        "Tokens/s",
     )
 
 
@@ -107,7 +107,7 @@ def test_server_without_tokens_reports_completed_samples_not_scheduled() -> None
     assert (summary.metric_name, summary.metric_value, summary.metric_unit) == (
         "Completed samples per second",
         1448.97,
-        "samples/s",
+        "Queries/s",
     )
 
 
@@ -115,7 +115,7 @@ def test_singlestream_reports_the_early_stopping_90th_estimate_in_ns() -> None:
     summary = parse_log_summary(SINGLESTREAM, where=WHERE)
     assert summary.scenario == "SingleStream"
     assert summary.metric_name == "Early stopping 90.0th percentile estimate"
-    assert (summary.metric_value, summary.metric_unit) == (1341022.0, "ns")
+    assert (summary.metric_value, summary.metric_unit) == (1341022.0, "Latency (ns)")
     assert summary.early_stopping_ns == {"90.0": 1341022.0, "99.0": 1382514.0}
     assert summary.mean_latency_ns == 1319496.0
 
@@ -247,9 +247,10 @@ def test_metric_lines_among_additional_stats_do_not_count() -> None:
             "expected 'Early stopping 90.0th percentile estimate'",
         ),
         (
+            # The v0.5-v1.1 MultiStream metric, read with the newest rules.
             log("Multi Stream", "Samples per query : 2692\n"),
-            "legacy MultiStream metric 'Samples per query' (rounds before v2.0) "
-            "is not supported",
+            "missing metric line for MultiStream: "
+            "expected 'NN.Nth percentile latency (ns)'",
         ),
     ],
 )
