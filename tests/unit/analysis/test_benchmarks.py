@@ -174,3 +174,79 @@ def test_rule_validation_names_the_rule(entry, message):
     with pytest.raises(CompatibilityError) as error:
         rules(entry)
     assert str(error.value) == message
+
+
+def test_pre_v0_7_benchmark_spellings_map_to_the_later_names():
+    from pipeline.registry import benchmark_aliases
+
+    names = pl.Series(
+        ["ssd-small", "ssd-large", "resnet50", "ssd-mobilenet", "mobilenet", "gnmt",
+         "ssd-resnet34", "retinanet", "dlrm-99", "mobilenet-v1-1.0-224-quantized"]
+    )  # fmt: skip
+    assert names.replace(benchmark_aliases()).to_list() == [
+        "ssd-mobilenet", "ssd-resnet34", "resnet", "ssd-mobilenet", "mobilenet", "gnmt",
+        "ssd-resnet34", "retinanet", "dlrm-99", "mobilenet-v1-1.0-224-quantized",
+    ]  # fmt: skip
+
+
+def test_aliases_point_at_canonical_names_only():
+    from pipeline.registry import benchmark_aliases
+
+    aliases = benchmark_aliases()
+    assert not set(aliases.values()) & set(aliases)
+
+
+def test_3d_unet_pairs_across_the_dataset_changes_are_excluded():
+    frame = pairs(
+        *(
+            {"benchmark": bench, "scenario": "Offline", "result_unit_old": "Samples/s",
+             "result_unit_new": "Samples/s", "release_old": old, "release_new": new}
+            for bench, old, new in [
+                ("3d-unet-99", "v1.0", "v1.1"),
+                ("3d-unet-99", "v1.0", "v2.0"),
+                ("3d-unet-99.9", "v1.1", "v2.1"),
+                ("3d-unet-99", "v2.0", "v2.1"),
+                ("3d-unet-99.9", "v2.1", "v5.1"),
+                ("bert-99", "v1.0", "v2.1"),
+            ]
+        )
+    )  # fmt: skip
+    assert flags(comparable(frame, load_compatibility())) == [
+        (True, None),
+        (False, "3D U-Net dataset changed from BraTS 2019 to KiTS19 in v2.0"),
+        (False, "3D U-Net dataset changed from BraTS 2019 to KiTS19 in v2.0"),
+        (False, "3D U-Net KiTS19 inference set and accuracy target revised in v2.1"),
+        (True, None),
+        (True, None),
+    ]
+
+
+def test_multistream_pairs_across_v2_0_are_excluded_even_with_equal_units():
+    frame = pairs(
+        *(
+            {"benchmark": "resnet", "scenario": "MultiStream",
+             "result_unit_old": "Latency (ms)", "result_unit_new": "Latency (ms)",
+             "release_old": old, "release_new": new}
+            for old, new in [("v1.0", "v2.1"), ("v0.5", "v1.1"), ("v2.1", "v5.1")]
+        )
+    )  # fmt: skip
+    assert flags(comparable(frame, load_compatibility())) == [
+        (False, "MultiStream metric redefined in v2.0"),
+        (True, None),
+        (True, None),
+    ]
+
+
+def test_single_stream_and_server_stay_comparable_across_their_metric_updates():
+    frame = pairs(
+        {"benchmark": "resnet", "scenario": "SingleStream", "release_old": "v1.0",
+         "release_new": "v2.1", "result_unit_old": "Latency (ms)",
+         "result_unit_new": "Latency (ms)"},
+        {"benchmark": "ssd-resnet34", "scenario": "Server", "release_old": "v0.5",
+         "release_new": "v2.0", "result_unit_old": "Queries/s",
+         "result_unit_new": "Queries/s"},
+        {"benchmark": "resnet", "scenario": "Server", "release_old": "v2.1",
+         "release_new": "v5.1", "result_unit_old": "Queries/s",
+         "result_unit_new": "Queries/s"},
+    )  # fmt: skip
+    assert flags(comparable(frame, load_compatibility())) == [(True, None)] * 3
