@@ -32,6 +32,7 @@ CPU_PREFIX = "cpu:"
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _REQUIRED = ("id", "vendor", "family", "model", "names")
 _OPTIONAL = ("memory_gb", "predecessor", "is_mixed", "components")
+_UNCLASSIFIED_FIELDS = ("names", "reason")
 
 #: One row per canonical accelerator (``AcceleratorRegistry.table``).
 ACCELERATOR_SCHEMA: dict[str, pl.DataType] = {
@@ -58,6 +59,7 @@ ATTACHED_SCHEMA: dict[str, pl.DataType] = {
     "is_cpu_only": pl.Boolean,
     "is_mixed_accelerators": pl.Boolean,
     "is_accelerator_mapped": pl.Boolean,
+    "is_accelerator_unclassified": pl.Boolean,
 }
 #: Output of ``unmapped_accelerators`` (one row per raw name the registry lacks).
 UNMAPPED_SCHEMA: dict[str, pl.DataType] = {
@@ -99,11 +101,20 @@ class Accelerator:
 
 
 @dataclass(frozen=True)
+class UnclassifiedNames:
+    """Raw names reviewed and deliberately left without an id (``[[unclassified]]``)."""
+
+    names: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
 class AcceleratorRegistry:
     """The validated registry; frames are built on demand so callers stay lazy."""
 
     accelerators: tuple[Accelerator, ...]
     source: str = REGISTRY_FILE
+    unclassified: tuple[UnclassifiedNames, ...] = ()
     _by_id: dict[str, Accelerator] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -128,6 +139,10 @@ class AcceleratorRegistry:
             schema=ACCELERATOR_SCHEMA,
         )
 
+    def unclassified_names(self) -> dict[str, str]:
+        """Every ``[[unclassified]]`` raw name with its reason."""
+        return {n: u.reason for u in self.unclassified for n in u.names}
+
     def names(self) -> pl.DataFrame:
         """Every raw upstream name with its canonical id, ``NAME_SCHEMA``."""
         pairs = [(n, a.id) for a in self.accelerators for n in a.names]
@@ -142,6 +157,14 @@ class AcceleratorRegistry:
 
 def _fail(where: str, message: str) -> AcceleratorRegistryError:
     return AcceleratorRegistryError(f"{where}: {message}")
+
+
+def _names_ok(names: object) -> bool:
+    return (
+        isinstance(names, list)
+        and bool(names)
+        and all(isinstance(n, str) and n.strip() == n and n for n in names)
+    )
 
 
 def _entry(index: int, entry: Mapping, source: str) -> Accelerator:
@@ -159,11 +182,7 @@ def _entry(index: int, entry: Mapping, source: str) -> Accelerator:
     if not _ID.match(entry["id"]):
         raise _fail(where, "id must be a slug of a-z, 0-9 and '-'")
     names = entry.get("names")
-    if (
-        not isinstance(names, list)
-        or not names
-        or not all(isinstance(n, str) and n.strip() == n and n for n in names)
-    ):
+    if not _names_ok(names):
         raise _fail(where, "names must be a non-empty list of trimmed strings")
     memory = entry.get("memory_gb")
     if memory is not None and (
@@ -197,6 +216,21 @@ def _entry(index: int, entry: Mapping, source: str) -> Accelerator:
     )
 
 
+def _unclassified(index: int, entry: Mapping, source: str) -> UnclassifiedNames:
+    where = f"{source} unclassified {index + 1}"
+    if not isinstance(entry, Mapping):
+        raise _fail(where, "is not a table")
+    unknown = sorted(set(entry) - set(_UNCLASSIFIED_FIELDS))
+    if unknown:
+        raise _fail(where, f"unknown field(s) {', '.join(unknown)}")
+    if not _names_ok(entry.get("names")):
+        raise _fail(where, "names must be a non-empty list of trimmed strings")
+    reason = entry.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise _fail(where, "reason must say why the name has no id")
+    return UnclassifiedNames(names=tuple(entry["names"]), reason=reason.strip())
+
+
 def parse_accelerators(
     document: Mapping, source: str = REGISTRY_FILE
 ) -> AcceleratorRegistry:
@@ -208,12 +242,19 @@ def parse_accelerators(
 
     Raises:
         AcceleratorRegistryError: a field is missing or wrong, an id or name is listed
-            twice, a predecessor or component is unknown, or the lineage has a cycle.
+            twice (also across ``[[accelerator]]`` and ``[[unclassified]]``), a
+            predecessor or component is unknown, or the lineage has a cycle.
     """
     entries = document.get("accelerator", [])
     if not isinstance(entries, list):
         raise AcceleratorRegistryError(f"{source}: [[accelerator]] must be an array")
     accelerators = [_entry(i, e, source) for i, e in enumerate(entries)]
+    unclassified_entries = document.get("unclassified", [])
+    if not isinstance(unclassified_entries, list):
+        raise AcceleratorRegistryError(f"{source}: [[unclassified]] must be an array")
+    unclassified = [
+        _unclassified(i, e, source) for i, e in enumerate(unclassified_entries)
+    ]
     by_id: dict[str, Accelerator] = {}
     owner: dict[str, str] = {}
     for acc in accelerators:
@@ -227,6 +268,15 @@ def parse_accelerators(
                     f"{owner[name]!r} and {acc.id!r}"
                 )
             owner[name] = acc.id
+    for index, entry in enumerate(unclassified):
+        label = f"unclassified {index + 1}"
+        for name in entry.names:
+            if name in owner:
+                raise AcceleratorRegistryError(
+                    f"{source}: name {name!r} is listed under both "
+                    f"{owner[name]!r} and {label!r}"
+                )
+            owner[name] = label
     for acc in accelerators:
         where = f"{source} accelerator {acc.id!r}"
         if acc.predecessor is not None:
@@ -248,7 +298,9 @@ def parse_accelerators(
                 raise AcceleratorRegistryError(f"{source}: lineage cycle {chain}")
             seen.append(step)
             step = by_id[step].predecessor
-    return AcceleratorRegistry(tuple(accelerators), source=source)
+    return AcceleratorRegistry(
+        tuple(accelerators), source=source, unclassified=tuple(unclassified)
+    )
 
 
 @cache
@@ -303,6 +355,8 @@ def attach_accelerators(
     Rows are never dropped: an unknown raw name gets ``accelerator_id`` null and
     ``is_accelerator_mapped`` false, so the unmapped-accelerators check can name it and
     the system-level comparison (which does not need the registry) still sees the row.
+    A name listed under ``[[unclassified]]`` has no id either (so it never enters a
+    ratio) but ``is_accelerator_unclassified`` true: reviewed, not reported as unmapped.
 
     Args:
         results: the canonical results table (``RESULTS_SCHEMA``), lazily.
@@ -355,6 +409,8 @@ def attach_accelerators(
             is_mixed_accelerators=pl.col("is_mixed_accelerators").fill_null(False)
             & ~cpu,
             is_accelerator_mapped=pl.col("accelerator_id").is_not_null(),
+            is_accelerator_unclassified=~cpu
+            & pl.col("accelerator_name").is_in(list(registry.unclassified_names())),
         )
         .select(*[c for c in existing if c not in ATTACHED_SCHEMA], *ATTACHED_SCHEMA)
         .cast(ATTACHED_SCHEMA)
@@ -368,11 +424,14 @@ def unmapped_accelerators(
 
     One row per raw name with how many result rows carry it and in which releases
     (ordered by version), most frequent first. A CPU-only row without a host CPU name
-    cannot be classed either; it appears with ``accelerator_name`` null.
+    cannot be classed either; it appears with ``accelerator_name`` null. Names listed
+    under ``[[unclassified]]`` are known and not reported.
     """
     return (
         attach_accelerators(results.lazy(), registry)
-        .filter(~pl.col("is_accelerator_mapped"))
+        .filter(
+            ~pl.col("is_accelerator_mapped") & ~pl.col("is_accelerator_unclassified")
+        )
         .group_by("accelerator_name")
         .agg(
             pl.len().alias("rows"),

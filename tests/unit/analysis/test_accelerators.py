@@ -10,6 +10,7 @@ from pipeline.analysis.accelerators import (
     parse_accelerators,
     unmapped_accelerators,
 )
+from pipeline.analysis.pairs import single_accelerator
 from tests.unit.analysis.helpers import GB300, H100, MIXED, frame, one, row
 
 
@@ -23,8 +24,17 @@ def lineage(accelerator_id: str) -> list[str]:
 
 def test_committed_registry_lineages():
     assert lineage("nvidia-b300-sxm") == [
+        "nvidia-v100-sxm", "nvidia-a100-sxm-40gb", "nvidia-a100-sxm-80gb",
         "nvidia-h100-sxm", "nvidia-h200-sxm", "nvidia-b200-sxm", "nvidia-b300-sxm",
     ]  # fmt: skip
+    assert lineage("nvidia-h200-nvl") == [
+        "nvidia-a100-pcie-40gb", "nvidia-a100-pcie-80gb", "nvidia-h100-pcie",
+        "nvidia-h100-nvl", "nvidia-h200-nvl",
+    ]  # fmt: skip
+    assert lineage("nvidia-jetson-agx-thor") == [
+        "nvidia-jetson-agx-xavier", "nvidia-jetson-agx-orin", "nvidia-jetson-agx-thor",
+    ]  # fmt: skip
+    assert lineage("nvidia-l4") == ["nvidia-t4", "nvidia-l4"]
     assert lineage("nvidia-vera-rubin")[-3:] == [
         "nvidia-gb200", "nvidia-gb300", "nvidia-vera-rubin",
     ]  # fmt: skip
@@ -41,6 +51,22 @@ def test_committed_registry_lineages():
             ["NVIDIA Vera Rubin", "NVIDIA VeraRubin", "NVIDIA VR200"],
             "nvidia-vera-rubin",
         ),
+        (
+            ["Tesla T4", "NVIDIA Tesla T4", "Nvidia Tesla T4", "NVIDIA T4"],
+            "nvidia-t4",
+        ),
+        (
+            [
+                "NVIDIA A100-SXM-80GB",
+                "NVIDIA A100-SXM-80GB CTS",
+                "NVIDIA A100-SXM4-80GB CTS",
+                # a whole GPU split into seven slices, counted once per GPU
+                "NVIDIA A100-SXM-80GB (7x1g.10gb MIG)",
+            ],
+            "nvidia-a100-sxm-80gb",
+        ),
+        (["NVIDIA A10", "NVIDIA A10-24Q"], "nvidia-a10"),
+        (["NVIDIA Xavier", "NVIDIA AGX Xavier"], "nvidia-jetson-agx-xavier"),
     ],
 )
 def test_spelling_variants_map_to_one_id(names, expected):
@@ -59,6 +85,18 @@ def test_attach_adds_the_documented_columns_and_keeps_rows_in_order():
     assert gb300["accelerator_family"] == "Blackwell Ultra"
     assert gb300["accelerator_memory_gb"] == 288.0
     assert gb300["is_accelerator_mapped"] is True
+
+
+def test_a_mig_slice_counted_as_one_accelerator_is_not_the_whole_gpu():
+    slice_, whole = "NVIDIA A100-SXM-80GB (1x1g.10gb MIG)", "NVIDIA A100-SXM-80GB"
+    attached = attach_accelerators(
+        frame(row(accelerator_name=slice_), row(accelerator_name=whole))
+    ).collect()
+    assert attached["accelerator_id"].to_list() == [
+        "nvidia-a100-sxm-80gb-mig-1g-10gb", "nvidia-a100-sxm-80gb",
+    ]  # fmt: skip
+    mig = load_accelerators().get("nvidia-a100-sxm-80gb-mig-1g-10gb")
+    assert mig.predecessor is None
 
 
 def test_mixed_system_is_flagged():
@@ -169,6 +207,89 @@ def test_registry_validation_names_the_entry(entries, message):
     with pytest.raises(AcceleratorRegistryError) as error:
         parse_accelerators({"accelerator": entries}, "t.toml")
     assert str(error.value) == message
+
+
+UNKNOWN = "Acme board, model withheld"
+
+
+def unclassified(**fields):
+    base = {"names": [UNKNOWN], "reason": "the systems file names no chip"}
+    base.update(fields)
+    return base
+
+
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        (
+            [unclassified(reason=" ")],
+            "t.toml unclassified 1: reason must say why the name has no id",
+        ),
+        (
+            [unclassified(), unclassified(names=["X", "Y "])],
+            "t.toml unclassified 2: names must be a non-empty list of trimmed strings",
+        ),
+        (
+            [unclassified(names=[])],
+            "t.toml unclassified 1: names must be a non-empty list of trimmed strings",
+        ),
+        (
+            [unclassified(id="acme")],
+            "t.toml unclassified 1: unknown field(s) id",
+        ),
+        (
+            [unclassified(names=["X One"])],
+            "t.toml: name 'X One' is listed under both 'x-one' and 'unclassified 1'",
+        ),
+        (
+            [unclassified(), unclassified()],
+            f"t.toml: name {UNKNOWN!r} is listed under both 'unclassified 1' and "
+            "'unclassified 2'",
+        ),
+    ],
+)
+def test_unclassified_validation_names_the_entry(entries, message):
+    document = {"accelerator": [entry()], "unclassified": entries}
+    with pytest.raises(AcceleratorRegistryError) as error:
+        parse_accelerators(document, "t.toml")
+    assert str(error.value) == message
+
+
+def test_unclassified_must_be_an_array_of_tables():
+    with pytest.raises(AcceleratorRegistryError) as error:
+        parse_accelerators({"unclassified": {"names": ["A"]}}, "t.toml")
+    assert str(error.value) == "t.toml: [[unclassified]] must be an array"
+
+
+def test_an_unclassified_name_is_reviewed_but_never_gets_an_id():
+    registry = parse_accelerators(
+        {
+            "accelerator": [entry(names=[H100])],
+            "unclassified": [unclassified()],
+        },
+        "t.toml",
+    )
+    assert registry.unclassified_names() == {UNKNOWN: "the systems file names no chip"}
+    results = frame(
+        row(result_key="u", accelerator_name=UNKNOWN),
+        row(result_key="m", accelerator_name=H100),
+        row(result_key="x", accelerator_name="Acme TurboChip 9000"),
+        # zero accelerators: CPU-only, whatever the name says
+        row(result_key="c", accelerator_name=UNKNOWN, total_accelerators=0),
+    )
+    attached = attach_accelerators(results, registry).collect()
+    flags = ["accelerator_id", "is_accelerator_mapped", "is_accelerator_unclassified"]
+    assert attached.select("result_key", *flags).rows() == [
+        ("u", None, False, True),
+        ("m", "x-one", True, False),
+        ("x", None, False, False),
+        ("c", "cpu:intel-xeon-platinum-8480", True, False),
+    ]
+    # No id, so no ratio: the filter every pairing analysis uses drops the row.
+    assert attached.filter(single_accelerator())["result_key"].to_list() == ["m", "c"]
+    # Reviewed names are not "unmapped"; unknown ones still are.
+    report = unmapped_accelerators(results, registry)
+    assert report["accelerator_name"].to_list() == ["Acme TurboChip 9000"]
 
 
 def test_a_registry_can_be_injected():
