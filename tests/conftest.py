@@ -44,3 +44,28 @@ def mirror_results(mirror: Path) -> pl.DataFrame:
         )
         frames.append(results)
     return pl.concat(frames)
+
+
+#: Rounds whose raw submission tree the mirror holds.
+RAW_TREE_RELEASES = ("v0.5", "v1.0", "v2.1", "v5.1", "v6.0")
+
+
+@pytest.fixture(scope="session")
+def raw_trees(mirror: Path) -> dict[str, tuple[pl.DataFrame, pl.DataFrame, list[str]]]:
+    """Every mirrored raw tree read once: (results, rejected, listing) per round."""
+    from pipeline.extract.raw_tree import scan_raw_tree
+    from pipeline.source import Source
+
+    source = Source(base=str(mirror))
+    tables = {}
+    for release in RAW_TREE_RELEASES:
+        repo = f"inference_results_{release}"
+        paths = source.list_tree(repo)
+        results, rejected = scan_raw_tree(
+            paths,
+            lambda path, repo=repo: source.fetch(repo, path).content,
+            release=release,
+            repository=f"mlcommons/{repo}",
+        )
+        tables[release] = (results, rejected, paths)
+    return tables

@@ -13,6 +13,7 @@ import polars as pl
 
 import pipeline.extract.summary as summary_module
 import pipeline.ingest as ingest_module
+import pipeline.rounds as rounds_module
 import pipeline.transform.results as results_module
 import pipeline.validate as validate_module
 from pipeline.defs.history import latest_metadata
@@ -143,8 +144,13 @@ def _check_result(
     ],
     code_version=code_version(
         results_module,
+        summary_module,
+        rounds_module,
         validate_module,
-        extra=((REGISTRY_DIR / "benchmarks.toml").read_text(),),
+        extra=(
+            (REGISTRY_DIR / "benchmarks.toml").read_text(),
+            (REGISTRY_DIR / "rounds.toml").read_text(),
+        ),
     ),
 )
 def core_mlperf__results(

@@ -11,23 +11,36 @@ import dagster as dg
 import polars as pl
 
 import pipeline.extract.raw_tree as raw_tree_module
+import pipeline.rounds as rounds_module
 import pipeline.transform.crosscheck as crosscheck_module
+import pipeline.transform.results as results_module
 from pipeline.defs.partitions import FOLLOW_UPSTREAM, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.ingest import TREE_FILE, RawOutcome, fetch_raw_tree
 from pipeline.lineage import code_version
 from pipeline.manifest import release_for
+from pipeline.registry import REGISTRY_DIR
 from pipeline.snapshots import Snapshot
 from pipeline.source import SourceError
 from pipeline.transform.crosscheck import cross_check, cross_check_summary
 from pipeline.transform.results import empty_rejected, empty_results
 
+#: The tree reader's code and everything it reads by round: the rules and aliases.
+TREE_READER_VERSION = code_version(
+    raw_tree_module,
+    results_module,
+    rounds_module,
+    extra=tuple(
+        (REGISTRY_DIR / name).read_text() for name in ("rounds.toml", "benchmarks.toml")
+    ),
+)
+
 
 @dg.asset(
     partitions_def=release_partitions,
     group_name="raw",
-    code_version=code_version(raw_tree_module),
+    code_version=TREE_READER_VERSION,
     kinds={"json"},
     description=(
         "The raw submission tree of one round: a listing of every path plus the "
@@ -90,7 +103,7 @@ def raw_mlperf__tree(
             ),
         ),
     },
-    code_version=code_version(raw_tree_module),
+    code_version=TREE_READER_VERSION,
 )
 def core_mlperf__tree_results(
     context: dg.AssetExecutionContext, tree: dict, data_dir: DataDirResource
