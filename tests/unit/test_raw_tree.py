@@ -192,7 +192,8 @@ def test_metric_lines_among_additional_stats_do_not_count() -> None:
         parse_log_summary(text, where=WHERE)
     assert str(info.value) == (
         f"{WHERE}: missing metric line for Offline: "
-        "expected 'Tokens per second' or 'Samples per second'"
+        "expected 'Tokens per second' or 'Tokens per second (inferred)' "
+        "or 'Samples per second'"
     )
 
 
@@ -225,6 +226,7 @@ def test_metric_lines_among_additional_stats_do_not_count() -> None:
         (
             log("Server", "Scheduled samples per second : 5\n"),
             "missing metric line for Server: expected 'Completed tokens per second' "
+            "or 'Completed tokens per second (inferred)' "
             "or 'Completed samples per second'",
         ),
         (
@@ -540,7 +542,8 @@ def test_scan_rejects_with_exact_reasons(scanned) -> None:
         f"{box}/resnet50/offline/{RUN}": "INVALID result ('Result is : INVALID')",
         f"{box}/resnet50/Offline_old/{RUN}": "unknown scenario directory 'Offline_old'",
         f"{box}/rgat/Offline/{RUN}": f"v9.9 {box}/rgat/Offline/{RUN}: missing metric "
-        "line for Offline: expected 'Tokens per second' or 'Samples per second'",
+        "line for Offline: expected 'Tokens per second' or "
+        "'Tokens per second (inferred)' or 'Samples per second'",
         f"{box}/bert-99/Offline/performance": "no mlperf_log_summary.txt under "
         f"{box}/bert-99/Offline/performance/run_1",
         f"{box}/qwen3.6-27b/SingleStream/performance/result_summary.json": (

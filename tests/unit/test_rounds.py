@@ -21,7 +21,22 @@ def test_server_metric_changes_in_v41() -> None:
     )
     assert rules_for("v4.1").metrics["Server"].lines == (
         ("Completed tokens per second", "Tokens/s"),
+        ("Completed tokens per second (inferred)", "Tokens/s"),
         ("Completed samples per second", "Queries/s"),
+    )
+
+
+def test_v40_llama2_server_reports_completed_samples() -> None:
+    # Scheduled sits among the additional stats of llama2-70b's v4.0 Server log.
+    text = log(
+        "Server",
+        "Completed samples per second    : 18.06\n",
+        stats="Scheduled samples per second : 18.10\n",
+    )
+    summary = parse_log_summary(text, where="w", rules=rules_for("v4.0"))
+    assert (summary.metric_name, summary.metric_value) == (
+        "Completed samples per second",
+        18.06,
     )
 
 
@@ -34,6 +49,7 @@ def test_multistream_changes_meaning_in_v20() -> None:
 
 def test_each_round_has_its_divisions_and_log_files() -> None:
     assert rules_for("v2.1").divisions == ("closed", "open", "network")
+    assert rules_for("v4.0").divisions == ("closed", "open", "network")
     assert rules_for("v6.1").divisions == ("closed", "open")
     assert rules_for("v0.5").log_files == (
         "run_1/mlperf_log_summary.txt",
