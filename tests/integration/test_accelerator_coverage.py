@@ -5,7 +5,9 @@ with a performance log) is one row, named by its system's ``systems/<system>.jso
 exactly as the canonical table names it: ``accelerator_model_name`` with " (xN)" counts
 stripped, placeholders such as "-" or "N/A" meaning CPU-only. This reads the system files
 directly rather than through the raw-tree reader, so it covers folders the reader rejects
-too. A folder whose system file is missing has no name to map and is left out.
+too. System files are found as the reader finds them (``systems/<system>.json``, or the
+round's reviewed ``system_files`` erratum); a folder without one has no name to map and is
+left out.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pipeline.analysis.accelerators import (
     load_accelerators,
     unmapped_accelerators,
 )
+from pipeline.rounds import rules_for
 from pipeline.transform.results import strip_count_prefix, strip_count_suffix
 
 MIRROR = Path(__file__).resolve().parents[2].parent / "shared" / "mlperf-mirror"
@@ -41,6 +44,7 @@ def _count(value: object) -> int | None:
 
 def _folders(release: str) -> list[dict[str, object]]:
     root = MIRROR / f"inference_results_{release}"
+    errata = rules_for(release).system_files
     folders: set[tuple[str, ...]] = set()
     for log in root.rglob("mlperf_log_summary.txt"):
         parts = log.relative_to(root).parts
@@ -50,7 +54,8 @@ def _folders(release: str) -> list[dict[str, object]]:
     systems: dict[Path, dict | None] = {}
     rows = []
     for division, submitter, _, system, _, _ in sorted(folders):
-        path = root / division / submitter / "systems" / f"{system}.json"
+        erratum = errata.get(f"{division}/{submitter}/{system}")
+        path = root / (erratum or f"{division}/{submitter}/systems/{system}.json")
         if path not in systems:
             systems[path] = json.loads(path.read_bytes()) if path.is_file() else None
         spec = systems[path]

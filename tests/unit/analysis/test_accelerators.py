@@ -67,6 +67,13 @@ def test_committed_registry_lineages():
         ),
         (["NVIDIA A10", "NVIDIA A10-24Q"], "nvidia-a10"),
         (["NVIDIA Xavier", "NVIDIA AGX Xavier"], "nvidia-jetson-agx-xavier"),
+        # rounds not in the mirror (v0.7 - v4.0), from upstream systems files
+        (
+            ["NVIDIA Orin", "NVIDIA Jetson AGX Orin"],
+            "nvidia-jetson-agx-orin-devkit-32gb",
+        ),
+        (["Habana Gaudi2", "Intel® Gaudi® 2 AI Accelerator"], "intel-gaudi2"),
+        (["NVIDIA A100-SXM4", "NVIDIA A100-SXM4-40GB"], "nvidia-a100-sxm-40gb"),
     ],
 )
 def test_spelling_variants_map_to_one_id(names, expected):
@@ -97,6 +104,15 @@ def test_a_mig_slice_counted_as_one_accelerator_is_not_the_whole_gpu():
     ]  # fmt: skip
     mig = load_accelerators().get("nvidia-a100-sxm-80gb-mig-1g-10gb")
     assert mig.predecessor is None
+
+
+def test_an_ambiguous_upstream_name_is_committed_as_unclassified():
+    gh200 = "NVIDIA GH200-GraceHopper-Superchip"  # 96 GB and 144 GB in v4.0
+    assert "144 GB" in load_accelerators().unclassified_names()[gh200]
+    attached = attach_accelerators(frame(row(accelerator_name=gh200))).collect()
+    assert one(attached)["accelerator_id"] is None
+    assert one(attached)["is_accelerator_unclassified"] is True
+    assert unmapped_accelerators(frame(row(accelerator_name=gh200))).height == 0
 
 
 def test_mixed_system_is_flagged():
