@@ -30,6 +30,7 @@ from pipeline.analysis import (
     unmapped_accelerators,
 )
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
+from pipeline.labels import display_name
 from pipeline.lineage import code_version
 from pipeline.registry import REGISTRY_DIR
 
@@ -71,6 +72,9 @@ def out_mlperf__results(core_mlperf__all_results: pl.LazyFrame) -> Iterator:
     results = attach_accelerators(core_mlperf__all_results).collect()
     yield dg.Output(results, metadata={"rows": results.height})
     unmapped = unmapped_accelerators(results)
+    # A CPU-only row without a host CPU is listed under a null name: show it, never
+    # let it break the join.
+    names = [display_name(name) for name in unmapped["accelerator_name"]]
     yield dg.AssetCheckResult(
         check_name="accelerators_mapped",
         passed=unmapped.is_empty(),
@@ -79,15 +83,10 @@ def out_mlperf__results(core_mlperf__all_results: pl.LazyFrame) -> Iterator:
             "every raw accelerator name is in the registry"
             if unmapped.is_empty()
             else f"{unmapped.height} raw accelerator name(s) not in accelerators.toml: "
-            + ", ".join(unmapped["accelerator_name"].head(10).to_list())
+            + ", ".join(names[:10])
         ),
         metadata={
-            "unmapped": {
-                name: rows
-                for name, rows in zip(
-                    unmapped["accelerator_name"], unmapped["rows"], strict=True
-                )
-            }
+            "unmapped": dict(zip(names, unmapped["rows"].to_list(), strict=True))
         },
     )
 
