@@ -22,6 +22,7 @@ from functools import cache
 
 import polars as pl
 
+from pipeline.labels import display_name
 from pipeline.manifest import ManifestError, version_key
 from pipeline.registry import load_toml
 
@@ -259,9 +260,12 @@ def comparable(
         raise ValueError(f"comparable() needs column(s) {', '.join(missing)}")
     order_old = release_order(pl.col("release_old"))
     order_new = release_order(pl.col("release_new"))
+    # A missing unit differs from any unit; it is named, since a null reason would
+    # let the pair through.
+    named_old, named_new = display_name(unit_old), display_name(unit_new)
     reasons = [
         pl.when(unit_old.ne_missing(unit_new)).then(
-            pl.format(UNIT_REASON_TEMPLATE, unit_old, unit_new)
+            pl.format(UNIT_REASON_TEMPLATE, named_old, named_new)
         )
     ]
     reasons += [

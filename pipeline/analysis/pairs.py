@@ -32,6 +32,7 @@ from pipeline.analysis.benchmarks import (
     match_key,
     release_order,
 )
+from pipeline.labels import display_name
 
 KINDS = ("software_gain", "generation_ratio", "scaling")
 IDENTITY_LEVELS: dict[str, tuple[str, ...]] = {
@@ -374,15 +375,16 @@ class CheckOutcome:
 
 
 def _label() -> pl.Expr:
+    """How a check names a pair; a missing name reads NO_NAME, never null."""
     return pl.format(
         "{}/{} {} {} {}: {} -> {}",
-        pl.col("kind"),
-        pl.col("identity_level"),
-        pl.col("benchmark"),
-        pl.col("scenario"),
-        pl.col("division"),
-        pl.col("result_key_old"),
-        pl.col("result_key_new"),
+        display_name(pl.col("kind")),
+        display_name(pl.col("identity_level")),
+        display_name(pl.col("benchmark")),
+        display_name(pl.col("scenario")),
+        display_name(pl.col("division")),
+        display_name(pl.col("result_key_old")),
+        display_name(pl.col("result_key_new")),
     )
 
 
@@ -485,7 +487,7 @@ def check_results_exist(
         ]
     ).unique(maintain_order=True)
     missing = cited.join(keys, on="result_key", how="anti", nulls_equal=False)
-    labels = [str(k) for k in missing.get_column("result_key").to_list()]
+    labels = [display_name(k) for k in missing.get_column("result_key").to_list()]
     bad_pairs = df.filter(
         pl.col("result_key_old").is_in(missing.get_column("result_key")).fill_null(True)
         | pl.col("result_key_new")
@@ -531,10 +533,10 @@ def check_no_duplicate_pairs(pairs: pl.LazyFrame | pl.DataFrame) -> CheckOutcome
         dupes.select(
             pl.format(
                 "{}/{} {} -> {} ({} copies)",
-                pl.col("kind"),
-                pl.col("identity_level"),
-                pl.col("result_key_old"),
-                pl.col("result_key_new"),
+                display_name(pl.col("kind")),
+                display_name(pl.col("identity_level")),
+                display_name(pl.col("result_key_old")),
+                display_name(pl.col("result_key_new")),
                 pl.col("copies"),
             )
         )
