@@ -35,6 +35,7 @@ from pipeline.render.site_data import (
     release_order,
     vendor_of,
     with_accelerators,
+    with_names,
 )
 from pipeline.render.tables import (
     DERIVED_NOTICE,
@@ -1360,7 +1361,7 @@ def render_site(
         ValueError: ``out_dir`` is not named ``generated``.
     """
     _clean(out_dir)
-    results = with_accelerators(data.results)
+    results = with_names(with_accelerators(data.results))
     site = _Site(
         data=data, results=results, out_dir=out_dir, releases=release_order(
             results["release"].unique()
@@ -1368,9 +1369,12 @@ def render_site(
     )  # fmt: skip
     page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
     pairs = {
-        "gains": _merge_levels(_with_vendor(page_gains, results)),
-        "generations": _merge_levels(_with_vendor(data.generations, results)),
-        "scaling": _merge_levels(_with_vendor(data.scaling, results)),
+        name: with_names(_merge_levels(_with_vendor(frame, results)))
+        for name, frame in (
+            ("gains", page_gains),
+            ("generations", data.generations),
+            ("scaling", data.scaling),
+        )
     }
     _home(site, pairs, headline_flagged)
     if site.releases:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from pipeline.analysis.pairs import END_SCHEMA, PAIR_SCHEMA
+from pipeline.labels import display_name
 from pipeline.manifest import ManifestError, version_key
 
 #: One end of a pair, and the shared pair schema: the analysis module's, re-exported.
@@ -24,6 +25,13 @@ RESULTS_COLUMNS: tuple[str, ...] = (
     "system_name", "platform", "benchmark", "scenario", "result_value", "result_unit",
     "is_higher_better", "result_per_accelerator", "nodes", "total_accelerators",
     "accelerator_name", "host_cpu_name", "software", "is_inferred", "result_url",
+)  # fmt: skip
+
+#: Names pages group by, sort, link to and print (also as ``<name>_old``/``_new`` in
+#: pair tables). A missing one is shown as ``pipeline.labels.NO_NAME``.
+NAME_COLUMNS: tuple[str, ...] = (
+    "submitter", "division", "availability", "system_name", "platform", "benchmark",
+    "scenario", "result_unit",
 )  # fmt: skip
 
 SNAPSHOT_COLUMNS: tuple[str, ...] = (
@@ -110,6 +118,22 @@ def with_accelerators(results: pl.DataFrame) -> pl.DataFrame:
         .then(pl.format("CPU only: {}", host))
         .otherwise(pl.coalesce(model, name)),
     )
+
+
+def with_names(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with every null or blank name (``NAME_COLUMNS``) as ``NO_NAME``.
+
+    Pages partition, sort, slug and print these columns; a record upstream left
+    unnamed then gets its own visible heading, row and page instead of breaking the
+    build or disappearing. Downloads keep the nulls: only the pages use this.
+    """
+    names = [
+        c
+        for c in frame.columns
+        if c.removesuffix("_old").removesuffix("_new") in NAME_COLUMNS
+        and frame.schema[c] == pl.String
+    ]
+    return frame.with_columns(display_name(pl.col(c)).alias(c) for c in names)
 
 
 def release_order(releases: list[str] | pl.Series) -> list[str]:
