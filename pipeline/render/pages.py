@@ -28,6 +28,13 @@ import polars as pl
 from pipeline.manifest import release_for
 from pipeline.render import charts
 from pipeline.render.bundle import write_bundle
+from pipeline.render.coverage import (
+    NOT_IN_SOURCE,
+    STATUS_SCHEMA,
+    round_status,
+    skip_note,
+    skip_note_expr,
+)
 from pipeline.render.downloads import Download, write_downloads
 from pipeline.render.escape import escape, safe_url
 from pipeline.render.site_data import (
@@ -78,6 +85,10 @@ class _Site:
     out_dir: Path
     releases: list[str]
     written: list[Path] = field(default_factory=list)
+    #: Every known round with its status (``coverage.round_status``).
+    rounds: pl.DataFrame = field(
+        default_factory=lambda: pl.DataFrame(schema=STATUS_SCHEMA)
+    )
 
     def write_page(self, rel: str, text: str) -> str:
         """Write ``generated/<rel>``; returns its docs-relative path."""
@@ -216,8 +227,19 @@ def _end_cell(suffix: str) -> pl.Expr:
     )
 
 
-def _pair_cells(pairs: pl.DataFrame) -> pl.DataFrame:
-    """Display cells of pair rows, computed once per page for all its tables."""
+def _pair_cells(
+    pairs: pl.DataFrame, rounds: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """Display cells of pair rows, computed once per page for all its tables.
+
+    With ``rounds`` (``coverage.round_status``), a pair whose releases are not
+    adjacent names the rounds it skips ("skips v3.0, v3.1, v4.0: not in source").
+    """
+    skipped = (
+        skip_note_expr(pl.col("release_old"), pl.col("release_new"), rounds)
+        if rounds is not None
+        else pl.lit("")
+    )
     efficiency = pl.format(
         "{}%", (pl.col("efficiency") * 100).round(0).cast(pl.Int64)
     ).fill_null("—")
@@ -233,7 +255,10 @@ def _pair_cells(pairs: pl.DataFrame) -> pl.DataFrame:
             pl.when(pl.col("is_per_accelerator"))
             .then(pl.lit(" · per accelerator"))
             .otherwise(pl.lit("")),
-        ),
+        )
+        + pl.when(skipped != "")
+        .then(pl.format("<br><small>{}</small>", escape(skipped)))
+        .otherwise(pl.lit("")),
         c_old=_end_cell("_old"),
         c_new=_end_cell("_new"),
     )
@@ -494,7 +519,7 @@ def _pairs_page(site: _Site, spec: _PairPage, pairs: pl.DataFrame) -> str:
         ),
     ]
     for (benchmark,), bench_pairs in sorted(
-        _pair_cells(pairs).partition_by("benchmark", as_dict=True).items()
+        _pair_cells(pairs, site.rounds).partition_by("benchmark", as_dict=True).items()
     ):
         parts.append(f"\n## {escape(benchmark)} {{ #{anchors[benchmark]} }}\n")
         link = _page_link(page, f"benchmarks/{slug(benchmark)}.md")
@@ -508,6 +533,8 @@ def _pairs_page(site: _Site, spec: _PairPage, pairs: pl.DataFrame) -> str:
             words = [benchmark, " → ".join(key)] if key else [benchmark]
             if key:
                 parts.append(f"\n### {' → '.join(escape(k) for k in key)}\n")
+                if note := skip_note(key[0], key[-1], site.rounds):
+                    parts.append(f"This pair of releases {escape(note)}.\n")
             name = "-".join([spec.stem, slug(benchmark), *(slug(k) for k in key)])
             caption = f"{spec.title}: {' '.join(words)}"
             built = _pair_chart(spec, section, " · ".join(w for w in words if w))
@@ -695,21 +722,40 @@ def _release_page(
 def _releases_index(site: _Site) -> str:
     page = f"{GENERATED}/releases/index.md"
     rows = []
-    for release in reversed(site.releases):
-        stats = _release_stats(site.results.filter(pl.col("release") == release))
+    rounds = site.rounds
+    for release, status in reversed(rounds.select("release", "status").rows()):
         meta = release_for(release)
         date = meta.published_date.isoformat() if meta.published_date else "unknown"
+        if release not in site.releases:
+            rows.append(
+                f"| {escape(release)} | {date} | {escape(status)} | — | — | — | — |"
+            )
+            continue
+        stats = _release_stats(site.results.filter(pl.col("release") == release))
         link = _page_link(page, f"releases/{slug(release)}.md")
         rows.append(
-            f"| [{escape(release)}]({link}) | {date} | {stats['results']:,} | "
-            f"{stats['submitters']:,} | {stats['systems']:,} | "
+            f"| [{escape(release)}]({link}) | {date} | {escape(status)} | "
+            f"{stats['results']:,} | {stats['submitters']:,} | {stats['systems']:,} | "
             f"{stats['accelerators']:,} |"
         )
+    absent = rounds.filter(~pl.col("has_rows"))["release"].to_list()
+    missing = (
+        f"Rounds {NOT_IN_SOURCE} ({', '.join(escape(r) for r in absent)}) are listed "
+        "so that no gap is silent: the source this build read has no result of "
+        "theirs, so cross-round comparisons skip them and say so.\n\n"
+        if absent
+        else ""
+    )
     text = (
         "# Releases\n\nOne page per MLPerf Inference release in the ledger: what was "
-        "new, who submitted, and the best results of every benchmark.\n\n"
-        "| Release | Published | Results | Submitters | Systems | Accelerator types |\n"
-        "|---|---|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n"
+        "new, who submitted, and the best results of every benchmark. *Source* says "
+        "how a round's rows were read: from its published **summary file**, from its "
+        "**raw tree** of submission logs (rounds without a summary), or "
+        f"**{NOT_IN_SOURCE}** (a round of the manifest without any row here).\n\n"
+        + missing
+        + "| Release | Published | Source | Results | Submitters | Systems | "
+        "Accelerator types |\n"
+        "|---|---|---|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n"
     )
     return site.write_page("releases/index.md", text)
 
@@ -994,7 +1040,7 @@ def _headline(
             page, item.chart(pairs), f"home-{item.spec.stem}", item.caption, svg=True
         ),
         _pair_table(
-            _pair_cells(pairs),
+            _pair_cells(pairs, site.rounds),
             item.spec.ends,
             with_efficiency=item.spec.kind == "scaling",
             limit=HEADLINE_ROWS,
@@ -1367,6 +1413,7 @@ def render_site(
             results["release"].unique()
         )
     )  # fmt: skip
+    site.rounds = round_status(site.releases)
     page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
     pairs = {
         name: with_names(_merge_levels(_with_vendor(frame, results)))

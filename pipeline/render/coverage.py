@@ -1,0 +1,129 @@
+"""Which rounds the ledger holds, how each was read, and which a comparison skips.
+
+MLPerf Inference has had more rounds than the source this build read: a round the
+manifest lists but no result row comes from is "not in source". Nothing here is
+hard-coded: the rounds are the manifest's (``pipeline.manifest``) plus any release that
+has rows, and a round's status follows from whether it has rows and what the manifest
+says is ingested for it. Pages use this to state coverage (the Releases index) and to
+name the rounds a cross-round pair or history step jumps over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import polars as pl
+
+from pipeline.manifest import ManifestError, Release, load_manifest, release_for
+from pipeline.render.site_data import release_order
+
+SUMMARY_FILE = "summary file"
+RAW_TREE = "raw tree"
+NOT_IN_SOURCE = "not in source"
+#: What the note says of a skipped round that is in the ledger, unless told otherwise.
+IN_SOURCE = "in source"
+
+#: One row per known round, oldest first (``round_status``).
+STATUS_SCHEMA: dict[str, pl.DataType] = {
+    "release": pl.String,
+    "status": pl.String,
+    "has_rows": pl.Boolean,
+    "published_date": pl.Date,
+}
+
+
+def round_status(
+    present: Iterable[str], manifest: Sequence[Release] | None = None
+) -> pl.DataFrame:
+    """Every round of the manifest and every release with rows, with its status.
+
+    Args:
+        present: Releases that have at least one canonical result row.
+        manifest: The rounds to list (the committed manifest by default).
+
+    Returns:
+        ``STATUS_SCHEMA`` rows in version order. ``status`` is ``"summary file"`` or
+        ``"raw tree"`` (what the manifest ingests for a round with rows; a summary
+        read together with its raw tree counts as the summary) or ``"not in source"``
+        (a listed round without rows).
+    """
+    releases = list(load_manifest() if manifest is None else manifest)
+    known = {r.version: r for r in releases}
+    with_rows = set(present)
+    rows = []
+    for version in release_order([*known, *with_rows]):
+        meta = known.get(version) or _discovered(version)
+        if version not in with_rows:
+            status = NOT_IN_SOURCE
+        elif meta is not None and "summary" not in meta.ingest:
+            status = RAW_TREE
+        else:
+            status = SUMMARY_FILE
+        rows.append(
+            {
+                "release": version,
+                "status": status,
+                "has_rows": version in with_rows,
+                "published_date": meta.published_date if meta else None,
+            }
+        )
+    return pl.DataFrame(rows, schema=STATUS_SCHEMA)
+
+
+def _discovered(version: str) -> Release | None:
+    try:
+        return release_for(version, [])
+    except ManifestError:  # not of the form vX.Y: listed, without manifest facts
+        return None
+
+
+def skipped_rounds(old: str, new: str, status: pl.DataFrame) -> list[str]:
+    """Rounds strictly between ``old`` and ``new`` in ``round_status`` order."""
+    order = status["release"].to_list()
+    if old not in order or new not in order:
+        return []
+    low, high = sorted((order.index(old), order.index(new)))
+    return order[low + 1 : high]
+
+
+def skip_note(
+    old: str, new: str, status: pl.DataFrame, *, in_source: str = IN_SOURCE
+) -> str:
+    """The rounds a comparison from old to new jumps over, as one phrase.
+
+    Rounds absent from the source come first; rounds the ledger holds follow with
+    ``in_source`` as their reason: "skips v3.0, v3.1, v4.0: not in source" or
+    "skips v5.0: not in source; v5.1: in source".
+    Returns "" when the two rounds are adjacent. Plain text: callers escape it.
+    """
+    skipped = set(skipped_rounds(old, new, status))
+    if not skipped:
+        return ""
+    rows = status.filter(pl.col("release").is_in(list(skipped)))
+    absent = rows.filter(~pl.col("has_rows"))["release"].to_list()
+    held = rows.filter(pl.col("has_rows"))["release"].to_list()
+    parts = []
+    if absent:
+        parts.append(f"{', '.join(absent)}: {NOT_IN_SOURCE}")
+    if held:
+        parts.append(f"{', '.join(held)}: {in_source}")
+    return "skips " + "; ".join(parts)
+
+
+def skip_note_expr(
+    old: pl.Expr, new: pl.Expr, status: pl.DataFrame, *, in_source: str = IN_SOURCE
+) -> pl.Expr:
+    """``skip_note`` for every row of a frame ("" where nothing is skipped).
+
+    The note depends only on the two releases, so it is computed once per pair of
+    known rounds and looked up; unknown releases get "".
+    """
+    order = status["release"].to_list()
+    notes = {
+        f"{a}\x1f{b}": note
+        for a in order
+        for b in order
+        if (note := skip_note(a, b, status, in_source=in_source))
+    }
+    key = pl.concat_str(old, pl.lit("\x1f"), new)
+    return key.replace_strict(notes, default="", return_dtype=pl.String).fill_null("")
