@@ -26,7 +26,7 @@ import altair as alt
 import polars as pl
 
 from pipeline.manifest import release_for
-from pipeline.render import charts
+from pipeline.render import charts, history_page
 from pipeline.render.bundle import write_bundle
 from pipeline.render.coverage import (
     NOT_IN_SOURCE,
@@ -1051,7 +1051,10 @@ def _headline(
 
 
 def _home(
-    site: _Site, pairs: dict[str, pl.DataFrame], include_flagged: bool = True
+    site: _Site,
+    pairs: dict[str, pl.DataFrame],
+    include_flagged: bool = True,
+    histories: pl.DataFrame | None = None,
 ) -> str:
     """The home page body; site/index.md includes it with pymdownx.snippets."""
     page = "index.md"
@@ -1081,6 +1084,8 @@ def _home(
         _headline(site, page, item, pairs[item.spec.kind], include_flagged)
         for item in HEADLINES
     ]
+    if histories is not None:
+        parts.append(history_page.home_block(page, histories))
     return site.write_page("partials/home.md", "\n".join(parts))
 
 
@@ -1094,6 +1099,8 @@ TABLE_DESCRIPTIONS = {
     "scaling": "Derived, unofficial: larger over smaller system, same accelerator.",
     "snapshots": "Raw upstream snapshots the build read, with checksums.",
     "crosscheck": "Summary values compared with the raw result tree.",
+    "accelerator_histories": "Derived, unofficial: best result per accelerator of "
+    "one chip per round, with the step ratio to its previous round.",
 }
 
 
@@ -1414,6 +1421,7 @@ def render_site(
         )
     )  # fmt: skip
     site.rounds = round_status(site.releases)
+    histories = history_page.build_histories(data.results)
     page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
     pairs = {
         name: with_names(_merge_levels(_with_vendor(frame, results)))
@@ -1423,7 +1431,7 @@ def render_site(
             ("scaling", data.scaling),
         )
     }
-    _home(site, pairs, headline_flagged)
+    _home(site, pairs, headline_flagged, histories)
     if site.releases:
         latest = site.releases[-1]
         _release_page(
@@ -1455,6 +1463,7 @@ def render_site(
     best = _best_per_accelerator(results)
     benchmark_pages = {b: _benchmark_page(site, b, best) for b in benchmarks}
     _benchmarks_index(site, benchmarks)
+    history_page.render_history_page(site, histories, site.rounds, METHODOLOGY)
     tables = {
         "results": data.results,
         "rejected": data.rejected,
@@ -1462,6 +1471,7 @@ def render_site(
         "generation_ratios": data.generations,
         "scaling": data.scaling,
         "snapshots": data.snapshots,
+        "accelerator_histories": histories,
     }
     if data.crosscheck is not None:
         tables["crosscheck"] = data.crosscheck

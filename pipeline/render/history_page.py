@@ -1,0 +1,557 @@
+"""The "Accelerator histories" page: one accelerator's best result, round after round.
+
+The numbers come from ``pipeline.analysis.history.accelerator_histories`` (pure
+Polars); this module only lays them out: the most-covered lines as log-scale charts
+(one unit per chart), an overview of every line, a compact table per line whose values
+link to their upstream results, and the lines a compatibility rule broke. Cells are
+Polars expressions over the whole frame; Python loops walk charts and tables only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import altair as alt
+import polars as pl
+
+from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS, accelerator_histories
+from pipeline.labels import display_name
+from pipeline.render import charts
+from pipeline.render.coverage import NOT_IN_SOURCE, skip_note_expr
+from pipeline.render.escape import escape, safe_url
+from pipeline.render.site_data import OTHER_VENDOR
+from pipeline.render.tables import (
+    DERIVED_NOTICE,
+    html_table,
+    markdown_table,
+    number,
+    ratio,
+    relative,
+    result_cell,
+)
+from pipeline.transform.results import DIVISIONS, RESULTS_SCHEMA, SCENARIOS
+
+if TYPE_CHECKING:
+    from pipeline.render.pages import _Site
+
+PAGE = "histories.md"
+TITLE = "Accelerator histories"
+#: A line (segment) is shown when it has at least this many rounds.
+MIN_ROUNDS = 2
+#: Lines per chart: the most-covered lines of one unit.
+CHART_LINES = 8
+#: What a history note says of a skipped round the ledger holds.
+IN_SOURCE_NOTE = "in source, no result on this line"
+SEGMENT = [*LINE_KEYS, "segment"]
+#: Line keys printed on the page (a missing one reads ``labels.NO_NAME``).
+NAMED = ["benchmark", "scenario", "division", "result_unit"]
+
+INTRO = """
+A history follows one accelerator (one canonical chip of the accelerator registry;
+mixed, CPU-only and unclassified systems are left out) on one benchmark, scenario and
+division through every round it appears in. Each point is the best result **per
+accelerator** of that round (the system's result divided by its accelerator count, a
+derived normalisation, not an MLPerf metric), whoever submitted it and at whatever
+scale. Each value links to its upstream result, and its row states the release,
+division, availability, chip count and software of that result.
+
+A **step** divides a point by the previous point of its line: above 1× the chip did
+more per accelerator than in the earlier round. On unchanged silicon that is mostly
+software, but the two results can come from different submitters, hosts and system
+sizes, so a step is an upper-level view, not a like-for-like software gain (the
+[Software gains](software-gains.md) page has those). **Since first** divides a point
+by the first point of its line.
+
+Only throughput is shown. Latency results (SingleStream, and MultiStream from v2.0)
+are a property of the whole system and are not divided per accelerator; the benchmark
+pages show them as reported. Steps obey the
+[compatibility rules]({methodology}#compatibility-rules):
+both ends have the same unit, and a step across a boundary a rule forbids (a metric
+redefined, a dataset changed) is not chained: the line starts again, and the break is
+listed at the end of this page. Preview and inferred results are included and marked.
+"""
+
+
+def _anchor(*parts: str) -> str:
+    text = "-".join(p for p in parts if p)
+    return "history-" + (re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x")
+
+
+def _complete(results: pl.DataFrame) -> pl.DataFrame:
+    """Results with every canonical column (null where a caller passed a subset)."""
+    missing = [c for c in RESULTS_SCHEMA if c not in results.columns]
+    return results.with_columns(
+        pl.lit(None, dtype=RESULTS_SCHEMA[c]).alias(c) for c in missing
+    )
+
+
+def build_histories(results: pl.DataFrame) -> pl.DataFrame:
+    """The page's data: ``accelerator_histories`` of the canonical results."""
+    return accelerator_histories(_complete(results).lazy()).collect()
+
+
+def _labelled(histories: pl.DataFrame, status: pl.DataFrame) -> pl.DataFrame:
+    """Shown segments with reader-facing labels, anchors and skip notes."""
+    label = pl.coalesce(
+        pl.format("{} {}", pl.col("accelerator_vendor"), pl.col("accelerator_model")),
+        pl.col("accelerator_id"),
+    )
+    what = pl.format(
+        "{} · {} · {}", pl.col("benchmark"), pl.col("scenario"), pl.col("division")
+    )
+    model = pl.when(pl.col("line_model") != "").then(
+        pl.format(" · model {}", pl.col("line_model"))
+    )
+    first = pl.col("release").first().over(SEGMENT)
+    last = pl.col("release").last().over(SEGMENT)
+    return (
+        histories.filter(pl.col("segment_rounds") >= MIN_ROUNDS)
+        .with_columns(
+            accelerator_label=label,
+            line_label=pl.concat_str(what, model.fill_null("")),
+            span=pl.format("{} → {}", first, last),
+            first_release=first,
+            skip=pl.when(pl.col("step") > 1)
+            .then(
+                skip_note_expr(
+                    pl.col("release_prev"),
+                    pl.col("release"),
+                    status,
+                    in_source=IN_SOURCE_NOTE,
+                )
+            )
+            .otherwise(pl.lit("")),
+        )
+        .with_columns(
+            chart_label=pl.format(
+                "{} · {} {}",
+                pl.col("accelerator_label"),
+                pl.col("benchmark"),
+                pl.col("scenario"),
+            ),
+            anchor=pl.concat_str(
+                pl.lit("history-"),
+                pl.concat_str(
+                    [
+                        pl.col("accelerator_id"),
+                        pl.col("benchmark"),
+                        pl.col("scenario"),
+                        pl.col("division"),
+                        pl.col("line_model"),
+                        pl.format("from-{}", first),
+                    ],
+                    separator="-",
+                )
+                .str.to_lowercase()
+                .str.replace_all(r"[^a-z0-9]+", "-")
+                .str.strip_chars("-"),
+            ),
+        )
+    )
+
+
+def _cells(shown: pl.DataFrame) -> pl.DataFrame:
+    chips = pl.format(
+        "{} × {} · {} {}",
+        pl.col("total_accelerators").cast(pl.String).fill_null("?"),
+        escape(pl.col("accelerator_name")),
+        pl.col("nodes").fill_null(1).cast(pl.String),
+        pl.when(pl.col("nodes").fill_null(1) == 1)
+        .then(pl.lit("node"))
+        .otherwise(pl.lit("nodes")),
+    )
+    first = pl.col("step") == 1
+    return shown.with_columns(
+        c_round=pl.concat_str(
+            pl.format("<b>{}</b>", escape(pl.col("release"))),
+            pl.when(pl.col("skip") != "")
+            .then(pl.format("<br><small>{}</small>", escape(pl.col("skip"))))
+            .otherwise(pl.lit("")),
+        ),
+        c_value=pl.format(
+            "{} {}",
+            result_cell(
+                pl.col("value"),
+                pl.col("result_url"),
+                pl.col("result_key"),
+                pl.col("is_preview"),
+                pl.col("is_inferred"),
+            ),
+            escape(pl.col("result_unit")),
+        ),
+        c_result=pl.format(
+            "{} · {}<br><small>{} · system result {} {}<br>{} · {} · software: "
+            "{}</small>",
+            escape(pl.col("submitter")),
+            escape(pl.col("system_name")),
+            chips,
+            number(pl.col("result_value")),
+            escape(pl.col("result_unit")),
+            escape(pl.col("division")),
+            escape(pl.col("availability")),
+            escape(pl.col("software").fill_null("not stated")),
+        ),
+        c_step=pl.when(first)
+        .then(pl.lit("—"))
+        .otherwise(
+            pl.format(
+                "{}<br><small>vs {}</small>",
+                ratio(pl.col("step_ratio")),
+                escape(pl.col("release_prev")),
+            )
+        ),
+        c_since=pl.when(first)
+        .then(pl.lit("—"))
+        .otherwise(ratio(pl.col("cumulative_ratio"))),
+    )
+
+
+LINE_COLUMNS = {
+    "c_round": "Round",
+    "c_value": "Best per accelerator",
+    "c_step": "Step",
+    "c_since": "Since first",
+    "c_result": "Submission",
+}
+
+
+def _lines(shown: pl.DataFrame) -> pl.DataFrame:
+    """One row per shown segment: its label, span, rounds and overall ratio."""
+    return (
+        shown.group_by(SEGMENT, maintain_order=True)
+        .agg(
+            pl.col("accelerator_label").first(),
+            pl.col("accelerator_vendor").first(),
+            pl.col("line_label").first(),
+            pl.col("chart_label").first(),
+            pl.col("anchor").first(),
+            pl.col("span").first(),
+            pl.col("first_release").first(),
+            pl.col("segment_rounds").first().alias("rounds"),
+            pl.col("cumulative_ratio").last().alias("overall"),
+            pl.col("release").alias("releases"),
+        )
+        .with_columns(
+            scenario_rank=pl.col("scenario").replace_strict(
+                {s: i for i, s in enumerate(SCENARIOS)},
+                default=len(SCENARIOS),
+                return_dtype=pl.Int32,
+            ),
+            division_rank=pl.col("division").replace_strict(
+                {d: i for i, d in enumerate(DIVISIONS)},
+                default=len(DIVISIONS),
+                return_dtype=pl.Int32,
+            ),
+        )
+    )
+
+
+def history_chart(
+    points: pl.DataFrame, *, title: str, unit: str, releases: list[str]
+) -> tuple[alt.Chart, pl.DataFrame]:
+    """One line per history segment across rounds, per-accelerator value on a log axis.
+
+    Args:
+        points: Labelled history rows (``_labelled``) of one unit.
+        title: Chart title.
+        unit: The result unit, for the axis title.
+        releases: Release order for the x axis.
+
+    Returns:
+        The chart (on named data) and its data frame.
+    """
+    frame = points.select(
+        "release",
+        pl.col("chart_label").alias("accelerator"),
+        pl.col("accelerator_vendor").fill_null(OTHER_VENDOR).alias("vendor"),
+        pl.col("line_label").alias("line"),
+        pl.col("value"),
+        "step_ratio",
+        "result_value",
+        "total_accelerators",
+        "submitter",
+        "system_name",
+        "availability",
+        "result_key",
+        "is_preview",
+        "is_inferred",
+        safe_url(pl.col("result_url"), html=False).alias("url"),
+    )
+    metric = f"{unit} per accelerator (log scale)"
+    chart = (
+        alt.Chart(alt.NamedData(name=charts.DATA_NAME))
+        .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
+        .encode(
+            x=alt.X(
+                "release:O", sort=releases, title="release", axis=alt.Axis(labelAngle=0)
+            ),
+            y=alt.Y("value:Q", scale=alt.Scale(type="log", base=10), title=metric),
+            color=alt.Color(
+                "accelerator:N",
+                scale=charts.accelerator_scale(frame),
+                legend=alt.Legend(
+                    orient="bottom", title="line", columns=1, labelLimit=360
+                ),
+            ),
+            tooltip=[
+                alt.Tooltip("accelerator:N", title="accelerator · benchmark"),
+                alt.Tooltip("line:N"),
+                alt.Tooltip("release:N"),
+                alt.Tooltip("value:Q", title=f"{unit} per accelerator", format=",.6~g"),
+                alt.Tooltip("step_ratio:Q", title="step (× previous)", format=".2f"),
+                alt.Tooltip("result_value:Q", title="system result", format=",.6~g"),
+                alt.Tooltip("total_accelerators:Q", title="accelerators"),
+                alt.Tooltip("submitter:N"),
+                alt.Tooltip("system_name:N", title="system"),
+                alt.Tooltip("availability:N"),
+                alt.Tooltip("result_key:N", title="result key"),
+                alt.Tooltip("is_preview:N", title="preview"),
+                alt.Tooltip("is_inferred:N", title="inferred"),
+            ],
+            href=alt.Href("url:N"),
+        )
+        .properties(width="container", height=320, title=title)
+    )
+    return chart, frame
+
+
+def _chart_lines(lines: pl.DataFrame, status: pl.DataFrame) -> pl.DataFrame:
+    """The most-covered segments of each unit.
+
+    Most rounds first; among equals, the longest span of known rounds (a line from
+    v2.1 to v4.1 spans more time than one from v5.1 to v6.0), then by name.
+    """
+    index = {r: i for i, r in enumerate(status["release"].to_list())}
+
+    def position(release: pl.Expr) -> pl.Expr:
+        return release.replace_strict(index, default=None, return_dtype=pl.Int32)
+
+    span = position(pl.col("releases").list.last()) - position(
+        pl.col("releases").list.first()
+    )
+    return (
+        lines.with_columns(span=span)
+        .sort(
+            ["result_unit", "rounds", "span", "chart_label", "line_label"],
+            descending=[False, True, True, False, False],
+            nulls_last=True,
+        )
+        .with_columns(rank=pl.int_range(1, pl.len() + 1).over("result_unit"))
+        .filter(pl.col("rank") <= CHART_LINES)
+    )
+
+
+def _coverage_text(status: pl.DataFrame) -> str:
+    held = status.filter(pl.col("has_rows"))
+    absent = status.filter(~pl.col("has_rows"))["release"].to_list()
+    listed = ", ".join(
+        f"{escape(r)} ({escape(s)})" for r, s in held.select("release", "status").rows()
+    )
+    text = f"Rounds in the ledger: {listed}."
+    if absent:
+        text += (
+            f" Rounds {NOT_IN_SOURCE}: {', '.join(escape(r) for r in absent)}; a step "
+            "that jumps over rounds names them."
+        )
+    return text + "\n"
+
+
+def _broken(histories: pl.DataFrame, status: pl.DataFrame) -> str:
+    breaks = histories.filter(pl.col("break_reason").is_not_null())
+    if breaks.height == 0:
+        return "No line was broken by a compatibility rule.\n"
+    cells = (
+        breaks.with_columns(
+            label=pl.coalesce(
+                pl.format(
+                    "{} {}", pl.col("accelerator_vendor"), pl.col("accelerator_model")
+                ),
+                pl.col("accelerator_id"),
+            ),
+            skip=skip_note_expr(
+                pl.col("release_prev"),
+                pl.col("release"),
+                status,
+                in_source=IN_SOURCE_NOTE,
+            ),
+        )
+        .sort("label", "benchmark", "scenario", "division", "release")
+        .with_columns(
+            c_accelerator=escape(pl.col("label")),
+            c_line=pl.format(
+                "{} · {} · {}",
+                escape(pl.col("benchmark")),
+                escape(pl.col("scenario")),
+                escape(pl.col("division")),
+            ),
+            c_step=pl.format(
+                "{} → {}", escape(pl.col("release_prev")), escape(pl.col("release"))
+            )
+            + pl.when(pl.col("skip") != "")
+            .then(pl.format("<br><small>{}</small>", escape(pl.col("skip"))))
+            .otherwise(pl.lit("")),
+            c_reason=escape(pl.col("break_reason")),
+        )
+    )
+    return (
+        f"{breaks.height:,} step(s) were not chained because a compatibility rule "
+        "forbids comparing their two rounds; the points on either side start or end "
+        "separate lines (shown above when they have two rounds or more).\n\n"
+        + html_table(
+            cells,
+            {
+                "c_accelerator": "Accelerator",
+                "c_line": "Benchmark · scenario · division",
+                "c_step": "Not chained",
+                "c_reason": "Rule",
+            },
+        )
+    )
+
+
+def render_history_page(
+    site: _Site, histories: pl.DataFrame, status: pl.DataFrame, methodology: str
+) -> str:
+    """Write the page into the site; returns its docs-relative path.
+
+    Args:
+        site: The render in progress (``pages._Site``): output folder and charts.
+        histories: ``accelerator_histories`` output (``HISTORY_SCHEMA``).
+        status: ``coverage.round_status`` of the ledger's releases.
+        methodology: Docs-relative path of the methodology page.
+    """
+    page = f"generated/{PAGE}"
+    # Upstream may leave a name empty: show it as NO_NAME rather than lose a line.
+    histories = histories.select(list(HISTORY_SCHEMA)).with_columns(
+        display_name(pl.col(c)).alias(c) for c in NAMED
+    )
+    shown = _labelled(histories, status)
+    lines = _lines(shown)
+    parts = [
+        f"# {TITLE}\n",
+        DERIVED_NOTICE.format(methodology=relative(page, methodology)),
+        INTRO.format(methodology=relative(page, methodology)),
+        _coverage_text(status),
+    ]
+    if lines.height == 0:
+        parts.append(f"\n_No accelerator appears in {MIN_ROUNDS} rounds or more._\n")
+        parts += ["\n## Broken lines\n", _broken(histories, status)]
+        return site.write_page(PAGE, "\n".join(parts))
+    accelerators = lines["accelerator_id"].n_unique()
+    parts.append(
+        f"\n{lines.height:,} lines of {accelerators:,} accelerators appear in "
+        f"{MIN_ROUNDS} rounds or more; every one has a table below. The charts show, "
+        f"per unit, the {CHART_LINES} lines with the most rounds (ties: the longest "
+        "span of rounds, then by name).\n"
+    )
+    chosen = _chart_lines(lines, status)
+    parts.append("\n## Most-covered lines\n")
+    for (unit,), group in sorted(
+        chosen.partition_by("result_unit", as_dict=True).items()
+    ):
+        keys = group.select(SEGMENT)
+        points = shown.join(keys, on=SEGMENT, how="semi", nulls_equal=True)
+        present = [r for r in site.releases if r in set(points["release"])]
+        title = f"Best {unit} per accelerator, by round"
+        built = history_chart(points, title=title, unit=unit, releases=present)
+        name = "histories-" + re.sub(r"[^a-z0-9]+", "-", unit.lower()).strip("-")
+        parts.append(f"\n### {escape(unit)}\n")
+        parts.append(site.chart(page, built, name, title))
+    overview = lines.sort(
+        ["rounds", "overall", "accelerator_label", "line_label"],
+        descending=[True, True, False, False],
+        nulls_last=True,
+    ).with_columns(
+        c_accelerator=escape(pl.col("accelerator_label")),
+        c_line=pl.format("[{}](#{})", escape(pl.col("line_label")), pl.col("anchor")),
+        c_rounds=pl.col("releases").list.eval(escape(pl.element())).list.join(" → "),
+        c_overall=ratio(pl.col("overall")),
+    )
+    parts += [
+        "\n## All lines\n",
+        "Most rounds first, then the largest change from the first to the last "
+        "round (per accelerator).\n",
+        markdown_table(
+            overview,
+            {
+                "c_accelerator": "Accelerator",
+                "c_line": "Benchmark · scenario · division",
+                "c_rounds": "Rounds",
+                "c_overall": "Last ÷ first",
+            },
+            numeric=("c_overall",),
+        ),
+    ]
+    tables = _cells(shown).partition_by(SEGMENT, as_dict=True, maintain_order=True)
+    order = lines.sort(
+        "accelerator_vendor",
+        "accelerator_label",
+        "benchmark",
+        "scenario_rank",
+        "division_rank",
+        "line_model",
+        "first_release",
+    )
+    current = None
+    for line in order.iter_rows(named=True):
+        if line["accelerator_id"] != current:
+            current = line["accelerator_id"]
+            anchor = _anchor(current)
+            parts.append(f"\n## {escape(line['accelerator_label'])} {{ #{anchor} }}\n")
+        unit = escape(line["result_unit"])
+        parts.append(
+            f"\n### {escape(line['line_label'])} {{ #{line['anchor']} }}\n\n"
+            f"{unit} per accelerator, {escape(line['span'])}, "
+            f"{line['rounds']} rounds.\n"
+        )
+        parts.append(
+            html_table(
+                tables[tuple(line[k] for k in SEGMENT)],
+                LINE_COLUMNS,
+                numeric=("c_step", "c_since"),
+                searchable=False,
+            )
+        )
+    parts += ["\n## Broken lines\n", _broken(histories, status)]
+    return site.write_page(PAGE, "\n".join(parts))
+
+
+def home_block(page: str, histories: pl.DataFrame) -> str:
+    """A short home-page paragraph: how many lines, the longest one, and a link."""
+    target = relative(page, f"generated/{PAGE}")
+    shown = histories.filter(pl.col("segment_rounds") >= MIN_ROUNDS)
+    parts = [f"\n### {TITLE}\n"]
+    if shown.height == 0:
+        parts.append(f"No accelerator appears in two rounds yet. [Details]({target})\n")
+        return "\n".join(parts)
+    lines = shown.unique(SEGMENT).height
+    longest = (
+        shown.sort(["segment_rounds", "release"], descending=[True, False])
+        .filter(pl.col("segment_rounds") == pl.col("segment_rounds").max())
+        .group_by(SEGMENT, maintain_order=True)
+        .agg(
+            pl.col("accelerator_vendor").first(),
+            pl.col("accelerator_model").first(),
+            pl.col("release").first().alias("first"),
+            pl.col("release").last().alias("last"),
+            pl.col("cumulative_ratio").last(),
+            pl.len().alias("rounds"),
+        )
+        .sort(["cumulative_ratio"], descending=True, nulls_last=True)
+        .row(0, named=True)
+    )
+    name = " ".join(
+        v for v in (longest["accelerator_vendor"], longest["accelerator_model"]) if v
+    ) or str(longest["accelerator_id"])
+    best = ratio(pl.lit(longest["cumulative_ratio"]))
+    overall = pl.select(best).item() if longest["cumulative_ratio"] else "—"
+    parts.append(
+        f"{lines:,} lines follow one chip's best result per accelerator, round after "
+        f"round, through two rounds or more. The longest include {escape(name)} on "
+        f"{escape(longest['benchmark'])} {escape(longest['scenario'])} "
+        f"({escape(longest['first'])} → {escape(longest['last'])}, "
+        f"{longest['rounds']} rounds, **{overall}** per accelerator).\n"
+    )
+    parts.append(f"[All accelerator histories →]({target})\n")
+    return "\n".join(parts)

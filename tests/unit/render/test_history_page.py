@@ -1,0 +1,151 @@
+"""The Accelerator histories page: best per round, steps, charts, escaping."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.analysis.accelerators import parse_accelerators
+from pipeline.analysis.history import accelerator_histories
+from pipeline.render.coverage import round_status
+from pipeline.render.history_page import history_chart, render_history_page
+from pipeline.render.pages import _Site
+from pipeline.render.site_data import SiteData, with_accelerators
+from tests.unit.render.conftest import frame
+from tests.unit.render.rounds_data import (
+    H100_V21,
+    H100_V41,
+    URL,
+    h100,
+    render_rounds_site,
+)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return render_rounds_site(tmp_path_factory.mktemp("history") / "generated")
+
+
+def test_three_round_history_shows_best_per_round_and_steps(site: Path) -> None:
+    page = (site / "histories.md").read_text()
+    assert "Derived, unofficial — not MLPerf results" in page
+    assert "## NVIDIA H100 SXM { #history-nvidia-h100-sxm }" in page
+    assert (
+        "### llama2-70b-99 · Offline · closed "
+        "{ #history-nvidia-h100-sxm-llama2-70b-99-offline-closed-from-v2-1 }"
+    ) in page
+    assert "Tokens/s per accelerator, v2.1 → v4.1 → v5.1, 3 rounds." not in page
+    assert "Tokens/s per accelerator, v2.1 → v5.1, 3 rounds." in page
+    rows = [line for line in page.splitlines() if line.startswith("<tr><td><b>v")]
+    assert len(rows) == 3
+    v21, v41, v51 = rows
+    assert f'<a href="{URL.replace("v5.1", "v2.1")}"' in v21 and ">1,000</a>" in v21
+    assert "8 × NVIDIA H100-SXM-80GB · 1 node · system result 8,000 Tokens/s" in v21
+    assert "closed · available · software: TensorRT for v2.1" in v21
+    assert '<td style="text-align: right;">—</td>' in v21
+    assert "skips v3.0, v3.1, v4.0&#58; not in source" in v41
+    assert ">1,250</a> Tokens/s" in v41
+    assert "1.25×<br><small>vs v2.1</small>" in v41
+    # v5.1's best (1,750 per accelerator) is the hostile row: its value is not linked.
+    assert ">1,750 Tokens/s" in v51 and "<a href" not in v51.split("1,750")[0][-40:]
+    assert "1.40×<br><small>vs v4.1</small>" in v51 and ">1.75×</td>" in v51
+    assert "<br><small>skips v5.0&#58; not in source</small>" in v51
+    # Overview row, linked to the line's anchor.
+    assert (
+        "| NVIDIA H100 SXM | [llama2-70b-99 · Offline · closed]"
+        "(#history-nvidia-h100-sxm-llama2-70b-99-offline-closed-from-v2-1) "
+        "| v2.1 → v4.1 → v5.1 | 1.75× |"
+    ) in page
+    assert "No line was broken by a compatibility rule." in page
+
+
+def test_history_page_escapes_hostile_submitter(site: Path) -> None:
+    page = (site / "histories.md").read_text()
+    assert "<script" not in page and "javascript:" not in page
+    assert "<b>Corp</b>" not in page and "--8<--" not in page
+    assert "Evil &lt;b&gt;Corp&lt;/b&gt;" in page
+    assert "&lt;script&gt;alert&#40;1&#41;&lt;/script&gt;" in page
+
+
+def test_history_chart_is_log_scale_and_cites_results(site: Path) -> None:
+    spec = json.loads((site / "charts" / "histories-tokens-s.json").read_text())
+    assert spec["encoding"]["y"]["scale"] == {"type": "log", "base": 10}
+    assert spec["encoding"]["href"]["field"] == "url"
+    values = spec["data"]["values"]
+    assert [v["value"] for v in values] == [1000.0, 1250.0, 1750.0]
+    assert values[2]["url"] is None  # javascript: is never a link target
+    assert values[0]["url"] == URL.replace("v5.1", "v2.1")
+
+
+def test_history_chart_validates_against_vega_lite() -> None:
+    histories = accelerator_histories(frame(H100_V21, H100_V41).lazy()).collect()
+    points = histories.with_columns(
+        chart_label=pl.lit("NVIDIA H100 SXM · llama2-70b-99 Offline"),
+        line_label=pl.lit("llama2-70b-99 · Offline · closed"),
+    )
+    chart, data = history_chart(
+        points, title="t", unit="Tokens/s", releases=["v2.1", "v4.1"]
+    )
+    chart.to_dict()  # validates
+    assert data.height == 2
+
+
+def test_home_and_downloads_link_the_histories(site: Path) -> None:
+    home = (site / "partials" / "home.md").read_text()
+    assert "[All accelerator histories →](generated/histories.md)" in home
+    assert "1 lines follow" in home and "(v2.1 → v5.1, 3 rounds, **1.75×**" in home
+    assert (site / "downloads" / "accelerator_histories.parquet").is_file()
+    data = pl.read_parquet(site / "downloads" / "accelerator_histories.parquet")
+    assert data["step_ratio"].to_list() == [None, 1.25, 1.4]
+
+
+def test_hostile_accelerator_names_stay_text(
+    tmp_path: Path, site_data: SiteData
+) -> None:
+    hostile = "<img src=x onerror=alert(1)> [x](javascript:alert(1))"
+    registry = parse_accelerators(
+        {
+            "accelerator": [
+                {
+                    "id": "evil-chip",
+                    "vendor": "Evil <b>Inc</b>",
+                    "family": "*bold*",
+                    "model": "<script>alert(3)</script> | pipe",
+                    "names": [hostile],
+                }
+            ]
+        },
+        "t.toml",
+    )
+    # Two more rounds of a line whose benchmark and scenario upstream left empty.
+    unnamed = {"benchmark": None, "scenario": None, "accelerator_name": hostile}
+    rows = frame(
+        h100("v5.1", 800.0, accelerator_name=hostile),
+        h100("v6.0", 1600.0, accelerator_name=hostile),
+        h100("v5.1", 80.0, result_key="n51", **unnamed),
+        h100("v6.0", 120.0, result_key="n60", **unnamed),
+    )
+    histories = accelerator_histories(rows.lazy(), registry=registry).collect()
+    named = histories.filter(pl.col("benchmark").is_not_null())
+    assert named["step_ratio"].to_list() == [None, 2.0]
+    out = tmp_path / "generated"
+    results = with_accelerators(rows)
+    site = _Site(
+        data=site_data, results=results, out_dir=out, releases=["v5.1", "v6.0"]
+    )
+    render_history_page(
+        site, histories, round_status(["v5.1", "v6.0"]), "methodology.md"
+    )
+    page = (out / "histories.md").read_text()
+    for raw in ("<script", "<img", "<b>Inc", "javascript:", "| pipe"):
+        assert raw not in page, raw
+    assert (
+        "## Evil &lt;b&gt;Inc&lt;/b&gt; &lt;script&gt;alert&#40;3&#41;&lt;/script&gt; "
+        "&#124; pipe { #history-evil-chip }"
+    ) in page
+    assert "8 × &lt;img src&#61;x onerror&#61;alert&#40;1&#41;&gt;" in page
+    assert "### &#40;no name&#41; · &#40;no name&#41; · closed { #history-" in page
+    assert "1.50×<br><small>vs v5.1</small>" in page
