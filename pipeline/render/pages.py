@@ -25,6 +25,7 @@ from pathlib import Path
 import altair as alt
 import polars as pl
 
+from pipeline.labels import NO_NAME
 from pipeline.manifest import release_for
 from pipeline.render import charts, history_page
 from pipeline.render.bundle import write_bundle
@@ -1356,9 +1357,96 @@ def _audit_page(site: _Site) -> str:
         )
         or "_No upstream record was rejected._\n",
     ]
+    parts += _accelerator_coverage(data.results)
     if data.crosscheck is not None:
         parts += _crosscheck_section(data.crosscheck)
     return site.write_page("audit.md", "\n".join(parts))
+
+
+def _accelerator_coverage(results: pl.DataFrame) -> list[str]:
+    """Per release, how result rows are classed by the accelerator registry."""
+    if "is_accelerator_mapped" not in results.columns:
+        return []
+    unclassified = (
+        pl.col("is_accelerator_unclassified")
+        if "is_accelerator_unclassified" in results.columns
+        else pl.lit(False)
+    )
+    mapped = pl.col("is_accelerator_mapped").fill_null(False)
+    cpu, mixed = pl.col("is_cpu_only"), pl.col("is_mixed_accelerators")
+    per_release = (
+        results.group_by("release")
+        .agg(
+            pl.len().alias("rows"),
+            (mapped & ~cpu & ~mixed & ~unclassified).sum().alias("chip"),
+            (mapped & mixed).sum().alias("mixed"),
+            (mapped & cpu).sum().alias("cpu"),
+            unclassified.fill_null(False).sum().alias("unclassified"),
+            (~mapped).sum().alias("unmapped"),
+        )
+        .with_columns(order=_release_index(release_order(results["release"].unique())))
+        .sort("order")
+        .with_columns(
+            [
+                pl.col(c).cast(pl.String).alias(f"c_{c}")
+                for c in ("rows", "chip", "mixed", "cpu", "unclassified", "unmapped")
+            ],
+            c_release=escape(pl.col("release")),
+            c_share=pl.format(
+                "{}%", (100 * pl.col("unmapped") / pl.col("rows")).round(2)
+            ),
+        )
+    )
+    names = (
+        results.filter(~mapped)
+        .group_by("accelerator_name")
+        .agg(
+            pl.len().alias("rows"),
+            pl.col("release").unique().sort().alias("releases"),
+        )
+        .sort(["rows", "accelerator_name"], descending=[True, False], nulls_last=True)
+        .with_columns(
+            c_name=escape(pl.col("accelerator_name").fill_null(NO_NAME)),
+            c_rows=pl.col("rows").cast(pl.String),
+            c_releases=escape(pl.col("releases").list.join(", ")),
+        )
+    )
+    return [
+        "## Accelerator coverage\n",
+        "How every result row is classed by the reviewed accelerator registry "
+        "(`pipeline/registry/accelerators.toml`): a single chip, a mixed system, a "
+        "CPU-only system (classed by host CPU), a name the registry lists as "
+        "unclassified with a reason, or unmapped. Only single chips enter generation "
+        "ratios and per-accelerator numbers.\n",
+        html_table(
+            per_release,
+            {
+                "c_release": "Release",
+                "c_rows": "Rows",
+                "c_chip": "Single chip",
+                "c_mixed": "Mixed",
+                "c_cpu": "CPU only",
+                "c_unclassified": "Unclassified",
+                "c_unmapped": "Unmapped",
+                "c_share": "Unmapped share",
+            },
+            numeric=(
+                "c_rows",
+                "c_chip",
+                "c_mixed",
+                "c_cpu",
+                "c_unclassified",
+                "c_unmapped",
+            ),
+        ),  # fmt: skip
+        "### Unmapped accelerator names\n",
+        html_table(
+            names,
+            {"c_name": "Accelerator name", "c_rows": "Rows", "c_releases": "Releases"},
+            numeric=("c_rows",),
+        )  # fmt: skip
+        or "_Every accelerator name is in the registry._\n",
+    ]
 
 
 # --- entry point -------------------------------------------------------------------

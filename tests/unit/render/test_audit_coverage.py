@@ -1,0 +1,33 @@
+"""The Audit page's accelerator coverage: every row classed, unmapped names listed."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pipeline.render.pages import _accelerator_coverage
+
+
+def test_coverage_counts_each_class_and_lists_unmapped_names_escaped() -> None:
+    rows = pl.DataFrame(
+        {
+            "release": ["v1.0", "v1.0", "v1.0", "v0.5", "v0.5", "v0.5"],
+            "accelerator_name": [
+                "NVIDIA T4", None, "Mix", "<b>Chip</b>", None, "Odd board",
+            ],
+            "is_accelerator_mapped": [True, True, True, False, False, True],
+            "is_cpu_only": [False, True, False, False, False, False],
+            "is_mixed_accelerators": [False, False, True, False, False, False],
+            "is_accelerator_unclassified": [False, False, False, False, False, True],
+        }
+    )  # fmt: skip
+    text = "\n".join(_accelerator_coverage(rows))
+    # Oldest release first; two of v0.5's three rows are unmapped.
+    assert text.index(">v0.5<") < text.index(">v1.0<")
+    assert "66.67%" in text and "0.0%" in text
+    assert "&lt;b&gt;Chip&lt;/b&gt;" in text and "<b>Chip</b>" not in text
+    assert "&#40;no name&#41;" in text  # escaped like every name
+
+
+def test_coverage_is_left_out_without_the_registry_columns() -> None:
+    rows = pl.DataFrame({"release": ["v1.0"], "accelerator_name": ["x"]})
+    assert _accelerator_coverage(rows) == []
