@@ -69,3 +69,18 @@ def raw_trees(mirror: Path) -> dict[str, tuple[pl.DataFrame, pl.DataFrame, list[
         )
         tables[release] = (results, rejected, paths)
     return tables
+
+
+@pytest.fixture(scope="session")
+def full_mirror_results(mirror_results: pl.DataFrame, raw_trees) -> pl.DataFrame:
+    """The combined table of every mirrored round, as the pipeline builds it.
+
+    Summary rounds come from their summary files; rounds the manifest reads from the
+    raw tree only (v0.5, v1.0, v2.1) from their trees.
+    """
+    tree_only = [
+        r.version
+        for r in load_manifest()
+        if r.version in raw_trees and not r.has_summary
+    ]
+    return pl.concat([mirror_results, *(raw_trees[v][0] for v in tree_only)])
