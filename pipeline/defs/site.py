@@ -7,15 +7,19 @@ Page layout lives in ``pipeline.render``; the staging/swap mechanics in
 """
 
 import datetime as dt
+import importlib
 import json
+import pkgutil
 import shutil
 from pathlib import Path
 
 import dagster as dg
 import polars as pl
 
+import pipeline.analysis.history as history_module
+import pipeline.labels as labels_module
 import pipeline.publish as publish_module
-import pipeline.render.pages as pages_module
+import pipeline.render as render_package
 from pipeline import settings
 from pipeline.claims import claim_verdicts, load_claims
 from pipeline.defs.history import latest_metadata
@@ -117,7 +121,18 @@ def _bench_results() -> dict | None:
     group_name="site",
     kinds={"markdown"},
     automation_condition=FOLLOW_UPSTREAM,
-    code_version=code_version(pages_module),
+    code_version=code_version(
+        # Every page module, not only pages.py: a chart or history change must make
+        # the pages stale too.
+        *(
+            importlib.import_module(f"pipeline.render.{name}")
+            for name in sorted(
+                m.name for m in pkgutil.iter_modules(render_package.__path__)
+            )
+        ),
+        history_module,
+        labels_module,
+    ),
     ins={
         "results": dg.AssetIn("out_mlperf__results"),
         "rejected": dg.AssetIn("core_mlperf__rejected"),
