@@ -9,19 +9,19 @@ X". Both extractors and the shared canonicalisation step take a ``RoundRules``.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from pipeline.manifest import ManifestError
+from pipeline.manifest import version_key as manifest_version_key
 from pipeline.registry import REGISTRY_DIR, load_toml
 
 REGISTRY_FILE = "rounds.toml"
 SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream", "Interactive")
 INFERENCE_METHODS = ("reciprocal_mean_latency", "queries_of_estimate")
-_VERSION = re.compile(r"^v(\d+)\.(\d+)$")
 _RULE_KEYS = frozenset(
     {
         "from",
@@ -114,11 +114,11 @@ class RoundRules:
 
 
 def version_key(version: str) -> tuple[int, int]:
-    """Numeric order of ``vX.Y`` (``v4.10`` after ``v4.9``)."""
-    match = _VERSION.match(version)
-    if match is None:
-        raise RoundRulesError(f"not a round version (vX.Y): {version!r}")
-    return int(match.group(1)), int(match.group(2))
+    """Numeric order of ``vX.Y`` (the manifest's), as a rules error."""
+    try:
+        return manifest_version_key(version)
+    except ManifestError:
+        raise RoundRulesError(f"not a round version (vX.Y): {version!r}") from None
 
 
 def _fail(where: str, message: str) -> RoundRulesError:
@@ -351,7 +351,23 @@ def parse_rules(document: Mapping, source: str = REGISTRY_FILE) -> RulesFile:
                 f"{source} rule 1: the first rule must set {key} "
                 "(later rules inherit it)"
             )
-    return RulesFile(rules=tuple(rules), layouts=layouts, source=source)
+    parsed = RulesFile(rules=tuple(rules), layouts=layouts, source=source)
+    for rule in rules:
+        _check_round(parsed.for_round("v{}.{}".format(*rule["_from"])), source)
+    return parsed
+
+
+def _check_round(rules: RoundRules, source: str) -> None:
+    """What only the merged rules of a round can show: an inference without input."""
+    for rule in rules.inferences:
+        metric = rules.metrics.get(rule.source)
+        if rule.method == "queries_of_estimate" and not (
+            metric and metric.estimate_line
+        ):
+            raise RoundRulesError(
+                f"{source}: in {rules.release}, inferring {rule.scenario} from "
+                f"{rule.source} needs an estimate_line in metric.{rule.source}"
+            )
 
 
 @cache

@@ -37,7 +37,7 @@ from pipeline.render.escape import escape
 from pipeline.render.pages import render_site, slug
 from pipeline.render.performance_page import PAGE as PERFORMANCE_PAGE
 from pipeline.render.performance_page import render_performance_page
-from pipeline.render.site_data import SNAPSHOT_COLUMNS, SiteData
+from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
 from pipeline.render.tables import relative
 
 #: Pages every published site must have (besides one per release with results).
@@ -67,18 +67,7 @@ def snapshot_table(instance: dg.DagsterInstance, raw: dict[str, dict]) -> pl.Dat
                 "checks": meta.get("checks", ""),
             }
         )
-    schema = {
-        "release": pl.String,
-        "path": pl.String,
-        "url": pl.String,
-        "sha256": pl.String,
-        "bytes": pl.Int64,
-        "fetched_at": pl.String,
-        "rows": pl.Int64,
-        "rejected": pl.Int64,
-        "checks": pl.String,
-    }
-    return pl.DataFrame(rows, schema=schema).select(SNAPSHOT_COLUMNS).sort("release")
+    return pl.DataFrame(rows, schema=SNAPSHOT_SCHEMA).sort("release")
 
 
 def lineage_of() -> str:

@@ -42,9 +42,10 @@ import polars as pl
 from pipeline.rounds import Inference, RoundRules, ScenarioMetric, load_rules, rules_for
 from pipeline.source import SourceError
 from pipeline.transform.results import (
-    SCENARIOS,
+    SCENARIO_SPELLINGS,
     STAGED_SCHEMA,
     canonicalise,
+    reason_when,
 )
 
 #: Reason given for results of the endpoints harness (v6.1 on), which we cannot read.
@@ -58,7 +59,6 @@ _RESULT_PATH = re.compile(
 # parsers/endpoints_parser.py); run_1/ is accepted too in case a submitter nests it.
 _ENDPOINTS_FILES = ("result_summary.json", "run_1/result_summary.json")
 
-_SCENARIO_KINDS = {s.lower(): s for s in SCENARIOS}
 _PERCENTILE = r"(\d+(?:\.\d+)?)"
 _LINE = {
     "scenario": re.compile(r"^Scenario\s*:\s*(.*?)\s*$", re.M),
@@ -84,10 +84,13 @@ SYSTEM_SOURCED = frozenset({"availability", "nodes_raw", "apn_raw", "total_raw"}
 
 
 @cache
-def _template_regex(template: str, *, anchored: bool) -> re.Pattern[str]:
-    """A rules template such as "{p}th percentile latency (ns)" as a line pattern."""
+def _template_regex(template: str) -> re.Pattern[str]:
+    """A rules template such as "{p}th percentile latency (ns)" as a line pattern.
+
+    Group 1 is the percentile, group 2 the value after the colon.
+    """
     body = re.escape(template).replace(re.escape("{p}"), _PERCENTILE)
-    return re.compile((r"^\s*" if anchored else "") + body + r"\s*:\s*(\S+)", re.M)
+    return re.compile("^" + body + r"\s*:\s*(\S+)", re.M)
 
 
 def _same_percentile(a: str, b: float) -> bool:
@@ -208,8 +211,7 @@ def _latency_metric(
     before early stopping also report the headline.
     """
     assert metric.percentile_line is not None
-    headline = _template_regex(metric.percentile_line, anchored=False)
-    match = re.compile("^" + headline.pattern, re.M).search(section)
+    match = _template_regex(metric.percentile_line).search(section)
     if match is None:
         expected = metric.percentile_line.replace("{p}", "NN.N")
         raise LogSummaryError(
@@ -262,7 +264,7 @@ def parse_log_summary(
             f"{where}: no 'Scenario :' line; not a loadgen mlperf_log_summary.txt"
         )
     logged = scenario_line.group(1)
-    kind = _SCENARIO_KINDS.get(logged.replace(" ", "").lower())
+    kind = SCENARIO_SPELLINGS.get(logged.replace(" ", "").lower())
     if kind is None:
         raise LogSummaryError(
             f"{where}: unknown scenario {logged!r} in 'Scenario :' line"
@@ -281,11 +283,7 @@ def parse_log_summary(
             f"{where}: the {rules.release} rules name no metric for {kind}"
         )
     section = _results_section(text)
-    estimate = (
-        _template_regex(metric.estimate_line, anchored=False)
-        if metric.estimate_line
-        else None
-    )
+    estimate = _template_regex(metric.estimate_line) if metric.estimate_line else None
     blocks = _early_stopping_blocks(section, estimate, where)
     if metric.lines:
         for name, line_unit in metric.lines:
@@ -532,10 +530,12 @@ def stage_raw_tree(
         files = folders.setdefault(key, {})
         rest = match.group("rest")
         if rest in rules.log_files:
-            best = files.get("loadgen_rank")
-            rank = rules.log_files.index(rest)
-            if best is None or rank < int(best):
-                files.update(loadgen=path, loadgen_rank=str(rank))
+            # The round's preferred log file wins (v0.5: run_1/ over a bare log).
+            known = files.get("loadgen")
+            if known is None or rules.log_files.index(rest) < rules.log_files.index(
+                known.split("/performance/", 1)[1]
+            ):
+                files["loadgen"] = path
         elif rest in _ENDPOINTS_FILES:
             files.setdefault("endpoints", path)
     stager = _Stager(paths=set(paths), read=read, rules=rules)
@@ -548,11 +548,6 @@ def stage_raw_tree(
 
 
 # -- from folders to staged rows (Polars) ---------------------------------------------
-
-
-def _reason(condition: pl.Expr, message: pl.Expr | str) -> pl.Expr:
-    text = pl.lit(message) if isinstance(message, str) else message
-    return pl.when(condition).then(text)
 
 
 def _estimate_at(percentile: float) -> pl.Expr:
@@ -571,21 +566,17 @@ def _estimate_at(percentile: float) -> pl.Expr:
 def _inferred_value(rule: Inference, rules: RoundRules) -> tuple[pl.Expr, pl.Expr]:
     """(value, reason it cannot be computed) of one inference rule, as the checker."""
     if rule.method == "reciprocal_mean_latency":
-        return 1e9 / pl.col("mean_latency_ns"), _reason(
+        return 1e9 / pl.col("mean_latency_ns"), reason_when(
             pl.col("mean_latency_ns").is_null(),
             f"cannot infer {rule.scenario} from {rule.source}: "
             "no 'Mean latency (ns)' line",
         )
     assert rule.percentile is not None and rule.samples_per_query is not None
     estimate = _estimate_at(rule.percentile)
-    source_metric = rules.metrics.get(rule.source)
-    template = (
-        source_metric.estimate_line
-        if source_metric and source_metric.estimate_line
-        else "Early stopping {p}th percentile estimate"
-    )
+    # The rules loader guarantees the source scenario names its estimate line.
+    template = rules.metrics[rule.source].estimate_line or ""
     line = template.replace("{p}", f"{rule.percentile:g}")
-    return rule.samples_per_query * estimate, _reason(
+    return rule.samples_per_query * estimate, reason_when(
         estimate.is_null(),
         f"cannot infer {rule.scenario} from {rule.source}: no {line!r} line",
     )
@@ -604,7 +595,7 @@ def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFra
     scenario = (
         pl.col("scenario_dir")
         .str.to_lowercase()
-        .replace_strict(_SCENARIO_KINDS, default=None)
+        .replace_strict(SCENARIO_SPELLINGS, default=None)
     )
     logged = pl.col("logged_scenario")
     runs_as = pl.col("scenario").replace(dict(rules.runs_as))
@@ -637,7 +628,7 @@ def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFra
     log_dir = first_log.rsplit("/", 1)[0] if "/" in first_log else ""
     log_name = first_log.rsplit("/", 1)[-1]
     checks = [
-        _reason(
+        reason_when(
             pl.col("harness").is_null(),
             pl.format(
                 f"no {log_name} under {{}}/performance"
@@ -646,14 +637,14 @@ def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFra
             ),
         ),
         pl.col("log_error"),
-        _reason(
+        reason_when(
             pl.col("is_result_valid").not_(), "INVALID result ('Result is : INVALID')"
         ),
-        _reason(
+        reason_when(
             pl.col("scenario").is_null(),
             pl.format("unknown scenario directory '{}'", "scenario_dir"),
         ),
-        _reason(
+        reason_when(
             has_run & ~pl.col("is_direct") & ~pl.col("is_inferred"),
             pl.format(
                 "{} directory holds a {} run; no rule infers {} from {}",
@@ -664,15 +655,15 @@ def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFra
             ),
         ),  # fmt: skip
         *missing_inputs,
-        _reason(
+        reason_when(
             pl.col("harness").is_not_null() & ~pl.col("has_system_file"),
             pl.format("missing system JSON {}", "system_file"),
         ),
-        _reason(
+        reason_when(
             pl.col("system_error").is_not_null(),
             pl.format("unreadable system JSON: {}", "system_error"),
         ),
-        _reason(
+        reason_when(
             pl.col("mapping_error").is_not_null(),
             pl.format("unreadable model mapping: {}", "mapping_error"),
         ),

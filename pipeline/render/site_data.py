@@ -34,10 +34,18 @@ NAME_COLUMNS: tuple[str, ...] = (
     "scenario", "result_unit",
 )  # fmt: skip
 
-SNAPSHOT_COLUMNS: tuple[str, ...] = (
-    "release", "path", "url", "sha256", "bytes", "fetched_at", "rows", "rejected",
-    "checks",
-)  # fmt: skip
+SNAPSHOT_SCHEMA: dict[str, pl.DataType] = {
+    "release": pl.String,
+    "path": pl.String,
+    "url": pl.String,
+    "sha256": pl.String,
+    "bytes": pl.Int64,
+    "fetched_at": pl.String,
+    "rows": pl.Int64,
+    "rejected": pl.Int64,
+    "checks": pl.String,
+}
+SNAPSHOT_COLUMNS: tuple[str, ...] = tuple(SNAPSHOT_SCHEMA)
 
 #: Accelerator vendors recognised in upstream accelerator names when the analysis
 #: module has not attached ``accelerator_vendor``: (vendor, case-insensitive regex).

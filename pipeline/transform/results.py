@@ -22,6 +22,8 @@ import polars as pl
 from pipeline.registry import benchmark_aliases, unit_corrections
 from pipeline.rounds import SCENARIOS, RoundRules
 
+#: Lower-case spelling -> canonical scenario (folders and summaries vary in case).
+SCENARIO_SPELLINGS = {s.lower(): s for s in SCENARIOS}
 #: Every division any round has used (each round's own list is in its rules).
 DIVISIONS = ("closed", "open", "network")
 AVAILABILITIES = ("available", "preview", "rdi")
@@ -166,14 +168,8 @@ REQUIRED = (
 NAMED_FIELDS = (*REQUIRED, "nodes_raw", "apn_raw", "total_raw")
 
 
-def staged_frame(rows: list[dict[str, object]] | None = None) -> pl.DataFrame:
-    """Staged rows (or none) in ``STAGED_SCHEMA``; missing keys are null."""
-    if not rows:
-        return pl.DataFrame(schema=STAGED_SCHEMA)
-    return pl.from_dicts(rows, schema=STAGED_SCHEMA)
-
-
-def _reason(condition: pl.Expr, message: pl.Expr | str) -> pl.Expr:
+def reason_when(condition: pl.Expr, message: pl.Expr | str) -> pl.Expr:
+    """``message`` where ``condition`` holds, else null (one check of a reason list)."""
     text = pl.lit(message) if isinstance(message, str) else message
     return pl.when(condition).then(text)
 
@@ -244,7 +240,7 @@ def _field_checks(
         return pl.format(template, *args) if args else pl.lit(template)
 
     checks = [
-        _reason(
+        reason_when(
             pl.col(name).is_null(), say(f"missing field '{names[name]}'", field=name)
         )
         for name in REQUIRED
@@ -252,19 +248,19 @@ def _field_checks(
     value, text = pl.col("value"), pl.col("value_text")
     value_name = names["value_text"]
     checks += [
-        _reason(
+        reason_when(
             text.is_not_null() & value.is_null(),
             say(f"{value_name} is not a number: '{{}}'", text, field="value_text"),
         ),
-        _reason(
+        reason_when(
             value.is_not_null() & ~value.is_finite(),
             say(f"{value_name} is not finite: {{}}", text, field="value_text"),
         ),
-        _reason(
+        reason_when(
             value.is_finite() & (value <= 0),
             say(f"{value_name} must be positive, got {{}}", text, field="value_text"),
         ),
-        _reason(
+        reason_when(
             pl.col("scenario_upstream").is_not_null() & pl.col("scenario").is_null(),
             say(
                 f"unknown {names['scenario_upstream']} '{{}}'",
@@ -272,16 +268,16 @@ def _field_checks(
                 field="scenario_upstream",
             ),
         ),
-        _reason(
+        reason_when(
             pl.col("unit_raw").is_not_null() & ~pl.col("unit_raw").is_in(list(UNITS)),
             say(f"unknown {names['unit_raw']} '{{}}'", "unit_raw", field="unit_raw"),
         ),
-        _reason(
+        reason_when(
             pl.col("division").is_not_null()
             & ~pl.col("division").is_in(list(rules.divisions)),
             say(f"unknown {names['division']} '{{}}'", "division", field="division"),
         ),
-        _reason(
+        reason_when(
             pl.col("availability_raw").is_not_null()
             & ~pl.col("availability").is_in(AVAILABILITIES),
             say(
@@ -292,7 +288,7 @@ def _field_checks(
         ),
     ]
     checks += [
-        _reason(
+        reason_when(
             _is_bad_count(name),
             say(
                 f"{names[name]} is not a count: '{{}}'",
@@ -332,7 +328,6 @@ def canonicalise(
     if missing:
         raise ValueError(f"canonicalise: no message name for {', '.join(missing)}")
     release = rules.release
-    scenario_lookup = {s.lower(): s for s in SCENARIOS}
     text_fields = [
         "result_id", "key_model", "submitter", "division", "category", "system_name",
         "platform", "benchmark_upstream", "model_upstream", "scenario_upstream",
@@ -360,7 +355,7 @@ def canonicalise(
             .otherwise(availability.replace(AVAILABILITY_SYNONYMS)),
             scenario=pl.col("scenario_upstream")
             .str.to_lowercase()
-            .replace_strict(scenario_lookup, default=None),
+            .replace_strict(SCENARIO_SPELLINGS, default=None),
             benchmark=pl.col("benchmark_upstream").replace(benchmark_aliases()),
         )
         .with_columns(
@@ -413,12 +408,12 @@ def canonicalise(
     unit_of = {k: v.canonical for k, v in UNITS.items()}
     higher_of = {u.canonical: u.is_higher_better for u in UNITS.values()}
     nodes = _count("nodes_raw").fill_null(1)
+    # No count and no accelerator named: a CPU-only system, zero accelerators.
     apn = (
-        pl.when(_text("apn_raw").is_null()
-                & pl.col("accelerator_upstream").is_null())
+        pl.when(_text("apn_raw").is_null() & pl.col("accelerator_upstream").is_null())
         .then(pl.lit(0, dtype=pl.Int32))
         .otherwise(_count("apn_raw"))
-    )  # fmt: skip
+    )
     accepted = (
         staged.filter(pl.col("reason").is_null())
         .join(

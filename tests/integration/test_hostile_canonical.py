@@ -34,7 +34,7 @@ from pipeline.labels import NO_NAME
 from pipeline.render.claims_page import render_claims_page
 from pipeline.render.escape import escape
 from pipeline.render.pages import render_site
-from pipeline.render.site_data import SNAPSHOT_COLUMNS, SiteData
+from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
 from pipeline.transform.results import RESULTS_SCHEMA, empty_rejected
 
 STRING_COLUMNS = [c for c, t in RESULTS_SCHEMA.items() if t == pl.String]
@@ -129,7 +129,7 @@ def site(
 ) -> Path:
     """The generated pages as ``out_site__pages`` renders them (no MkDocs build)."""
     out = tmp_path_factory.mktemp("hostile") / "generated"
-    snapshots = pl.DataFrame(schema={c: pl.String for c in SNAPSHOT_COLUMNS})
+    snapshots = pl.DataFrame(schema=SNAPSHOT_SCHEMA)
     data = SiteData(
         results=results,
         rejected=empty_rejected(),

@@ -252,3 +252,25 @@ def test_a_percentile_template_needs_its_placeholder(tmp_path: Path) -> None:
         "rules.toml rule 2 (from v8.0) metric.SingleStream: "
         "percentile_line must be a string with exactly one {p}"
     )
+
+
+def test_an_inference_needs_its_source_estimate_line(tmp_path: Path) -> None:
+    # MultiStream from SingleStream needs the SingleStream log's estimates.
+    infer = (
+        'infer = [{scenario = "MultiStream", source = "SingleStream", '
+        'method = "queries_of_estimate", samples_per_query = 8, percentile = 99, '
+        'unit = "Latency (ns)", description = "8 x estimate"}]\n'
+    )
+    division = 'divisions = ["closed", "open", "edge-lab"]\n'
+    path = tmp_path / "rules.toml"
+    path.write_text(
+        FUTURE_RULES.replace(division, division + infer)
+        + "[rule.metric.SingleStream]\n"
+        'percentile_line = "{p}th percentile latency (ns)"\nunit = "Latency (ns)"\n'
+    )
+    with pytest.raises(RoundRulesError) as info:
+        load_rules(path)
+    assert str(info.value) == (
+        "rules.toml: in v8.0, inferring MultiStream from SingleStream needs an "
+        "estimate_line in metric.SingleStream"
+    )

@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.render.pages import render_site
-from pipeline.render.site_data import SiteData
+from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
 from pipeline.transform.results import empty_rejected
 from tests.unit.render.conftest import (
     AMD_V51_URL,
@@ -67,19 +67,7 @@ def site_data_of(*rows: dict, gains: pl.DataFrame | None = None) -> SiteData:
         gains=gains if gains is not None else pairs(),
         generations=pairs(),
         scaling=pairs(),
-        snapshots=pl.DataFrame(
-            schema={
-                "release": pl.String,
-                "path": pl.String,
-                "url": pl.String,
-                "sha256": pl.String,
-                "bytes": pl.Int64,
-                "fetched_at": pl.String,
-                "rows": pl.Int64,
-                "rejected": pl.Int64,
-                "checks": pl.String,
-            }
-        ),
+        snapshots=pl.DataFrame(schema=SNAPSHOT_SCHEMA),
         lineage_mermaid=LINEAGE,
         pipeline_commit="0123456789abcdef0123456789abcdef01234567",
         built_at="2026-01-02T03:04:05+00:00",
