@@ -95,10 +95,9 @@ def test_v05_lower_case_folders_without_run_1_are_read(raw_trees) -> None:
         "resnet50/server": 4021.94,
         "resnet50/singlestream": pytest.approx(1.489029),
     }
-    offline = tencent.filter(pl.col("scenario") == "Offline")
-    assert set(
-        offline["source_file"].str.ends_with("/performance/mlperf_log_summary.txt")
-    )
+    # Tencent's offline/ and singlestream/ logs sit directly under performance/.
+    bare = tencent.filter(pl.col("scenario") != "Server")["source_file"]
+    assert bare.str.ends_with("/performance/mlperf_log_summary.txt").all()
 
 
 def test_the_v05_intel_laptop_is_read_through_the_reviewed_system_file(
