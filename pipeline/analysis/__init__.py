@@ -52,7 +52,12 @@ from pipeline.analysis.pairs import (
     check_ratios_finite_positive,
     check_results_exist,
     exclusions,
-    kept_pairs,
+)
+from pipeline.analysis.plausibility import (
+    flag_pairs,
+    headline_pairs,
+    reported_pairs,
+    unflagged,
 )
 from pipeline.analysis.scaling import scaling, scaling_candidates, scaling_exclusions
 
@@ -71,17 +76,22 @@ __all__ = [
     "check_ratios_finite_positive",
     "check_results_exist",
     "comparable",
+    "exclusions",
+    "flag_pairs",
+    "headline_pairs",
     "generation_ratio_candidates",
     "generation_ratio_exclusions",
     "generation_ratios",
     "load_accelerators",
     "load_compatibility",
+    "reported_pairs",
     "scaling",
     "scaling_candidates",
     "scaling_exclusions",
     "software_gain_candidates",
     "software_gain_exclusions",
     "software_gains",
+    "unflagged",
     "unmapped_accelerators",
 ]
 
@@ -122,7 +132,7 @@ def analyse(
     ]
     gains, generations, steps, excluded = pl.collect_all(
         [
-            *(kept_pairs(c.lazy()) for c in candidates),
+            *(reported_pairs(c.lazy(), lazy) for c in candidates),
             exclusions(pl.concat(candidates).lazy()),
         ]
     )

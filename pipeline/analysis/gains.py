@@ -40,12 +40,12 @@ from pipeline.analysis.pairs import (
     exclusions,
     finish_candidates,
     join_ends,
-    kept_pairs,
     one_by_one,
     prepare,
     side,
     single_accelerator,
 )
+from pipeline.analysis.plausibility import reported_pairs
 
 KIND = "software_gain"
 LEVELS = ("system", "hardware", "accelerator")
@@ -131,7 +131,7 @@ def software_gains(
         ``PAIR_SCHEMA`` rows with ``kind = "software_gain"``; ``ratio > 1`` means the
         new release is faster (new/old for throughput, old/new for latency).
     """
-    return kept_pairs(software_gain_candidates(results, **options))
+    return reported_pairs(software_gain_candidates(results, **options), results)
 
 
 def software_gain_exclusions(

@@ -37,12 +37,12 @@ from pipeline.analysis.pairs import (
     exclusions,
     finish_candidates,
     join_ends,
-    kept_pairs,
     one_by_one,
     prepare,
     side,
     single_accelerator,
 )
+from pipeline.analysis.plausibility import reported_pairs
 
 KIND = "generation_ratio"
 READINGS = ("best_of_any", "same_submitter")
@@ -133,7 +133,7 @@ def generation_ratios(
         predecessor, ``_new`` the successor; ``ratio > 1`` means the successor is
         faster.
     """
-    return kept_pairs(generation_ratio_candidates(results, **options))
+    return reported_pairs(generation_ratio_candidates(results, **options), results)
 
 
 def generation_ratio_exclusions(

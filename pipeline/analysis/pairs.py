@@ -61,8 +61,8 @@ END_SCHEMA: dict[str, pl.DataType] = {
     "is_inferred": pl.Boolean,
 }
 
-#: The one schema of software gains, generation ratios and scaling steps.
-PAIR_SCHEMA: dict[str, pl.DataType] = {
+#: A pair before the plausibility rules have looked at it (``kept_pairs``).
+UNFLAGGED_PAIR_SCHEMA: dict[str, pl.DataType] = {
     "kind": pl.String,
     "identity_level": pl.String,
     "is_per_accelerator": pl.Boolean,
@@ -78,10 +78,18 @@ PAIR_SCHEMA: dict[str, pl.DataType] = {
     "has_preview": pl.Boolean,
     "has_inferred": pl.Boolean,
 }
+#: The one schema of software gains, generation ratios and scaling steps as
+#: published: plus the plausibility flags (``pipeline.analysis.plausibility``), the
+#: ids of the rules a pair trips (empty: plausible) and their reasons.
+PAIR_SCHEMA: dict[str, pl.DataType] = {
+    **UNFLAGGED_PAIR_SCHEMA,
+    "flags": pl.List(pl.String),
+    "flag_reasons": pl.String,
+}
 
 #: Candidate pairs: the pair schema plus what decided whether a pair is reported.
 CANDIDATE_SCHEMA: dict[str, pl.DataType] = {
-    **PAIR_SCHEMA,
+    **UNFLAGGED_PAIR_SCHEMA,
     "result_unit_new": pl.String,
     "model_upstream_old": pl.String,
     "model_upstream_new": pl.String,
@@ -321,12 +329,15 @@ _SORT = [
 
 
 def kept_pairs(candidates: pl.LazyFrame) -> pl.LazyFrame:
-    """The reported pairs: candidates without an exclusion reason, ``PAIR_SCHEMA``."""
+    """Candidates without an exclusion reason, ``UNFLAGGED_PAIR_SCHEMA``.
+
+    ``pipeline.analysis.plausibility.reported_pairs`` adds the flags to these.
+    """
     return (
         candidates.filter(pl.col("exclusion_reason").is_null())
-        .select(list(PAIR_SCHEMA))
+        .select(list(UNFLAGGED_PAIR_SCHEMA))
         .sort(_SORT, nulls_last=True)
-        .cast(PAIR_SCHEMA)
+        .cast(UNFLAGGED_PAIR_SCHEMA)
     )
 
 

@@ -7,9 +7,17 @@ counts M < N are paired and
     efficiency = (result_N / result_M) / (N / M)
 
 is reported next to ``ratio = result_N / result_M`` (1.0 = perfectly linear). Two
-readings, labelled in ``identity_level``: ``same_submitter`` (one submitter ran both
-sizes: the cleanest reading, where it exists) and ``best_of_any`` (best result at each
-size, any submitter). Every pair of counts is kept, not only neighbouring ones.
+readings, labelled in ``identity_level``:
+
+* ``same_submitter`` is scaling: one submitter, one system family (the platform name
+  without its counts), the same accelerators per node and the same software stack;
+  only the number of nodes, and so of accelerators, changes.
+* ``best_of_any`` is a *size comparison*: the best result at each size, any
+  submitter and system. It is kept for readers who want it, but the plausibility
+  rules flag every such pair (``size_comparison``), so it is never called scaling or
+  averaged into a headline.
+
+Every pair of counts is kept, not only neighbouring ones.
 
 Latency results are not scaled: adding accelerators to a SingleStream/MultiStream
 system does not aim to lower one query's latency proportionally, so such pairs are
@@ -31,12 +39,12 @@ from pipeline.analysis.pairs import (
     exclusions,
     finish_candidates,
     join_ends,
-    kept_pairs,
     one_by_one,
     prepare,
     side,
     single_accelerator,
 )
+from pipeline.analysis.plausibility import reported_pairs
 
 KIND = "scaling"
 READINGS = ("same_submitter", "best_of_any")
@@ -44,8 +52,22 @@ SCOPE_LATENCY = "latency results are not scaled"
 _BASE = ["release", "division", "benchmark", "scenario", "accelerator_id"]
 
 
+#: What must not change between the two ends of a scaling step (strict reading).
+SAME_SYSTEM = ["submitter", "accelerators_per_node", "system_family", "software_key"]
+
+
+def system_family(platform: pl.Expr) -> pl.Expr:
+    """The platform name without its counts, so two sizes of one system match.
+
+    "GB300-NVL72_..._aarch64x72_TRT" and "..._aarch64x288_TRT" are one family;
+    "DGX-Station-A100_...x4" and "DGX-A100_...x8" are not. Count tokens are "x" and
+    digits before "_", "-" or the end.
+    """
+    return platform.str.replace_all(r"(?i)x\d+([_\-]|$)", "$1").fill_null("")
+
+
 def _reading(rows: pl.LazyFrame, reading: str, options: Options) -> pl.LazyFrame:
-    keys = [*_BASE, "submitter"] if reading == "same_submitter" else list(_BASE)
+    keys = [*_BASE, *SAME_SYSTEM] if reading == "same_submitter" else list(_BASE)
     best = best_per_group(rows, [*keys, "total_accelerators"], is_per_accelerator=False)
     joined = join_ends(
         side(best, "old", keys),
@@ -80,6 +102,10 @@ def scaling_candidates(
             & ~pl.col("is_cpu_only")
             & (pl.col("total_accelerators") > 0)
         )
+        .with_columns(
+            system_family=system_family(pl.col("platform")),
+            software_key=pl.col("software").fill_null(""),
+        )
         .collect()
         .lazy()
     )  # shared by every reading
@@ -101,7 +127,7 @@ def scaling(results: pl.LazyFrame, **options: Unpack[AnalysisOptions]) -> pl.Laz
         ``_new`` the larger; ``ratio`` = result_N / result_M and ``efficiency`` =
         ratio / (N / M).
     """
-    return kept_pairs(scaling_candidates(results, **options))
+    return reported_pairs(scaling_candidates(results, **options), results)
 
 
 def scaling_exclusions(

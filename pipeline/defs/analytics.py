@@ -15,6 +15,7 @@ import pipeline.analysis.benchmarks as benchmarks_module
 import pipeline.analysis.gains as gains_module
 import pipeline.analysis.generations as generations_module
 import pipeline.analysis.pairs as pairs_module
+import pipeline.analysis.plausibility as plausibility_module
 import pipeline.analysis.scaling as scaling_module
 from pipeline.analysis import (
     attach_accelerators,
@@ -24,7 +25,7 @@ from pipeline.analysis import (
     check_results_exist,
     exclusions,
     generation_ratio_candidates,
-    kept_pairs,
+    reported_pairs,
     scaling_candidates,
     software_gain_candidates,
     unmapped_accelerators,
@@ -36,10 +37,14 @@ from pipeline.registry import REGISTRY_DIR
 
 REGISTRIES = tuple(
     (REGISTRY_DIR / name).read_text()
-    for name in ("accelerators.toml", "benchmarks.toml")
+    for name in ("accelerators.toml", "benchmarks.toml", "plausibility.toml")
 )
 ANALYSIS_VERSION = code_version(
-    accelerators_module, benchmarks_module, pairs_module, extra=REGISTRIES
+    accelerators_module,
+    benchmarks_module,
+    pairs_module,
+    plausibility_module,
+    extra=REGISTRIES,
 )
 PAIR_CHECKS = {
     "ratios_finite_positive": "Every ratio (and efficiency) is finite and > 0.",
@@ -123,7 +128,10 @@ def pair_asset(
     def _asset(out_mlperf__results: pl.LazyFrame) -> Iterator:
         found = candidates(out_mlperf__results).collect()
         pairs, excluded = pl.collect_all(
-            [kept_pairs(found.lazy()), exclusions(found.lazy())]
+            [
+                reported_pairs(found.lazy(), out_mlperf__results),
+                exclusions(found.lazy()),
+            ]
         )
         outcomes = _pair_checks(pairs, out_mlperf__results)
         for check, outcome in outcomes.items():

@@ -566,8 +566,8 @@ def test_generation_ratio_at_different_counts_is_only_read_per_accelerator():
 def scaling_rows() -> list[dict]:
     base = {"release": "v6.0", "accelerator_name": GB300}
     return [
-        row(**base, result_key="a72", total_accelerators=72, nodes=18,
-            result_value=1000.0),
+        row(**base, result_key="a72", platform="acme_x1", total_accelerators=72,
+            nodes=18, result_value=1000.0),
         row(**base, result_key="a288", platform="acme_x4", total_accelerators=288,
             nodes=72, result_value=3900.0),
         row(**base, result_key="b72", submitter="Beta", platform="beta",

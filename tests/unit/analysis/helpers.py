@@ -44,6 +44,9 @@ def row(**overrides: object) -> dict[str, object]:
         "result_url": f"https://example.org/{key}",
     }
     base.update(overrides)
+    total, nodes = base["total_accelerators"], base["nodes"]
+    if "accelerators_per_node" not in overrides and total is not None and nodes:
+        base["accelerators_per_node"] = total // nodes
     if base["result_unit"].startswith("Latency"):
         base["is_higher_better"] = False
     if base["availability"] == "preview":

@@ -28,10 +28,10 @@ def test_efficiency_is_speedup_over_count_ratio():
 
 def test_every_pair_of_counts_in_both_readings():
     results = frame(
-        row(submitter="A", platform="a8", total_accelerators=8, result_value=8.0, **GB),
-        row(submitter="A", platform="a16", total_accelerators=16, result_value=15.0, **GB),
-        row(submitter="B", platform="b16", total_accelerators=16, result_value=16.0, **GB),
-        row(submitter="B", platform="b32", total_accelerators=32, result_value=30.0, **GB),
+        row(submitter="A", platform="a_x8", total_accelerators=8, nodes=2, result_value=8.0, **GB),
+        row(submitter="A", platform="a_x16", total_accelerators=16, nodes=4, result_value=15.0, **GB),
+        row(submitter="B", platform="b_x16", total_accelerators=16, nodes=4, result_value=16.0, **GB),
+        row(submitter="B", platform="b_x32", total_accelerators=32, nodes=8, result_value=30.0, **GB),
     )  # fmt: skip
     out = steps(results)
     same = out.filter(pl.col("identity_level") == "same_submitter")
@@ -49,11 +49,45 @@ def test_every_pair_of_counts_in_both_readings():
     assert step["efficiency"] == pytest.approx((16 / 8) / 2)
 
 
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"platform": "other_x16"}, "another system family"),
+        ({"nodes": 1}, "16 accelerators in one node instead of 4 per node"),
+        ({"software": "TRT 2"}, "another software stack"),
+        ({"submitter": "B"}, "another submitter"),
+    ],
+)
+def test_scaling_changes_only_the_count(change: dict, why: str) -> None:
+    results = frame(
+        row(platform="box_x8", total_accelerators=8, nodes=2, result_value=8.0, **GB),
+        row(**{"platform": "box_x16", "total_accelerators": 16, "nodes": 4,
+               "result_value": 15.0, **GB} | change),
+    )  # fmt: skip
+    out = steps(results)
+    assert out.filter(pl.col("identity_level") == "same_submitter").height == 0, why
+    # Still there as a size comparison, flagged as one.
+    size = one(out, identity_level="best_of_any")
+    assert "size_comparison" in size["flags"]
+
+
+def test_strict_scaling_step_of_one_system_family() -> None:
+    results = frame(
+        row(platform="GB300-NVL72_aarch64x72_TRT", total_accelerators=72, nodes=18,
+            result_value=647076.0, **GB),
+        row(platform="GB300-NVL72_aarch64x288_TRT", total_accelerators=288, nodes=72,
+            result_value=2494310.0, **GB),
+    )  # fmt: skip
+    pair = one(steps(results), identity_level="same_submitter")
+    assert pair["efficiency"] == pytest.approx(0.9637, abs=1e-4)
+    assert pair["flags"] == [] and pair["flag_reasons"] is None
+
+
 def test_latency_is_not_scaled_and_is_counted():
     latency = {"scenario": "SingleStream", "result_unit": "Latency (ms)", **GB}
     results = frame(
         row(total_accelerators=4, result_value=30.0, **latency),
-        row(total_accelerators=72, result_value=6.0, **latency),
+        row(total_accelerators=72, nodes=18, result_value=6.0, **latency),
     )
     assert steps(results).height == 0
     excluded = scaling_exclusions(results).collect()

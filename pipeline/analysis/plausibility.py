@@ -1,0 +1,348 @@
+"""Plausibility flags on derived pairs, from reviewed rules (``plausibility.toml``).
+
+A ratio can be computed correctly and still mislead: a "scaling" step between two
+submitters' different systems, a 46× "software gain" whose newer end was a CPU run.
+Such pairs are not dropped (the numbers are what upstream published); they get the ids
+of the rules they trip (``flags``) and the reasons (``flag_reasons``), and pages keep
+them out of headlines. What belongs here: loading and validating the rules, and one
+lazy Polars pass that attaches flags to pair tables. What does not: pairing
+(``pairs``, ``gains``, ``generations``, ``scaling``), rendering, Dagster.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.analysis.accelerators import ATTACHED_SCHEMA, attach_accelerators
+from pipeline.analysis.pairs import IDENTITY_LEVELS, KINDS, PAIR_SCHEMA, kept_pairs
+from pipeline.registry import REGISTRY_DIR, load_toml
+
+REGISTRY_FILE = "plausibility.toml"
+TESTS = ("above", "either_end", "ends_differ", "identity_level", "outlier_end")
+#: Pair columns an ``above`` rule may test.
+ABOVE_FIELDS = ("ratio", "efficiency")
+#: Per-end fields an ``either_end`` / ``ends_differ`` rule may test; the last two are
+#: looked up in the results table by each end's key.
+END_FIELDS = (
+    "is_preview", "is_inferred", "submitter", "is_mixed_accelerators",
+    "has_unit_correction",
+)  # fmt: skip
+_LOOKED_UP = ("is_mixed_accelerators", "has_unit_correction")
+_KEYS = frozenset(
+    {"id", "test", "field", "threshold", "factor", "min_class_size", "kinds",
+     "levels", "reason", "evidence"}
+)  # fmt: skip
+#: What ``_end_attributes`` gives per result key, besides the key.
+ATTRIBUTE_COLUMNS = (
+    "is_mixed_accelerators", "has_unit_correction", "times_worse", "class_size",
+)  # fmt: skip
+#: The class an end is compared with by ``outlier_end``.
+CLASS_KEYS = ("release", "benchmark", "scenario", "division", "result_unit")
+
+
+class PlausibilityRulesError(ValueError):
+    """The rules file is malformed; the message names the rule and the field."""
+
+
+@dataclass(frozen=True)
+class FlagRule:
+    """One reviewed plausibility rule."""
+
+    id: str
+    test: str
+    kinds: tuple[str, ...]
+    reason: str
+    evidence: str
+    field: str | None = None
+    threshold: float | None = None
+    factor: float | None = None
+    min_class_size: int | None = None
+    levels: tuple[str, ...] = ()
+
+
+def _rule(index: int, entry: object, source: str) -> FlagRule:
+    where = f"{source} flag {index + 1}"
+    if not isinstance(entry, Mapping):
+        raise PlausibilityRulesError(f"{where}: is not a table")
+    if isinstance(entry.get("id"), str):
+        where = f"{where} ({entry['id']})"
+    unknown = sorted(set(entry) - _KEYS)
+    if unknown:
+        raise PlausibilityRulesError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    for key in ("id", "test", "reason", "evidence"):
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise PlausibilityRulesError(f"{where}: {key} is missing or empty")
+    test = entry["test"]
+    if test not in TESTS:
+        raise PlausibilityRulesError(
+            f"{where}: unknown test {test!r} (known: {', '.join(TESTS)})"
+        )
+    kinds = entry.get("kinds", list(KINDS))
+    if not isinstance(kinds, list) or not kinds or set(kinds) - set(KINDS):
+        raise PlausibilityRulesError(f"{where}: kinds must be among {', '.join(KINDS)}")
+    levels = entry.get("levels", [])
+    known_levels = {lv for k in kinds for lv in IDENTITY_LEVELS[k]}
+    if not isinstance(levels, list) or set(levels) - known_levels:
+        raise PlausibilityRulesError(
+            f"{where}: levels must be among {', '.join(sorted(known_levels))}"
+        )
+    needs = {
+        "above": ("field", "threshold"),
+        "either_end": ("field",),
+        "ends_differ": ("field",),
+        "identity_level": ("levels",),
+        "outlier_end": ("factor", "min_class_size"),
+    }[test]
+    for key in needs:
+        if not entry.get(key):
+            raise PlausibilityRulesError(f"{where}: test {test!r} needs {key}")
+    allowed = ABOVE_FIELDS if test == "above" else END_FIELDS
+    if "field" in needs and entry["field"] not in allowed:
+        raise PlausibilityRulesError(
+            f"{where}: field must be one of {', '.join(allowed)}"
+        )
+    for key in ("threshold", "factor"):
+        value = entry.get(key)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
+        ):
+            raise PlausibilityRulesError(f"{where}: {key} must be a positive number")
+    return FlagRule(
+        id=entry["id"],
+        test=test,
+        kinds=tuple(kinds),
+        reason=entry["reason"].strip(),
+        evidence=entry["evidence"].strip(),
+        field=entry.get("field"),
+        threshold=float(entry["threshold"]) if "threshold" in entry else None,
+        factor=float(entry["factor"]) if "factor" in entry else None,
+        min_class_size=int(entry["min_class_size"])
+        if "min_class_size" in entry
+        else None,
+        levels=tuple(levels),
+    )
+
+
+def parse_rules(document: Mapping, source: str = REGISTRY_FILE) -> tuple[FlagRule, ...]:
+    """Validate a parsed rules document.
+
+    Raises:
+        PlausibilityRulesError: an unknown field or test, a missing parameter, or an
+            id listed twice; the message names the rule.
+    """
+    entries = document.get("flag", [])
+    if not isinstance(entries, list):
+        raise PlausibilityRulesError(f"{source}: [[flag]] must be an array")
+    rules = tuple(_rule(i, e, source) for i, e in enumerate(entries))
+    ids = [r.id for r in rules]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise PlausibilityRulesError(
+            f"{source}: id(s) listed twice: {', '.join(twice)}"
+        )
+    return rules
+
+
+@cache
+def _default_rules() -> tuple[FlagRule, ...]:
+    return parse_rules(load_toml(REGISTRY_FILE), REGISTRY_FILE)
+
+
+def load_rules(path: Path | None = None) -> tuple[FlagRule, ...]:
+    """The committed rules (cached), or another file (tests, a rule under review)."""
+    if path is None:
+        return _default_rules()
+    return parse_rules(tomllib.loads(path.read_text()), path.name)
+
+
+def registry_path() -> Path:
+    """Where the committed rules live (for code versions)."""
+    return REGISTRY_DIR / REGISTRY_FILE
+
+
+def _end_attributes(results: pl.LazyFrame) -> pl.LazyFrame:
+    """Per result key: what the rules look up beyond the pair's own columns."""
+    if not set(ATTACHED_SCHEMA) <= set(results.collect_schema().names()):
+        results = attach_accelerators(results)
+    throughput = pl.col("is_higher_better").fill_null(True)
+    value = pl.when(throughput).then("result_per_accelerator").otherwise("result_value")
+    group = [*CLASS_KEYS, "is_higher_better"]
+    frame = results.with_columns(_value=value).with_columns(
+        _median=pl.col("_value").median().over(group),
+        class_size=pl.col("_value").count().over(group),
+    )
+    # How many times worse than its class median an end is (> 1 means worse).
+    worse = (
+        pl.when(throughput)
+        .then(pl.col("_median") / pl.col("_value"))
+        .otherwise(pl.col("_value") / pl.col("_median"))
+    )
+    return frame.select(
+        "result_key",
+        pl.col("is_mixed_accelerators").fill_null(False),
+        pl.col("unit_correction").is_not_null().alias("has_unit_correction"),
+        worse.alias("times_worse"),
+        "class_size",
+    ).unique("result_key", keep="first", maintain_order=True)
+
+
+def _applies(rule: FlagRule) -> pl.Expr:
+    applies = pl.col("kind").is_in(list(rule.kinds))
+    if rule.levels:
+        applies = applies & pl.col("identity_level").is_in(list(rule.levels))
+    return applies
+
+
+def _number(expr: pl.Expr) -> pl.Expr:
+    return expr.round(3).cast(pl.String)
+
+
+def _check(rule: FlagRule) -> tuple[pl.Expr, pl.Expr]:
+    """(trips, reason) of one rule on a pair row with its ends' attributes."""
+    if rule.test == "above":
+        value = pl.col(str(rule.field))
+        return (value > rule.threshold).fill_null(False), pl.format(
+            f"{rule.reason} ({rule.field} {{}} > {rule.threshold:g})", _number(value)
+        )
+    if rule.test == "identity_level":
+        return pl.lit(True), pl.lit(rule.reason)
+    if rule.test == "either_end":
+        old, new = pl.col(f"{rule.field}_old"), pl.col(f"{rule.field}_new")
+        which = (
+            pl.when(old.fill_null(False) & new.fill_null(False))
+            .then(pl.lit("both ends"))
+            .when(old.fill_null(False))
+            .then(pl.format("{} end", "release_old"))
+            .otherwise(pl.format("{} end", "release_new"))
+        )
+        return (old.fill_null(False) | new.fill_null(False)), pl.format(
+            f"{rule.reason} ({{}})", which
+        )
+    if rule.test == "ends_differ":
+        old, new = pl.col(f"{rule.field}_old"), pl.col(f"{rule.field}_new")
+        return (~old.eq_missing(new)), pl.format(
+            f"{rule.reason} ({{}} vs {{}})", old.fill_null("?"), new.fill_null("?")
+        )
+    # outlier_end
+    assert rule.factor is not None and rule.min_class_size is not None
+
+    def off(end: str) -> pl.Expr:
+        return (
+            (pl.col(f"times_worse_{end}") > rule.factor)
+            & (pl.col(f"class_size_{end}") >= rule.min_class_size)
+        ).fill_null(False)
+
+    def detail(end: str) -> pl.Expr:
+        return pl.when(off(end)).then(
+            pl.format(
+                "{} end {}x worse than the median of its {} results",
+                f"release_{end}",
+                _number(pl.col(f"times_worse_{end}")),
+                f"class_size_{end}",
+            )
+        )
+
+    return off("old") | off("new"), pl.format(
+        f"{rule.reason} ({{}})",
+        pl.concat_str(
+            [detail("old"), detail("new")], separator="; ", ignore_nulls=True
+        ),
+    )
+
+
+def flag_pairs(
+    pairs: pl.LazyFrame,
+    results: pl.LazyFrame,
+    rules: Sequence[FlagRule] | None = None,
+) -> pl.LazyFrame:
+    """Pairs (``UNFLAGGED_PAIR_SCHEMA``) with ``flags`` and ``flag_reasons`` added.
+
+    Args:
+        pairs: Reported pairs of any kind.
+        results: The results table the pairs cite (with or without the accelerator
+            columns), for what an end's own columns do not say: its class median, a
+            mixed system, a unit correction.
+        rules: Rules other than the committed ones (tests).
+
+    Returns:
+        ``PAIR_SCHEMA`` rows in the same order; ``flags`` lists the ids of the rules
+        a pair trips in rule order (empty when none), ``flag_reasons`` their reasons
+        joined by "; " (null when none).
+    """
+    rules = load_rules() if rules is None else rules
+    attributes = _end_attributes(results)
+    with_ends = pairs
+    for end in ("old", "new"):
+        with_ends = with_ends.join(
+            attributes.rename({c: f"{c}_{end}" for c in ATTRIBUTE_COLUMNS}),
+            left_on=f"result_key_{end}",
+            right_on="result_key",
+            how="left",
+            maintain_order="left",
+        )
+    checks = [(rule, *_check(rule)) for rule in rules]
+    trips = [
+        (_applies(rule) & trip).alias(f"_trip_{i}")
+        for i, (rule, trip, _) in enumerate(checks)
+    ]
+    flagged = with_ends.with_columns(trips).with_columns(
+        flags=pl.concat_list(
+            [
+                pl.when(pl.col(f"_trip_{i}"))
+                .then(pl.lit([rule.id], dtype=pl.List(pl.String)))
+                .otherwise(pl.lit([], dtype=pl.List(pl.String)))
+                for i, (rule, _, _) in enumerate(checks)
+            ]
+        )
+        if checks
+        else pl.lit([], dtype=pl.List(pl.String)),
+        flag_reasons=pl.concat_str(
+            [
+                pl.when(pl.col(f"_trip_{i}")).then(reason)
+                for i, (_, _, reason) in enumerate(checks)
+            ],
+            separator="; ",
+            ignore_nulls=True,
+        )
+        if checks
+        else pl.lit(None, dtype=pl.String),
+    )
+    return (
+        flagged.with_columns(
+            flag_reasons=pl.when(pl.col("flag_reasons") != "").then("flag_reasons")
+        )
+        .select(list(PAIR_SCHEMA))
+        .cast(PAIR_SCHEMA)
+    )
+
+
+def reported_pairs(candidates: pl.LazyFrame, results: pl.LazyFrame) -> pl.LazyFrame:
+    """The published pairs of an analysis: kept candidates, flagged."""
+    return flag_pairs(kept_pairs(candidates), results)
+
+
+def unflagged() -> pl.Expr:
+    """Pairs no rule flagged (what headlines and top-N lists may use)."""
+    return pl.col("flags").list.len().fill_null(0) == 0
+
+
+#: The strictest identity level of each kind: where a pair compares most like for like.
+STRICTEST_LEVEL = {
+    "software_gain": "system",
+    "generation_ratio": "same_submitter",
+    "scaling": "same_submitter",
+}
+
+
+def headline_pairs(pairs: pl.DataFrame) -> pl.DataFrame:
+    """What a headline or top-N may cite: unflagged pairs at the strictest level."""
+    strictest = pl.col("identity_level") == pl.col("kind").replace_strict(
+        STRICTEST_LEVEL, default=None
+    )
+    return pairs.filter(strictest.fill_null(False) & unflagged())

@@ -1,0 +1,155 @@
+"""Plausibility flags: the reviewed rules, their validation, and each test on tiny data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.analysis.gains import software_gains
+from pipeline.analysis.plausibility import (
+    PlausibilityRulesError,
+    headline_pairs,
+    load_rules,
+)
+from pipeline.analysis.scaling import scaling
+from tests.unit.analysis.helpers import GB300, frame, row
+
+
+def flags_of(pairs: pl.DataFrame, **where: object) -> list[str]:
+    for name, value in where.items():
+        pairs = pairs.filter(pl.col(name) == value)
+    assert pairs.height == 1, pairs
+    return pairs["flags"][0].to_list()
+
+
+def test_committed_rules_load_with_their_thresholds() -> None:
+    rules = {r.id: r for r in load_rules()}
+    assert rules["superlinear_scaling"].threshold == 1.05
+    assert rules["large_software_gain"].threshold == 3.0
+    assert (rules["outlier_end"].factor, rules["outlier_end"].min_class_size) == (10, 5)
+    assert all(r.evidence for r in rules.values())
+
+
+def test_a_plausible_software_gain_has_no_flag() -> None:
+    results = frame(
+        row(release="v5.1", result_value=100.0),
+        row(release="v6.0", result_value=150.0),
+    )
+    pairs = software_gains(results).collect()
+    system = pairs.filter(pl.col("identity_level") == "system")
+    assert system["flags"].to_list() == [[]]
+    assert system["flag_reasons"].to_list() == [None]
+    assert headline_pairs(pairs)["ratio"].to_list() == [1.5]
+
+
+def test_a_large_same_hardware_gain_is_flagged_with_its_reason() -> None:
+    results = frame(
+        row(release="v5.1", result_value=10.0),
+        row(release="v6.0", result_value=46.5 * 10.0),
+    )
+    pairs = software_gains(results).collect()
+    assert flags_of(pairs, identity_level="system") == ["large_software_gain"]
+    reason = pairs.filter(pl.col("identity_level") == "system")["flag_reasons"][0]
+    assert reason == "software-only gain above 3x on the same hardware (ratio 46.5 > 3)"
+    assert headline_pairs(pairs).height == 0
+
+
+def test_an_end_ten_times_below_its_class_is_flagged() -> None:
+    # Five other v6.0 systems around 100 tokens/s per accelerator; ours does 1.
+    others = [
+        row(release="v6.0", submitter=f"S{i}", platform=f"p{i}", result_value=800.0)
+        for i in range(5)
+    ]
+    results = frame(
+        row(release="v5.1", result_value=4.0),
+        row(release="v6.0", result_value=8.0),
+        *others,
+    )
+    pairs = software_gains(results).collect()
+    assert flags_of(pairs, identity_level="system") == ["outlier_end"]
+    reason = pairs.filter(pl.col("identity_level") == "system")["flag_reasons"][0]
+    assert reason == (
+        "an end is far off its class (v6.0 end 100.0x worse than the median of its "
+        "6 results)"
+    )
+
+
+def test_preview_inferred_and_different_submitters_are_named() -> None:
+    results = frame(
+        row(release="v5.1", submitter="A", availability="preview", result_value=10.0),
+        row(release="v6.0", submitter="B", is_inferred=True, result_value=12.0),
+    )
+    pairs = software_gains(results).collect()
+    assert flags_of(pairs, identity_level="hardware") == [
+        "preview_end", "inferred_end", "different_submitters",
+    ]  # fmt: skip
+    reason = pairs.filter(pl.col("identity_level") == "hardware")["flag_reasons"][0]
+    assert reason == (
+        "an end is a preview system, not yet available (v5.1 end); an end is "
+        "inferred from another scenario's run (v6.0 end); the two ends are "
+        "different submitters' systems (A vs B)"
+    )
+
+
+def test_superlinear_scaling_of_one_system_is_flagged() -> None:
+    gb = {"accelerator_name": GB300, "platform": "rack_x4"}
+    results = frame(
+        row(total_accelerators=4, nodes=1, result_value=10.0, **gb),
+        row(total_accelerators=72, nodes=18, result_value=10.0 * 18 * 1.6, **gb),
+    )
+    pairs = scaling(results).collect()
+    assert flags_of(pairs, identity_level="same_submitter") == ["superlinear_scaling"]
+    assert flags_of(pairs, identity_level="best_of_any") == [
+        "superlinear_scaling", "size_comparison",
+    ]  # fmt: skip
+    assert headline_pairs(pairs).height == 0
+
+
+RULE = """
+[[flag]]
+id = "x"
+test = "above"
+field = "ratio"
+threshold = 2
+kinds = ["software_gain"]
+reason = "r"
+evidence = "e"
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('test = "above"', 'test = "sideways"'),
+         "t.toml flag 1 (x): unknown test 'sideways' (known: above, either_end, "
+         "ends_differ, identity_level, outlier_end)"),
+        (('field = "ratio"', 'field = "submitter"'),
+         "t.toml flag 1 (x): field must be one of ratio, efficiency"),
+        (('threshold = 2', 'threshold = -1'),
+         "t.toml flag 1 (x): threshold must be a positive number"),
+        (('threshold = 2\n', ''), "t.toml flag 1 (x): test 'above' needs threshold"),
+        (('kinds = ["software_gain"]', 'kinds = ["gain"]'),
+         "t.toml flag 1 (x): kinds must be among software_gain, generation_ratio, "
+         "scaling"),
+        (('evidence = "e"', 'evidence = ""'), "t.toml flag 1 (x): evidence is missing or empty"),
+        (('reason = "r"', 'note = "r"'), "t.toml flag 1 (x): unknown field(s) note"),
+    ],
+)  # fmt: skip
+def test_a_malformed_rule_is_named(
+    tmp_path: Path, change: tuple[str, str], message: str
+) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(RULE.replace(*change))
+    with pytest.raises(PlausibilityRulesError) as info:
+        load_rules(path)
+    assert str(info.value) == message
+
+
+def test_an_id_twice_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(RULE + RULE)
+    with pytest.raises(PlausibilityRulesError) as info:
+        load_rules(path)
+    assert str(info.value) == "t.toml: id(s) listed twice: x"
