@@ -364,7 +364,8 @@ def attach_accelerators(
 
     Returns:
         The same rows in the same order with ``ATTACHED_SCHEMA`` columns appended
-        (replacing them if already present).
+        (replacing them if already present), and ``result_per_accelerator`` null on
+        mixed systems.
     """
     registry = registry or load_accelerators()
     existing = results.collect_schema().names()
@@ -414,6 +415,17 @@ def attach_accelerators(
         )
         .select(*[c for c in existing if c not in ATTACHED_SCHEMA], *ATTACHED_SCHEMA)
         .cast(ATTACHED_SCHEMA)
+        .with_columns(
+            # A system of two kinds of chips has no single accelerator to divide by.
+            [
+                pl.when(pl.col("is_mixed_accelerators"))
+                .then(None)
+                .otherwise(pl.col("result_per_accelerator"))
+                .alias("result_per_accelerator")
+            ]
+            if "result_per_accelerator" in existing
+            else []
+        )
     )
 
 

@@ -119,6 +119,10 @@ def test_mixed_system_is_flagged():
     attached = attach_accelerators(frame(row(accelerator_name=MIXED))).collect()
     assert attached["accelerator_id"][0] == "mixed-nvidia-h200-sxm-amd-mi350x"
     assert attached["is_mixed_accelerators"][0] is True
+    # Never normalised per accelerator: which of the two chips would it be per?
+    assert attached["result_per_accelerator"][0] is None
+    single = attach_accelerators(frame(row(accelerator_name=H100))).collect()
+    assert single["result_per_accelerator"][0] == 100.0 / 8
 
 
 def test_unmapped_accelerator_is_kept_and_reported():
