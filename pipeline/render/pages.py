@@ -38,6 +38,7 @@ from pipeline.render.coverage import (
 )
 from pipeline.render.downloads import Download, write_downloads
 from pipeline.render.escape import escape, safe_url
+from pipeline.render.flags_section import flagged_pairs, flags_section
 from pipeline.render.site_data import (
     SiteData,
     release_order,
@@ -1102,6 +1103,7 @@ TABLE_DESCRIPTIONS = {
     "crosscheck": "Summary values compared with the raw result tree.",
     "accelerator_histories": "Derived, unofficial: best result per accelerator of "
     "one chip per round, with the step ratio to its previous round.",
+    "flagged_pairs": "Derived pairs a plausibility rule flagged, with the reasons.",
 }
 
 
@@ -1288,7 +1290,7 @@ def _crosscheck_section(report: pl.DataFrame) -> list[str]:
     ]
 
 
-def _audit_page(site: _Site) -> str:
+def _audit_page(site: _Site, flagged: pl.DataFrame) -> str:
     data = site.data
     extra = stringify(data.snapshots.select("rows", "rejected", "checks"))
     snapshots = data.snapshots.with_columns(
@@ -1358,6 +1360,7 @@ def _audit_page(site: _Site) -> str:
         or "_No upstream record was rejected._\n",
     ]
     parts += _accelerator_coverage(data.results)
+    parts += flags_section(flagged)
     if data.crosscheck is not None:
         parts += _crosscheck_section(data.crosscheck)
     return site.write_page("audit.md", "\n".join(parts))
@@ -1552,6 +1555,7 @@ def render_site(
     benchmark_pages = {b: _benchmark_page(site, b, best) for b in benchmarks}
     _benchmarks_index(site, benchmarks)
     history_page.render_history_page(site, histories, site.rounds, METHODOLOGY)
+    flagged = flagged_pairs((data.gains, data.generations, data.scaling))
     tables = {
         "results": data.results,
         "rejected": data.rejected,
@@ -1560,6 +1564,7 @@ def render_site(
         "scaling": data.scaling,
         "snapshots": data.snapshots,
         "accelerator_histories": histories,
+        "flagged_pairs": flagged,
     }
     if data.crosscheck is not None:
         tables["crosscheck"] = data.crosscheck
@@ -1570,7 +1575,7 @@ def render_site(
     )
     site.written += [p for d in downloads for p in (d.csv, d.parquet)]
     _data_page(site, downloads)
-    _audit_page(site)
+    _audit_page(site, flagged)
     nav = {
         f"{GENERATED}/releases/index.md": [
             {escape(r): p} for r, p in release_pages.items()

@@ -1,0 +1,96 @@
+"""The Audit page's plausibility section and the download of every flagged pair.
+
+The rules live in ``pipeline/registry/plausibility.toml``; this module only shows
+them (reason and evidence, escaped) with how many pairs each one flagged, and builds
+the table of flagged pairs the Data and Audit pages offer for download.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from pipeline.analysis.plausibility import FlagRule, load_rules
+from pipeline.render.escape import escape
+from pipeline.render.tables import html_table
+
+#: Columns of the flagged-pairs download, in order.
+FLAGGED_COLUMNS = (
+    "kind", "identity_level", "benchmark", "scenario", "division", "result_unit",
+    "release_old", "release_new", "submitter_old", "submitter_new", "platform_old",
+    "platform_new", "total_accelerators_old", "total_accelerators_new", "ratio",
+    "efficiency", "flags", "flag_reasons", "result_key_old", "result_key_new",
+    "result_url_old", "result_url_new",
+)  # fmt: skip
+
+
+def flagged_pairs(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """Every pair of every kind that a plausibility rule flagged.
+
+    Args:
+        frames: Pair tables in ``PAIR_SCHEMA`` (``SiteData`` guarantees it).
+    """
+    return (
+        pl.concat([f.select(FLAGGED_COLUMNS) for f in frames])
+        .filter(pl.col("flags").list.len().fill_null(0) > 0)
+        .sort(
+            "kind",
+            "identity_level",
+            "benchmark",
+            "scenario",
+            "release_new",
+            "result_key_old",
+            "result_key_new",
+        )  # fmt: skip
+    )
+
+
+def flags_section(
+    flagged: pl.DataFrame, rules: Sequence[FlagRule] | None = None
+) -> list[str]:
+    """Markdown parts: each rule, its evidence and how many pairs it flagged."""
+    rules = load_rules() if rules is None else rules
+    counts = (
+        flagged.explode("flags").group_by("flags", "kind").len()
+        if flagged.height
+        else pl.DataFrame(
+            schema={"flags": pl.String, "kind": pl.String, "len": pl.UInt32}
+        )
+    )
+    rows = pl.DataFrame(
+        {
+            "c_id": [f"<code>{escape(r.id)}</code>" for r in rules],
+            "c_reason": [escape(r.reason) for r in rules],
+            "c_pairs": [
+                ", ".join(
+                    f"{escape(kind)} {n:,}"
+                    for kind, n in counts.filter(pl.col("flags") == r.id)
+                    .sort("kind")
+                    .select("kind", "len")
+                    .iter_rows()
+                )
+                or "none"
+                for r in rules
+            ],
+            "c_evidence": [escape(" ".join(r.evidence.split())) for r in rules],
+        }
+    )
+    return [
+        "## Plausibility flags\n",
+        "Every derived pair is checked against the reviewed rules in "
+        "`pipeline/registry/plausibility.toml`. A flagged pair stays in its table with "
+        "a badge and the reason, and never enters a headline or a top-N list. "
+        f"Flagged pairs: **{flagged.height:,}**. Every one of them, with its "
+        "reasons and both cited results, is in the "
+        "[flagged pairs download](downloads/flagged_pairs.csv).\n",
+        html_table(
+            rows,
+            {
+                "c_id": "Flag",
+                "c_reason": "What it tells a reader",
+                "c_pairs": "Pairs flagged",
+                "c_evidence": "Why",
+            },
+        ),
+    ]
