@@ -153,3 +153,10 @@ def test_an_id_twice_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PlausibilityRulesError) as info:
         load_rules(path)
     assert str(info.value) == "t.toml: id(s) listed twice: x"
+
+
+def test_methodology_documents_every_rule() -> None:
+    text = (Path(__file__).parents[3] / "site" / "methodology.md").read_text()
+    section = text.split("## Plausibility flags", 1)[1].split("\n## ", 1)[0]
+    for rule in load_rules():
+        assert f"`{rule.id}`" in section, rule.id
