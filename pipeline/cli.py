@@ -97,6 +97,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     import polars as pl
 
     from pipeline import settings
+    from pipeline.analysis.plausibility import unflagged
 
     asset, release_column, label = PAIR_TABLES[args.command]
     path = settings.data_dir() / "assets" / asset / "_.parquet"
@@ -111,6 +112,8 @@ def cmd_pairs(args: argparse.Namespace) -> int:
         table = table.filter(pl.col(release_column) == args.release)
     if args.level:
         table = table.filter(pl.col("identity_level") == args.level)
+    if not args.include_flagged:
+        table = table.filter(unflagged())
     value = "efficiency" if args.command == "scaling" else "ratio"
     ranked = (
         table.sort(value, descending=True)
@@ -134,6 +137,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
             ).alias("new"),
             pl.col(value).round(3).alias(value),
             pl.format("{} -> {}", "result_key_old", "result_key_new").alias("cites"),
+            *([pl.col("flags").list.join(", ")] if args.include_flagged else []),
         )
         .collect()
     )
@@ -194,6 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
         pairs.add_argument("--release", metavar="vX.Y", help="newer end's release")
         pairs.add_argument("--level", help="identity level / reading to keep")
         pairs.add_argument("--top", type=int, default=20, help="rows (default 20)")
+        pairs.add_argument(
+            "--include-flagged",
+            action="store_true",
+            help="also list pairs a plausibility rule flagged (with their flags)",
+        )
         pairs.set_defaults(func=cmd_pairs)
     return parser
 

@@ -60,3 +60,28 @@ def test_gains_top_n_cites_both_ends(
     assert "1.538" in out[2]
     assert "5.1-0072:deepseek-r1:Offline -> 6.0-0078:deepseek-r1:Offline" in out[2]
     assert "v5.1 GB300-NVL72 (72 chips)" in out[2]
+
+
+def test_top_n_leaves_out_flagged_pairs_unless_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    base = dict.fromkeys(PAIR_SCHEMA) | {
+        "identity_level": "system", "benchmark": "yolo-95", "scenario": "Offline",
+        "division": "closed", "release_old": "v6.0", "release_new": "v6.1",
+        "platform_old": "GB10", "platform_new": "GB10", "total_accelerators_old": 1,
+        "total_accelerators_new": 1, "result_key_old": "a", "result_key_new": "b",
+    }  # fmt: skip
+    rows = [
+        base | {"ratio": 1.2, "flags": []},
+        base | {"ratio": 46.5, "flags": ["large_software_gain", "outlier_end"],
+                "result_key_new": "c"},
+    ]  # fmt: skip
+    folder = tmp_path / "assets" / "out_mlperf__software_gains"
+    folder.mkdir(parents=True)
+    pl.DataFrame(rows, schema=PAIR_SCHEMA).write_parquet(folder / "_.parquet")
+    assert main(["gains", "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "1.2" in out and "46.5" not in out
+    assert main(["gains", "--data-dir", str(tmp_path), "--include-flagged"]) == 0
+    out = capsys.readouterr().out
+    assert "46.5" in out and "large_software_gain, outlier_end" in out
