@@ -170,7 +170,10 @@ def describe_release(instance: dg.DagsterInstance, outcome: RunOutcome) -> str:
     tree_note = ""
     if tree.get("status") == "ingested":
         rows = latest_metadata(instance, "core_mlperf__tree_results", version)
-        tree_note = f"; raw tree: {rows.get('rows')} rows"
+        rejected = latest_metadata(instance, "core_mlperf__tree_rejected", version)
+        tree_note = (
+            f"; raw tree: {rows.get('rows')} rows, {rejected.get('rows')} rejected"
+        )
     if raw.get("status") != "ingested" and not raw.get("sha256"):
         message = str(raw.get("message") or f"{version}: {raw.get('status')}")
         return message + (tree_note or f"; raw tree: {tree.get('status', 'n/a')}")
