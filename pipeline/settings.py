@@ -43,14 +43,6 @@ def site_url() -> str:
     return os.environ.get("MLPERF_LEDGER_SITE_URL", "").strip() or "http://127.0.0.1:8000/"
 
 
-def headline_flagged() -> bool:
-    """Whether home-page headlines include preview/inferred pairs (marked).
-
-    ``MLPERF_HEADLINE_FLAGGED=exclude`` keeps headlines to measured, available results.
-    """
-    return os.environ.get("MLPERF_HEADLINE_FLAGGED", "include").strip() != "exclude"
-
-
 def tree_api() -> str:
     """Where raw trees are listed; "" derives it from the source base."""
     return os.environ.get("MLPERF_TREE_API", "").strip()

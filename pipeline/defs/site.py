@@ -187,7 +187,6 @@ def out_site__pages(
             PERFORMANCE_PAGE: render_performance_page(_bench_results()),
         },
         release_notes=_release_notes(corrections_df, verdicts),
-        headline_flagged=settings.headline_flagged(),
         extra_tables={
             "exclusions": (
                 excluded,

@@ -4,10 +4,20 @@ Pages embed the files with vega-embed (``site/assets/js/charts.js``), so a chart
 artefact that can be diffed, downloaded and opened in any Vega-Lite tool. Design rules
 that hold for every chart:
 
-* one fixed colour per accelerator vendor (``VENDOR_COLOURS``), on every page;
-* log scales when values span more than ``LOG_SPAN`` (chip counts, tokens/s);
-* ``width="container"`` so a chart fits a phone screen;
-* tooltips that cite the upstream result keys a mark is computed from;
+* colour tells apart what the chart compares (``compare_scale``: accelerators, chip
+  pairs, system families); accelerator lines keep their vendor's hue
+  (``VENDOR_COLOURS``, ``accelerator_scale``);
+* one unit per axis: measured values are split by scenario and unit
+  (``split_by_unit``); ratios and efficiencies are unitless;
+* reference lines: a dashed rule at 1× on ratio axes, linear scaling on scaling
+  charts; ratios always on a log axis, measured values when they span more than
+  ``LOG_SPAN``, and an axis title says "log scale" exactly when it is one;
+* ``width="container"`` so a chart fits a phone screen, with a numeric height (a step
+  height makes Vega drop its fit and warn);
+* y labels of at most ``LABEL_CHARS`` characters, never cut by Vega, the full name in
+  the tooltip;
+* tooltips that cite the upstream result keys a mark is computed from, with units and
+  plausibility flags (flagged pairs are drawn faint);
 * data above ``INLINE_LIMIT`` bytes goes to a separate JSON file next to the spec, so
   no page with many charts grows heavy.
 
@@ -29,6 +39,8 @@ import vl_convert
 
 from pipeline.render.escape import safe_url
 from pipeline.render.site_data import CPU_ONLY_VENDOR, OTHER_VENDOR
+from pipeline.render.tables import number
+from pipeline.transform.results import SCENARIOS
 
 #: Vendor -> colour, fixed so a vendor looks the same on every chart and page.
 VENDOR_COLOURS: dict[str, str] = {
@@ -52,6 +64,15 @@ SVG_WIDTH = 720
 DATA_NAME = "table"
 #: Pairs per chart that get a labelled row each; more are grouped (pair_ratio_chart).
 MAX_LABELLED_ROWS = 40
+#: Characters of a y-axis label; a longer name is shortened with "…" (its tooltip has
+#: it whole), so Vega never cuts a label and two rows never read alike.
+LABEL_CHARS = 44
+#: Height of one labelled row (px).
+ROW_HEIGHT = 22
+#: Colour of reference lines (1×, linear scaling).
+REFERENCE_COLOUR = "#555"
+#: A pair's plausibility status in charts (``flags`` empty or not).
+UNFLAGGED, FLAGGED = "unflagged", "flagged"
 
 
 @dataclass(frozen=True)
@@ -100,9 +121,76 @@ def _scale(values: pl.Series, *, base: int = 10) -> alt.Scale:
     return alt.Scale(zero=False, nice=True)
 
 
+def is_log(scale: alt.Scale) -> bool:
+    """Whether a scale is logarithmic (axis titles then say so)."""
+    return scale.to_dict().get("type") == "log"
+
+
+def axis_title(title: str, scale: alt.Scale) -> str:
+    """An axis title that says "log scale" exactly when the axis is one."""
+    return f"{title} (log scale)" if is_log(scale) else title
+
+
+def ratio_scale() -> alt.Scale:
+    """Ratios always sit on a log axis: 0.5× and 2× are equally far from 1×."""
+    return alt.Scale(type="log", base=2)
+
+
+RATIO_TITLE = "ratio, × better (log scale)"
+
+
+def compare_scale(values: pl.Series) -> alt.Scale:
+    """Colours of what a chart compares (accelerators, chip pairs, system families).
+
+    A categorical scheme, not vendor colours: a chart that only holds one vendor's
+    chips still tells them apart.
+    """
+    domain = sorted({str(v) for v in values.drop_nulls().to_list()})
+    scheme = "tableau10" if len(domain) <= 10 else "tableau20"
+    return alt.Scale(domain=domain, scheme=scheme)
+
+
+def _compare_colour(frame: pl.DataFrame, title: str) -> alt.Color:
+    return alt.Color(
+        "compare:N",
+        scale=compare_scale(frame["compare"]),
+        legend=alt.Legend(
+            orient="bottom", title=title, columns=1, labelLimit=280, symbolLimit=0
+        ),
+    )
+
+
+def _status_opacity() -> dict:
+    """Flagged pairs are drawn faint (the subtitle says so, the tooltip says why)."""
+    return alt.condition(
+        f"datum.status == '{FLAGGED}'", alt.value(0.3), alt.value(0.95)
+    )
+
+
+def _title(title: str, frame: pl.DataFrame, note: str | None = None) -> alt.TitleParams:
+    """The chart title, with a subtitle for what the marks' styles mean."""
+    notes = [note] if note else []
+    if FLAGGED in set(frame["status"].to_list()):
+        notes.append("faint: pairs with a plausibility flag")
+    return alt.TitleParams(title, subtitle="; ".join(notes) if notes else alt.Undefined)
+
+
 def _chart_url(column: str) -> pl.Expr:
     """Result URL for a chart's ``href``: checked like page links, no HTML entities."""
     return safe_url(pl.col(column), html=False)
+
+
+def reading_label(levels: pl.Expr, kind: pl.Expr) -> pl.Expr:
+    """Identity levels as pages name them.
+
+    A scaling pair of one submitter's system family is *scaling*; the best result at
+    each size from any submitter is a *size comparison*, never called scaling. Other
+    kinds keep the analysis' level names (the downloads always do).
+    """
+    renamed = levels.str.replace_all(
+        "same_submitter", "scaling", literal=True
+    ).str.replace_all("best_of_any", "size comparison", literal=True)
+    return pl.when(kind == "scaling").then(renamed).otherwise(levels)
 
 
 def _end_tooltips(suffix: str, label: str) -> list[alt.Tooltip]:
@@ -111,12 +199,36 @@ def _end_tooltips(suffix: str, label: str) -> list[alt.Tooltip]:
         alt.Tooltip(f"release{suffix}:N", title=f"{label} release"),
         alt.Tooltip(f"system{suffix}:N", title=f"{label} submitter · system"),
         alt.Tooltip(f"chips{suffix}:N", title=f"{label} accelerators"),
-        alt.Tooltip(f"result_value{suffix}:Q", title=f"{label} result", format=",.6~g"),
+        alt.Tooltip(f"value{suffix}:N", title=f"{label} result"),
     ]
 
 
-def _pair_frame(pairs: pl.DataFrame, label: pl.Expr) -> pl.DataFrame:
-    """The columns pair charts need, with a unique y label per pair."""
+def _flag_tooltips() -> list[alt.Tooltip]:
+    return [
+        alt.Tooltip("reading:N", title="reading"),
+        alt.Tooltip("flags:N", title="plausibility flags"),
+    ]
+
+
+def _shorten(label: pl.Expr, chars: int = LABEL_CHARS) -> pl.Expr:
+    return (
+        pl.when(label.str.len_chars() > chars)
+        .then(pl.concat_str(label.str.slice(0, chars - 1), pl.lit("…")))
+        .otherwise(label)
+    )
+
+
+def _pair_frame(
+    pairs: pl.DataFrame, label: pl.Expr, compare: pl.Expr | None = None
+) -> pl.DataFrame:
+    """The columns pair charts need, with a unique y label per pair.
+
+    ``label`` is the full name of a pair (in tooltips); ``short`` is at most
+    ``LABEL_CHARS`` characters (on the axis), numbered where two pairs would read
+    alike. ``compare`` is what the colour tells apart; ``status`` and ``flags`` come
+    from the plausibility flags.
+    """
+    unit = pl.col("result_unit").fill_null("")
     ends = []
     for suffix in ("_old", "_new"):
         ends += [
@@ -132,221 +244,367 @@ def _pair_frame(pairs: pl.DataFrame, label: pl.Expr) -> pl.DataFrame:
             ).alias(f"chips{suffix}"),
             pl.col(f"total_accelerators{suffix}"),
             pl.col(f"result_value{suffix}").round_sig_figs(6),
+            pl.format("{} {}", number(pl.col(f"result_value{suffix}")), unit).alias(
+                f"value{suffix}"
+            ),
         ]
+    flagged = pl.col("flags").list.len().fill_null(0) > 0
     # Rounded to what the tooltips show: chart data is the bulk of a pair page's bytes.
     frame = pairs.select(
         label.alias("label"),
         "benchmark",
         "scenario",
-        "identity_level",
+        reading_label(
+            pl.col("identity_level").str.split(", ").list.first(), pl.col("kind")
+        ).alias("reading"),
         "result_unit",
         pl.col("ratio").round(4),
         pl.col("efficiency").round(4),
-        pl.col("vendor"),
+        (compare if compare is not None else pl.lit("")).alias("compare"),
+        pl.when(flagged)
+        .then(pl.lit(FLAGGED))
+        .otherwise(pl.lit(UNFLAGGED))
+        .alias("status"),
+        pl.col("flag_reasons").fill_null("none").alias("flags"),
         _chart_url("result_url_new").alias("url"),
         *ends,
-    )
+    ).with_columns(short=_shorten(pl.col("label")))
     # Two pairs can share a label (same system, two scenarios); number the repeats.
-    repeat = pl.col("label").cum_count().over("label")
+    repeat = pl.col("short").cum_count().over("short")
+    suffix = pl.when(repeat > 1).then(pl.format(" #{}", repeat)).otherwise(pl.lit(""))
     return frame.with_columns(
-        label=pl.when(repeat > 1)
-        .then(pl.format("{} #{}", pl.col("label"), repeat))
-        .otherwise(pl.col("label"))
+        label=pl.concat_str("label", suffix), short=pl.concat_str("short", suffix)
     )
+
+
+def _parity_rule() -> alt.Chart:
+    """The dashed reference at 1×: no change."""
+    return (
+        alt.Chart()
+        .mark_rule(strokeDash=[4, 4], color=REFERENCE_COLOUR)
+        .encode(x=alt.XDatum(1))
+    )
+
+
+def _rows_height(rows: int) -> int:
+    """A fixed height for ``rows`` labelled rows.
+
+    Heights are numbers, not Vega-Lite steps: a step height with
+    ``width="container"`` makes Vega drop its "fit" autosize and warn in the console.
+    """
+    return max(rows, 1) * ROW_HEIGHT
 
 
 def pair_ratio_chart(
-    pairs: pl.DataFrame, *, title: str, label: pl.Expr, ends: tuple[str, str]
+    pairs: pl.DataFrame,
+    *,
+    title: str,
+    label: pl.Expr,
+    ends: tuple[str, str],
+    compare: pl.Expr,
+    compare_title: str,
 ) -> tuple[alt.LayerChart, pl.DataFrame]:
-    """Dot plot of pair ratios with a dashed rule at 1×.
+    """Dot plot of pair ratios on a log axis with a dashed rule at 1×.
 
     Up to ``MAX_LABELLED_ROWS`` pairs get one labelled row each; beyond that the rows
     would make the chart taller than a screen, so pairs are grouped by scenario and
     identity level and told apart by their tooltips (the table lists every pair).
 
     Args:
-        pairs: Rows in the pair schema plus a ``vendor`` column.
+        pairs: Rows in the pair schema.
         title: Chart title.
-        label: Expression naming a pair on the y axis.
+        label: Expression naming a pair on the y axis (shortened there, whole in the
+            tooltip).
         ends: Words for the two ends in tooltips, e.g. ("older", "newer").
+        compare: What the colour tells apart (e.g. the accelerator).
+        compare_title: The colour legend's title.
 
     Returns:
         The chart (on named data) and the data frame to attach to it.
     """
-    frame = _pair_frame(pairs, label).with_columns(
-        group=pl.format("{} · {}", pl.col("scenario"), pl.col("identity_level"))
+    frame = _pair_frame(pairs, label, compare).with_columns(
+        group=pl.format("{} · {}", pl.col("scenario"), pl.col("reading"))
     )
-    y_field = "label:N" if frame.height <= MAX_LABELLED_ROWS else "group:N"
+    y_field = "short" if frame.height <= MAX_LABELLED_ROWS else "group"
     tooltip = [
         alt.Tooltip("label:N", title="pair"),
-        alt.Tooltip("ratio:Q", title="ratio (derived)", format=".2f"),
-        alt.Tooltip("identity_level:N", title="identity level"),
+        alt.Tooltip("compare:N", title=compare_title),
+        alt.Tooltip("ratio:Q", title="ratio, × better (derived)", format=".3~f"),
         alt.Tooltip("scenario:N"),
+        *_flag_tooltips(),
         *_end_tooltips("_old", ends[0]),
         *_end_tooltips("_new", ends[1]),
     ]
-    points = (
-        alt.Chart()
-        .mark_point(filled=True, size=80, opacity=0.9)
-        .encode(
-            x=alt.X("ratio:Q", scale=_scale(frame["ratio"]), title="ratio (× better)"),
-            y=alt.Y(y_field, sort="-x", title=None, axis=alt.Axis(labelLimit=220)),
-            color=alt.Color(
-                "vendor:N",
-                scale=vendor_scale(frame["vendor"]),
-                legend=alt.Legend(orient="bottom", title="vendor"),
-            ),
-            shape=alt.Shape(
-                "identity_level:N", legend=alt.Legend(orient="bottom", title="level")
-            ),
-            tooltip=tooltip,
-            href=alt.Href("url:N"),
+    encoding: dict = {
+        "x": alt.X("ratio:Q", scale=ratio_scale(), title=RATIO_TITLE),
+        "y": alt.Y(f"{y_field}:N", sort="-x", title=None, axis=alt.Axis(labelLimit=0)),
+        "color": _compare_colour(frame, compare_title),
+        "opacity": _status_opacity(),
+        "tooltip": tooltip,
+        "href": alt.Href("url:N"),
+    }
+    if frame["reading"].n_unique() > 1:
+        encoding["shape"] = alt.Shape(
+            "reading:N",
+            legend=alt.Legend(orient="top", direction="horizontal", title="level"),
         )
-    )
-    parity = (
-        alt.Chart().mark_rule(strokeDash=[4, 4], color="#666").encode(x=alt.XDatum(1))
-    )
-    chart = alt.layer(parity, points, data=alt.NamedData(name=DATA_NAME)).properties(
-        width="container", height=alt.Step(18), title=title
+    points = alt.Chart().mark_point(filled=True, size=80).encode(**encoding)
+    chart = alt.layer(
+        _parity_rule(), points, data=alt.NamedData(name=DATA_NAME)
+    ).properties(
+        width="container",
+        height=_rows_height(frame[y_field].n_unique()),
+        title=_title(title, frame),
     )
     return chart, frame
 
 
 def ratio_strip_chart(
-    pairs: pl.DataFrame, *, title: str, ends: tuple[str, str]
+    pairs: pl.DataFrame,
+    *,
+    title: str,
+    ends: tuple[str, str],
+    compare: pl.Expr,
+    compare_title: str,
 ) -> tuple[alt.LayerChart, pl.DataFrame]:
-    """Ratios grouped by benchmark: the headline view of many pairs at once."""
+    """Ratios grouped by benchmark on a log axis: the headline view of many pairs."""
     frame = _pair_frame(
         pairs,
         pl.format("{} · {}", pl.col("submitter_new"), pl.col("system_name_new")),
+        compare,
     )
     tooltip = [
         alt.Tooltip("benchmark:N"),
         alt.Tooltip("scenario:N"),
-        alt.Tooltip("ratio:Q", title="ratio (derived)", format=".2f"),
+        alt.Tooltip("compare:N", title=compare_title),
+        alt.Tooltip("ratio:Q", title="ratio, × better (derived)", format=".3~f"),
+        *_flag_tooltips(),
         *_end_tooltips("_old", ends[0]),
         *_end_tooltips("_new", ends[1]),
     ]
     points = (
         alt.Chart()
-        .mark_point(filled=True, size=70, opacity=0.75)
+        .mark_point(filled=True, size=70)
         .encode(
-            x=alt.X("ratio:Q", scale=_scale(frame["ratio"]), title="ratio (× better)"),
-            y=alt.Y("benchmark:N", title=None, axis=alt.Axis(labelLimit=200)),
-            color=alt.Color(
-                "vendor:N",
-                scale=vendor_scale(frame["vendor"]),
-                legend=alt.Legend(orient="bottom", title="vendor"),
-            ),
+            x=alt.X("ratio:Q", scale=ratio_scale(), title=RATIO_TITLE),
+            y=alt.Y("benchmark:N", title=None, axis=alt.Axis(labelLimit=0)),
+            color=_compare_colour(frame, compare_title),
+            opacity=_status_opacity(),
             tooltip=tooltip,
             href=alt.Href("url:N"),
         )
     )
-    parity = (
-        alt.Chart().mark_rule(strokeDash=[4, 4], color="#666").encode(x=alt.XDatum(1))
-    )
-    chart = alt.layer(parity, points, data=alt.NamedData(name=DATA_NAME)).properties(
-        width="container", height=alt.Step(22), title=title
+    chart = alt.layer(
+        _parity_rule(), points, data=alt.NamedData(name=DATA_NAME)
+    ).properties(
+        width="container",
+        height=_rows_height(frame["benchmark"].n_unique()),
+        title=_title(title, frame),
     )
     return chart, frame
 
 
-def scaling_chart(
-    pairs: pl.DataFrame, *, title: str
-) -> tuple[alt.LayerChart, pl.DataFrame]:
-    """Segments from the smaller to the larger system on log-log axes.
+def system_family_label() -> pl.Expr:
+    """What a scaling chart tells apart: one submitter's systems of one accelerator."""
+    return pl.format(
+        "{} · {}",
+        pl.col("submitter_new"),
+        pl.col("accelerator_name_new").fill_null("CPU"),
+    )
 
-    On log-log axes perfect linear scaling is a slope of one, so flatter segments show
-    efficiency losses at a glance; the tooltip gives the efficiency number.
+
+def _scaling_tooltips() -> list[alt.Tooltip]:
+    return [
+        alt.Tooltip("label:N", title="pair"),
+        alt.Tooltip("compare:N", title="system family"),
+        alt.Tooltip("efficiency:Q", title="scaling efficiency (derived)", format=".1%"),
+        alt.Tooltip("ratio:Q", title="throughput ratio (derived)", format=".3~f"),
+        alt.Tooltip("growth:Q", title="accelerator count ratio", format=".3~f"),
+        *_flag_tooltips(),
+        *_end_tooltips("_old", "smaller"),
+        *_end_tooltips("_new", "larger"),
+    ]
+
+
+def _single_unit(pairs: pl.DataFrame) -> str:
+    units = sorted(pairs["result_unit"].drop_nulls().unique().to_list())
+    if len(units) > 1:
+        raise ValueError(
+            f"a chart axis holds one unit, these pairs have {', '.join(units)}: "
+            "split them by unit (split_by_unit) first"
+        )
+    return units[0] if units else "result"
+
+
+def split_by_unit(pairs: pl.DataFrame) -> list[tuple[str, str, pl.DataFrame]]:
+    """(scenario, unit, pairs) per scenario and unit, in MLPerf's scenario order.
+
+    A chart of measured values takes one part: Samples/s and Queries/s never share an
+    axis, nor do two scenarios' different metrics.
     """
+    if pairs.height == 0:
+        return []
+    parts = pairs.partition_by(["scenario", "result_unit"], as_dict=True)
+    order = {s: i for i, s in enumerate(SCENARIOS)}
+    return [
+        (str(scenario), str(unit), part)
+        for (scenario, unit), part in sorted(
+            parts.items(),
+            key=lambda item: (
+                order.get(item[0][0], len(order)),
+                str(item[0][0]),
+                str(item[0][1]),
+            ),
+        )
+    ]
+
+
+def scaling_chart(
+    pairs: pl.DataFrame, *, title: str, compare: pl.Expr | None = None
+) -> tuple[alt.LayerChart, pl.DataFrame]:
+    """Segments from the smaller to the larger system, one unit on the y axis.
+
+    The dashed segment from each smaller system is linear scaling (its result times
+    the growth in accelerator count): a solid segment under it lost efficiency. Axes
+    are logarithmic where the values span orders of magnitude, and say so.
+
+    ``compare`` names what the colour tells apart (default: submitter and
+    accelerator, ``system_family_label``).
+
+    Raises:
+        ValueError: the pairs hold more than one unit (``split_by_unit`` first).
+    """
+    unit = _single_unit(pairs)
     frame = _pair_frame(
         pairs,
-        pl.format("{} · {}", pl.col("submitter_new"), pl.col("system_name_new")),
+        pl.format(
+            "{} · {} ({})",
+            pl.col("submitter_new"),
+            pl.col("system_name_new"),
+            pl.col("scenario"),
+        ),
+        system_family_label() if compare is None else compare,
+    ).with_columns(
+        growth=(
+            pl.col("total_accelerators_new") / pl.col("total_accelerators_old")
+        ).round(4),
+    )
+    frame = frame.with_columns(
+        linear=(pl.col("result_value_old") * pl.col("growth")).round_sig_figs(6)
     )
     counts = pl.concat(
         [frame["total_accelerators_old"], frame["total_accelerators_new"]]
     )
-    values = pl.concat([frame["result_value_old"], frame["result_value_new"]])
-    x_scale = alt.Scale(type="log", base=2) if needs_log(counts, 4) else alt.Scale()
-    y_scale = _scale(values)
-    unit = frame["result_unit"].drop_nulls().first() or "result"
-    tooltip = [
-        alt.Tooltip("label:N", title="pair"),
-        alt.Tooltip("efficiency:Q", title="scaling efficiency (derived)", format=".0%"),
-        alt.Tooltip("ratio:Q", title="throughput ratio (derived)", format=".2f"),
-        *_end_tooltips("_old", "smaller"),
-        *_end_tooltips("_new", "larger"),
-    ]
-    colour = alt.Color(
-        "vendor:N",
-        scale=vendor_scale(frame["vendor"]),
-        legend=alt.Legend(orient="bottom", title="vendor"),
+    values = pl.concat(
+        [frame["result_value_old"], frame["result_value_new"], frame["linear"]]
     )
-    segment = (
+    x_scale = (
+        alt.Scale(type="log", base=2) if needs_log(counts, 4) else alt.Scale(zero=False)
+    )
+    y_scale = _scale(values)
+    x_title = axis_title("accelerators", x_scale)
+    y_title = axis_title(unit, y_scale)
+    tooltip = _scaling_tooltips()
+    colour = _compare_colour(frame, "system family")
+    linear = (
         alt.Chart()
-        .mark_rule(strokeWidth=2)
+        .mark_rule(strokeDash=[4, 4], color=REFERENCE_COLOUR, strokeWidth=1.5)
         .encode(
-            x=alt.X("total_accelerators_old:Q", scale=x_scale, title="accelerators"),
+            x=alt.X("total_accelerators_old:Q", scale=x_scale, title=x_title),
             x2=alt.X2("total_accelerators_new:Q"),
-            y=alt.Y("result_value_old:Q", scale=y_scale, title=unit),
-            y2=alt.Y2("result_value_new:Q"),
-            color=colour,
+            y=alt.Y("result_value_old:Q", scale=y_scale, title=y_title),
+            y2=alt.Y2("linear:Q"),
             tooltip=tooltip,
         )
     )
-    ends = [
+    segment = (
+        alt.Chart()
+        .mark_rule(strokeWidth=2.5)
+        .encode(
+            x=alt.X("total_accelerators_old:Q", scale=x_scale, title=x_title),
+            x2=alt.X2("total_accelerators_new:Q"),
+            y=alt.Y("result_value_old:Q", scale=y_scale, title=y_title),
+            y2=alt.Y2("result_value_new:Q"),
+            color=colour,
+            opacity=_status_opacity(),
+            tooltip=tooltip,
+        )
+    )
+    points = [
         alt.Chart()
         .mark_point(filled=True, size=60)
         .encode(
-            x=alt.X(f"total_accelerators{s}:Q", scale=x_scale),
-            y=alt.Y(f"result_value{s}:Q", scale=y_scale),
+            x=alt.X(f"total_accelerators{s}:Q", scale=x_scale, title=x_title),
+            y=alt.Y(f"result_value{s}:Q", scale=y_scale, title=y_title),
             color=colour,
+            opacity=_status_opacity(),
             tooltip=tooltip,
             href=alt.Href("url:N"),
         )
         for s in ("_old", "_new")
     ]
-    chart = alt.layer(segment, *ends, data=alt.NamedData(name=DATA_NAME)).properties(
-        width="container", height=280, title=title
+    chart = alt.layer(
+        linear, segment, *points, data=alt.NamedData(name=DATA_NAME)
+    ).properties(
+        width="container",
+        height=280,
+        title=_title(title, frame, "dashed: linear scaling from the smaller system"),
     )
     return chart, frame
 
 
 def efficiency_chart(
-    pairs: pl.DataFrame, *, title: str
-) -> tuple[alt.Chart, pl.DataFrame]:
-    """Scaling efficiency against the growth in chip count (headline view)."""
+    pairs: pl.DataFrame, *, title: str, compare: pl.Expr | None = None
+) -> tuple[alt.LayerChart, pl.DataFrame]:
+    """Scaling efficiency against the growth in chip count, with linear scaling at 100%.
+
+    Efficiency is unitless, so pairs of any unit share the y axis.
+    """
     frame = _pair_frame(
         pairs,
-        pl.format("{} · {}", pl.col("submitter_new"), pl.col("system_name_new")),
+        pl.format(
+            "{} · {} ({})",
+            pl.col("submitter_new"),
+            pl.col("system_name_new"),
+            pl.col("scenario"),
+        ),
+        system_family_label() if compare is None else compare,
     ).with_columns(
-        growth=pl.col("total_accelerators_new") / pl.col("total_accelerators_old")
+        growth=(
+            pl.col("total_accelerators_new") / pl.col("total_accelerators_old")
+        ).round(4)
     )
-    chart = (
-        alt.Chart(alt.NamedData(name=DATA_NAME))
-        .mark_point(filled=True, size=70, opacity=0.8)
+    x_scale = alt.Scale(type="log", base=2)
+    points = (
+        alt.Chart()
+        .mark_point(filled=True, size=70)
         .encode(
             x=alt.X(
                 "growth:Q",
-                scale=alt.Scale(type="log", base=2),
-                title="accelerator count growth (×)",
+                scale=x_scale,
+                title=axis_title("accelerator count growth, ×", x_scale),
             ),
-            y=alt.Y("efficiency:Q", axis=alt.Axis(format="%"), title="efficiency"),
-            color=alt.Color(
-                "vendor:N",
-                scale=vendor_scale(frame["vendor"]),
-                legend=alt.Legend(orient="bottom", title="vendor"),
+            y=alt.Y(
+                "efficiency:Q",
+                scale=alt.Scale(zero=False, nice=True),
+                axis=alt.Axis(format="%"),
+                title="scaling efficiency (100% = linear)",
             ),
-            tooltip=[
-                alt.Tooltip("benchmark:N"),
-                alt.Tooltip("label:N", title="pair"),
-                alt.Tooltip("efficiency:Q", title="efficiency (derived)", format=".0%"),
-                *_end_tooltips("_old", "smaller"),
-                *_end_tooltips("_new", "larger"),
-            ],
+            color=_compare_colour(frame, "system family"),
+            opacity=_status_opacity(),
+            tooltip=[alt.Tooltip("benchmark:N"), *_scaling_tooltips()],
             href=alt.Href("url:N"),
         )
-        .properties(width="container", height=260, title=title)
+    )
+    linear = (
+        alt.Chart()
+        .mark_rule(strokeDash=[4, 4], color=REFERENCE_COLOUR)
+        .encode(y=alt.YDatum(1))
+    )
+    chart = alt.layer(linear, points, data=alt.NamedData(name=DATA_NAME)).properties(
+        width="container",
+        height=260,
+        title=_title(title, frame, "dashed: linear scaling (100%)"),
     )
     return chart, frame
 
@@ -399,9 +657,13 @@ def best_per_accelerator_chart(
 
     Returns:
         The chart (on named data) and its data frame.
+
+    Raises:
+        ValueError: ``best`` holds more than one unit.
     """
     frame = best.select(
         "release",
+        "result_unit",
         pl.col("accelerator_label").alias("accelerator"),
         pl.col("accelerator_vendor").fill_null(OTHER_VENDOR).alias("vendor"),
         "metric",
@@ -414,6 +676,8 @@ def best_per_accelerator_chart(
         "is_inferred",
         _chart_url("result_url").alias("url"),
     )
+    _single_unit(frame)
+    y_scale = _scale(frame["metric"])
     chart = (
         alt.Chart(alt.NamedData(name=DATA_NAME))
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
@@ -421,12 +685,16 @@ def best_per_accelerator_chart(
             x=alt.X(
                 "release:O", sort=releases, title="release", axis=alt.Axis(labelAngle=0)
             ),
-            y=alt.Y("metric:Q", scale=_scale(frame["metric"]), title=metric_title),
+            y=alt.Y("metric:Q", scale=y_scale, title=axis_title(metric_title, y_scale)),
             color=alt.Color(
                 "accelerator:N",
                 scale=accelerator_scale(frame),
                 legend=alt.Legend(
-                    orient="bottom", title="accelerator", columns=2, labelLimit=240
+                    orient="bottom",
+                    title="accelerator",
+                    columns=2,
+                    labelLimit=240,
+                    symbolLimit=0,
                 ),
             ),
             tooltip=[

@@ -25,6 +25,7 @@ from pathlib import Path
 import altair as alt
 import polars as pl
 
+from pipeline.analysis.plausibility import STRICTEST_LEVEL, headline_pairs
 from pipeline.labels import NO_NAME
 from pipeline.manifest import release_for
 from pipeline.render import charts, history_page
@@ -229,6 +230,32 @@ def _end_cell(suffix: str) -> pl.Expr:
     )
 
 
+def _flag_cell() -> pl.Expr:
+    """Badges naming a pair's plausibility flags, then their reasons ("" if none)."""
+    badges = (
+        pl.col("flags")
+        .fill_null([])
+        .list.eval(
+            pl.format(
+                '<span class="ledger-badge ledger-badge--flag">{}</span>',
+                escape(pl.element().str.replace_all("_", " ", literal=True)),
+            )
+        )
+        .list.join(" ")
+    )
+    return (
+        pl.when(pl.col("flags").list.len().fill_null(0) > 0)
+        .then(
+            pl.format(
+                '<br>{}<br><small class="ledger-flag-reason">{}</small>',
+                badges,
+                escape(pl.col("flag_reasons").fill_null("")),
+            )
+        )
+        .otherwise(pl.lit(""))
+    )
+
+
 def _pair_cells(
     pairs: pl.DataFrame, rounds: pl.DataFrame | None = None
 ) -> pl.DataFrame:
@@ -253,14 +280,15 @@ def _pair_cells(
             escape(pl.col("benchmark")),
             escape(pl.col("scenario")),
             escape(pl.col("division")),
-            escape(pl.col("identity_level")),
+            escape(charts.reading_label(pl.col("identity_level"), pl.col("kind"))),
             pl.when(pl.col("is_per_accelerator"))
             .then(pl.lit(" · per accelerator"))
             .otherwise(pl.lit("")),
         )
         + pl.when(skipped != "")
         .then(pl.format("<br><small>{}</small>", escape(skipped)))
-        .otherwise(pl.lit("")),
+        .otherwise(pl.lit(""))
+        + _flag_cell(),
         c_old=_end_cell("_old"),
         c_new=_end_cell("_new"),
     )
@@ -271,6 +299,7 @@ def _pair_table(
     ends: tuple[str, str],
     *,
     with_efficiency: bool = False,
+    efficiency_title: str = "Efficiency",
     limit: int | None = None,
 ) -> str:
     """A sortable table of pairs (from ``_pair_cells``), best ratio first."""
@@ -281,7 +310,7 @@ def _pair_table(
         shown = shown.head(limit)
     columns = {"c_ratio": "Ratio"}
     if with_efficiency:
-        columns["c_efficiency"] = "Efficiency"
+        columns["c_efficiency"] = efficiency_title
     columns |= {"c_comparison": "Compared", "c_old": ends[0], "c_new": ends[1]}
     return html_table(
         shown,
@@ -339,18 +368,37 @@ def _result_table(cells: pl.DataFrame) -> str:
 
 
 def _with_vendor(pairs: pl.DataFrame, results: pl.DataFrame) -> pl.DataFrame:
-    """Add the vendor of the newer end's accelerator, for chart colours."""
-    vendors = (
-        results.select(
-            pl.col("accelerator_id").alias("accelerator_id_new"),
-            pl.col("accelerator_vendor").alias("vendor"),
-        )
-        .drop_nulls()
-        .unique(subset="accelerator_id_new", keep="first")
+    """Add the newer end's vendor and each end's canonical chip name (``chip_*``).
+
+    Charts colour and label chips by their registry name ("NVIDIA H200 SXM"), so
+    upstream's spellings of one chip share a colour.
+    """
+    names = (
+        results.select("accelerator_id", "accelerator_vendor", "accelerator_label")
+        .drop_nulls("accelerator_id")
+        .sort("accelerator_id")
+        .unique(subset="accelerator_id", keep="first", maintain_order=True)
     )
-    return pairs.join(
-        vendors, on="accelerator_id_new", how="left", maintain_order="left"
-    ).with_columns(
+    for end in ("old", "new"):
+        pairs = pairs.join(
+            names.select(
+                pl.col("accelerator_id").alias(f"accelerator_id_{end}"),
+                pl.col("accelerator_label").alias(f"chip_{end}"),
+                *(
+                    [pl.col("accelerator_vendor").alias("vendor")]
+                    if end == "new"
+                    else []
+                ),
+            ),
+            on=f"accelerator_id_{end}",
+            how="left",
+            maintain_order="left",
+        ).with_columns(
+            pl.coalesce(
+                f"chip_{end}", f"accelerator_name_{end}", pl.lit("CPU only")
+            ).alias(f"chip_{end}")
+        )
+    return pairs.with_columns(
         vendor=pl.coalesce("vendor", vendor_of(pl.col("accelerator_name_new")))
     )
 
@@ -363,13 +411,37 @@ def _merge_levels(pairs: pl.DataFrame) -> pl.DataFrame:
     Two ends reported as an equal-count pair have equal counts, so normalising does
     not change their ratio: pages show the pair once, name all its levels, and call it
     per accelerator only when no reading compared the raw results.
+
+    Levels are listed strictest first. Its flags are those of its strictest reading
+    (a scaling pair of one system family is not a size comparison because it is also
+    the best at both sizes);
+    ``is_strict`` says whether it qualifies at the strictest level of its kind and
+    ``is_headline`` whether that reading is unflagged (``headline_pairs``): only
+    those enter headlines, summaries and top-N lists.
     """
     keys = ["result_key_old", "result_key_new"]
-    return pairs.group_by(keys, maintain_order=True).agg(
-        pl.exclude([*keys, "identity_level", "is_per_accelerator"]).first(),
-        pl.col("identity_level").unique(maintain_order=True).str.join(", "),
+    indexed = pairs.with_row_index("_row")
+    chosen = headline_pairs(indexed)["_row"]
+    strictest = pl.col("kind").replace_strict(STRICTEST_LEVEL, default=None)
+    marked = indexed.with_columns(
+        _strict=(pl.col("identity_level") == strictest).fill_null(False),
+        _headline=pl.col("_row").is_in(chosen.implode()),
+    ).with_columns(_rank=pl.when("_strict").then(0).otherwise(1))
+    merged_apart = [*keys, "identity_level", "is_per_accelerator"]
+    helpers = ["_row", "_strict", "_headline", "_rank"]
+    merged = marked.group_by(keys, maintain_order=True).agg(
+        pl.exclude([*merged_apart, *helpers])
+        .sort_by("_rank", maintain_order=True)
+        .first(),
+        pl.col("identity_level")
+        .sort_by("_rank", maintain_order=True)
+        .unique(maintain_order=True)
+        .str.join(", "),
         pl.col("is_per_accelerator").all(),
+        pl.col("_strict").any().alias("is_strict"),
+        pl.col("_headline").any().alias("is_headline"),
     )
+    return merged
 
 
 def _latest(pairs: pl.DataFrame) -> pl.DataFrame:
@@ -378,28 +450,14 @@ def _latest(pairs: pl.DataFrame) -> pl.DataFrame:
     return pairs.filter(pl.col("release_new") == present[-1]) if present else pairs
 
 
-def _pair_label(kind: str) -> pl.Expr:
-    if kind == "generations":
-        return pl.format(
-            "{} → {} · {} ({})",
-            pl.col("accelerator_name_old").fill_null("?"),
-            pl.col("accelerator_name_new").fill_null("?"),
-            pl.col("submitter_new"),
-            pl.col("scenario"),
-        )
-    if kind == "scaling":
-        return pl.format(
-            "{} → {} × {} ({})",
-            pl.col("total_accelerators_old"),
-            pl.col("total_accelerators_new"),
-            pl.col("accelerator_name_new").fill_null("?"),
-            pl.col("scenario"),
-        )
+def _pair_label() -> pl.Expr:
+    # Scenario first: a label shortened on the axis keeps what tells rows apart; the
+    # chips are the colour (generations) and every name is whole in the tooltip.
     return pl.format(
-        "{} · {} ({})",
+        "{} · {} · {}",
+        pl.col("scenario"),
         pl.col("submitter_new"),
         pl.col("system_name_new"),
-        pl.col("scenario"),
     )
 
 
@@ -412,6 +470,10 @@ class _PairPage:
     kind: str
     intro: str
     ends: tuple[str, str]
+    #: What a headline counts ("software gains").
+    noun: str
+    #: One line saying what a headline or summary of this page counts.
+    definition: str
     #: Sub-sections within a benchmark (gains: one per release pair).
     sections: tuple[str, ...] = ()
 
@@ -420,11 +482,28 @@ class _PairPage:
         return self.rel.removesuffix(".md")
 
 
+#: Unflagged pairs only, at the strictest identity level of each kind
+#: (``pipeline.analysis.plausibility.headline_pairs``); Methodology repeats these.
+HEADLINE_DEFINITIONS = {
+    "gains": "software-only gain of one submitter's same system (same accelerator, "
+    "accelerator count and nodes) between two rounds, newer ÷ older result; "
+    "unflagged pairs only.",
+    "generations": "successor ÷ predecessor accelerator, both results from one "
+    "submitter in the same round, benchmark, scenario and division; unflagged pairs "
+    "only.",
+    "scaling": "one submitter's one system family (same accelerator, accelerators per "
+    "node and software) at two accelerator counts in one round; efficiency = "
+    "throughput ratio ÷ count ratio (100% = linear); unflagged pairs only, never a "
+    "size comparison.",
+}
+
 GAINS = _PairPage(
     rel="software-gains.md",
     title="Software gains",
     kind="gains",
     ends=("Older result", "Newer result"),
+    noun="software gains",
+    definition=HEADLINE_DEFINITIONS["gains"],
     sections=("release_old", "release_new"),
     intro="""
 A software gain divides a result by the result of the *same* hardware in an earlier
@@ -433,7 +512,9 @@ shows two identity levels: **system** (same submitter and system) and **hardware
 accelerator model, accelerator count and node count, best result of any submitter).
 A third, looser level (same accelerator at any scale, compared per accelerator) is in
 the `software_gains` download on the [Data](data.md) page. A ratio above 1× means the
-newer result is better, for latency benchmarks too.
+newer result is better, for latency benchmarks too. Charts put ratios on a log axis
+with a dashed line at 1× (no change), colour the accelerator, and draw flagged pairs
+faint.
 """,
 )
 GENERATIONS = _PairPage(
@@ -441,6 +522,8 @@ GENERATIONS = _PairPage(
     title="Hardware generations",
     kind="generations",
     ends=("Predecessor", "Successor"),
+    noun="generation ratios",
+    definition=HEADLINE_DEFINITIONS["generations"],
     intro="""
 A generation ratio divides the result of an accelerator by the result of its
 predecessor (for example H200 over H100) on the same benchmark, scenario and division
@@ -448,7 +531,8 @@ of one release. **same_submitter** pairs come from one submitter's systems;
 **best_of_any** pairs take the best result of each accelerator, whoever submitted it.
 Rows marked *per accelerator* compare results divided by accelerator count, which
 mixes system sizes; the others compare systems with equal counts. A ratio above 1×
-means the successor is better.
+means the successor is better. Charts put ratios on a log axis with a dashed line at
+1×, colour each predecessor → successor pair, and draw flagged pairs faint.
 """,
 )
 SCALING = _PairPage(
@@ -456,27 +540,202 @@ SCALING = _PairPage(
     title="Scaling",
     kind="scaling",
     ends=("Smaller system", "Larger system"),
+    noun="scaling pairs",
+    definition=HEADLINE_DEFINITIONS["scaling"],
     intro="""
-A scaling pair compares a smaller and a larger system with the same accelerator on the
-same benchmark, scenario and division of one release. The ratio divides the larger
-system's throughput by the smaller's; efficiency divides that ratio by the growth in
-accelerator count (100% is perfectly linear). On the log-log charts a segment parallel
-to a slope of one is linear scaling.
+Scaling compares one submitter's one system family (the same accelerator,
+accelerators per node and software stack) at two accelerator counts on the same
+benchmark, scenario and division of one release: only the count changes. The ratio
+divides the larger system's throughput by the smaller's; efficiency divides that ratio
+by the growth in accelerator count (100% is perfectly linear). Each chart shows one
+scenario and unit; the dashed segment from each smaller system is linear scaling, and
+an axis title says "log scale" where the axis is one. The best results at two sizes
+from any submitters are **size comparisons**: listed under each scenario, never called
+scaling and never counted in a summary.
 """,
 )
+
+
+def _compare(kind: str) -> tuple[pl.Expr, str]:
+    """What a pair chart's colour tells apart, and the legend's title."""
+    if kind == "generations":
+        return (
+            pl.format("{} → {}", pl.col("chip_old"), pl.col("chip_new")),
+            "predecessor → successor",
+        )
+    if kind == "scaling":
+        return pl.format("{} · {}", pl.col("submitter_new"), pl.col("chip_new")), (
+            "system family"
+        )
+    return pl.col("chip_new"), "accelerator"
 
 
 def _pair_chart(
     spec: _PairPage, pairs: pl.DataFrame, title: str
 ) -> tuple[alt.TopLevelMixin, pl.DataFrame]:
+    compare, compare_title = _compare(spec.kind)
     if spec.kind == "scaling":
-        return charts.scaling_chart(pairs, title=title)
+        return charts.scaling_chart(pairs, title=title, compare=compare)
     return charts.pair_ratio_chart(
         pairs,
         title=title,
-        label=_pair_label(spec.kind),
+        label=_pair_label(),
         ends=(spec.ends[0].lower(), spec.ends[1].lower()),
+        compare=compare,
+        compare_title=compare_title,
     )
+
+
+def _ratio_text(value: float | None) -> str:
+    return pl.select(ratio(pl.lit(value, dtype=pl.Float64))).item() or "—"
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.0f}%"
+
+
+def _headline_numbers(kind: str, shown: pl.DataFrame) -> str:
+    """Median and largest ratio of headline pairs (scaling: median efficiency)."""
+    if kind == "scaling":
+        top = shown.sort("ratio", descending=True, nulls_last=True).row(0, named=True)
+        median = shown["efficiency"].median()
+        return (
+            f"median efficiency **{_percent(median)}**, largest "
+            f"**{_ratio_text(top['ratio'])}** at "
+            f"{_percent(top['efficiency'])} efficiency"
+        )
+    return (
+        f"median **{_ratio_text(shown['ratio'].median())}**, "
+        f"largest **{_ratio_text(shown['ratio'].max())}**"
+    )
+
+
+def _definition(spec: _PairPage) -> str:
+    return (
+        f'<p class="ledger-definition"><b>Definition:</b> {escape(spec.definition)}'
+        "</p>\n"
+    )
+
+
+def _flagged(pairs: pl.DataFrame) -> pl.Expr:
+    return pl.col("flags").list.len().fill_null(0) > 0
+
+
+def _page_summary(page: str, spec: _PairPage, pairs: pl.DataFrame) -> list[str]:
+    """The page's headline sentence, its definition, and the flag count."""
+    shown = pairs.filter("is_headline")
+    flagged = pairs.filter(_flagged(pairs)).height
+    if shown.height:
+        rounds = release_order(shown["release_new"].unique())
+        scope = rounds[0] if len(rounds) == 1 else f"{rounds[0]} to {rounds[-1]}"
+        sentence = (
+            f"**{shown.height:,} {spec.noun}** ({escape(scope)}): "
+            f"{_headline_numbers(spec.kind, shown)}.\n"
+        )
+    else:
+        sentence = f"No {spec.noun} at the strictest reading is unflagged.\n"
+    return [
+        sentence,
+        _definition(spec),
+        f"{flagged:,} of the {pairs.height:,} pairs below carry a plausibility flag "
+        f"(see [Methodology]({relative(page, METHODOLOGY)})): they keep their place "
+        "in the tables, with a badge and the reason, and never enter a summary, a "
+        "headline or a top-N list.\n",
+    ]
+
+
+def _summary_table(
+    spec: _PairPage, pairs: pl.DataFrame, anchors: dict[str, str]
+) -> str:
+    """Per benchmark: every pair, the flagged ones, and the headline numbers."""
+    headline = pl.col("is_headline")
+    summary = (
+        pairs.group_by("benchmark")
+        .agg(
+            pl.len().alias("pairs"),
+            _flagged(pairs).sum().alias("flagged"),
+            headline.sum().alias("headline"),
+            pl.col("ratio").filter(headline).median().alias("median"),
+            pl.col("ratio").filter(headline).min().alias("min"),
+            pl.col("ratio").filter(headline).max().alias("max"),
+            pl.col("efficiency").filter(headline).median().alias("efficiency"),
+        )
+        .sort("benchmark")
+        .with_columns(
+            c_benchmark=pl.format(
+                "[{}](#{})",
+                escape(pl.col("benchmark")),
+                pl.col("benchmark").replace_strict(anchors),
+            ),
+            c_pairs=pl.col("pairs").cast(pl.String),
+            c_flagged=pl.col("flagged").cast(pl.String),
+            c_headline=pl.col("headline").cast(pl.String),
+            c_median=ratio(pl.col("median")).fill_null("—"),
+            c_range=pl.format(
+                "{} – {}", ratio(pl.col("min")), ratio(pl.col("max"))
+            ).fill_null("—"),
+            c_efficiency=pl.format(
+                "{}%", (pl.col("efficiency") * 100).round(0).cast(pl.Int64)
+            ).fill_null("—"),
+        )
+    )
+    strict = "Scaling, unflagged" if spec.kind == "scaling" else "Strictest, unflagged"
+    columns = {
+        "c_benchmark": "Benchmark",
+        "c_pairs": "Pairs",
+        "c_flagged": "Flagged",
+        "c_headline": strict,
+        "c_median": "Median ratio",
+        "c_range": "Range",
+    }
+    if spec.kind == "scaling":
+        columns["c_efficiency"] = "Median efficiency"
+    return (
+        "Medians and ranges count the strictest, unflagged pairs only (the "
+        "definition above); *Pairs* counts every row of the tables.\n\n"
+        + markdown_table(
+            summary,
+            columns,
+            numeric=("c_pairs", "c_flagged", "c_headline", "c_median", "c_efficiency"),
+        )  # fmt: skip
+    )
+
+
+def _size_comparisons(pairs: pl.DataFrame, ends: tuple[str, str]) -> str:
+    """Best results at two sizes from any submitter, folded away: not scaling."""
+    return (
+        f"\n<details><summary>{pairs.height:,} size comparison(s): the best result at "
+        "each size from any submitter; not scaling, never in a summary</summary>\n\n"
+        + _pair_table(
+            pairs, ends, with_efficiency=True, efficiency_title="Ratio ÷ count growth"
+        )
+        + "</details>\n"
+    )
+
+
+def _scaling_sections(
+    site: _Site, page: str, spec: _PairPage, benchmark: str, pairs: pl.DataFrame
+) -> list[str]:
+    """Per scenario and unit: a chart and table of scaling, then size comparisons."""
+    parts = []
+    for scenario, unit, part in charts.split_by_unit(pairs):
+        parts.append(f"\n### {escape(scenario)} · {escape(unit)}\n")
+        strict = part.filter("is_strict")
+        if strict.height:
+            name = "-".join([spec.stem, slug(benchmark), slug(scenario), slug(unit)])
+            built = _pair_chart(spec, strict, f"{benchmark} · {scenario} · {unit}")
+            caption = f"Scaling: {benchmark} {scenario} ({unit})"
+            parts.append(site.chart(page, built, name, caption))
+            parts.append(_pair_table(strict, spec.ends, with_efficiency=True))
+        else:
+            parts.append(
+                "No scaling pair: no submitter ran one system family at two sizes "
+                "here.\n"
+            )
+        sizes = part.filter(~pl.col("is_strict"))
+        if sizes.height:
+            parts.append(_size_comparisons(sizes, spec.ends))
+    return parts
 
 
 def _pairs_page(site: _Site, spec: _PairPage, pairs: pl.DataFrame) -> str:
@@ -487,38 +746,10 @@ def _pairs_page(site: _Site, spec: _PairPage, pairs: pl.DataFrame) -> str:
         parts.append("\n_No pairs in the current data._\n")
         return site.write_page(spec.rel, "\n".join(parts))
     anchors = {b: f"{spec.stem}-{slug(b)}" for b in pairs["benchmark"].unique()}
-    summary = (
-        pairs.group_by("benchmark")
-        .agg(
-            pl.len().alias("pairs"),
-            pl.col("ratio").median().alias("median"),
-            pl.col("ratio").min().alias("min"),
-            pl.col("ratio").max().alias("max"),
-        )
-        .sort("benchmark")
-        .with_columns(
-            c_benchmark=pl.format(
-                "[{}](#{})",
-                escape(pl.col("benchmark")),
-                pl.col("benchmark").replace_strict(anchors),
-            ),
-            c_pairs=pl.col("pairs").cast(pl.String),
-            c_median=ratio(pl.col("median")),
-            c_range=pl.format("{} – {}", ratio(pl.col("min")), ratio(pl.col("max"))),
-        )
-    )
     parts += [
         "\n## Summary\n",
-        markdown_table(
-            summary,
-            {
-                "c_benchmark": "Benchmark",
-                "c_pairs": "Pairs",
-                "c_median": "Median ratio",
-                "c_range": "Range",
-            },
-            numeric=("c_pairs", "c_median"),
-        ),
+        *_page_summary(page, spec, pairs),
+        _summary_table(spec, pairs, anchors),
     ]
     for (benchmark,), bench_pairs in sorted(
         _pair_cells(pairs, site.rounds).partition_by("benchmark", as_dict=True).items()
@@ -526,6 +757,9 @@ def _pairs_page(site: _Site, spec: _PairPage, pairs: pl.DataFrame) -> str:
         parts.append(f"\n## {escape(benchmark)} {{ #{anchors[benchmark]} }}\n")
         link = _page_link(page, f"benchmarks/{slug(benchmark)}.md")
         parts.append(f"[Best results per accelerator for this benchmark]({link})\n")
+        if spec.kind == "scaling":
+            parts += _scaling_sections(site, page, spec, benchmark, bench_pairs)
+            continue
         sections = (
             _sorted_groups(bench_pairs, list(spec.sections), site.releases)
             if spec.sections
@@ -541,9 +775,7 @@ def _pairs_page(site: _Site, spec: _PairPage, pairs: pl.DataFrame) -> str:
             caption = f"{spec.title}: {' '.join(words)}"
             built = _pair_chart(spec, section, " · ".join(w for w in words if w))
             parts.append(site.chart(page, built, name, caption))
-            parts.append(
-                _pair_table(section, spec.ends, with_efficiency=spec.kind == "scaling")
-            )
+            parts.append(_pair_table(section, spec.ends))
     return site.write_page(spec.rel, "\n".join(parts))
 
 
@@ -835,21 +1067,27 @@ def _benchmark_page(site: _Site, benchmark: str, best: pl.DataFrame) -> str:
             + " and ".join(r for r in reasons if r)
             + ".\n"
         )
-    for (scenario, division), group in _sorted_groups(
-        best.filter(pl.col("benchmark") == benchmark), ["scenario", "division"]
+    # One unit per chart: a metric that changed unit (MultiStream samples per query
+    # before v2.0, latency from v2.0) gets a section per unit.
+    for (scenario, division, unit), group in _sorted_groups(
+        best.filter(pl.col("benchmark") == benchmark),
+        ["scenario", "division", "result_unit"],
     ):
-        unit = group["result_unit"].first()
         higher = bool(group["is_higher_better"].first())
         metric = f"{unit} per accelerator" if higher else f"{unit}, lower is better"
         present = [r for r in site.releases if r in set(group["release"])]
-        parts.append(f"\n## {escape(scenario)} · {escape(division)}\n")
+        parts.append(
+            f"\n## {escape(scenario)} · {escape(division)} · {escape(str(unit))}\n"
+        )
         built = charts.best_per_accelerator_chart(
             group,
             title=f"{benchmark} · {scenario} · {division}",
             metric_title=metric,
             releases=present,
         )
-        name = f"benchmark-{slug(benchmark)}-{slug(scenario)}-{slug(division)}"
+        name = "-".join(
+            ["benchmark", slug(benchmark), slug(scenario), slug(division), slug(unit)]
+        )
         caption = f"{benchmark} {scenario} {division}: best {metric} by accelerator"
         parts.append(site.chart(page, built, name, caption))
         cells = (
@@ -945,109 +1183,91 @@ class _Headline:
     """One derived metric on the home page."""
 
     spec: _PairPage
-    noun: str
     chart: Callable[[pl.DataFrame], tuple[alt.TopLevelMixin, pl.DataFrame]]
     caption: str
+
+
+def _strip_chart(kind: str, title: str, ends: tuple[str, str]) -> Callable:
+    compare, compare_title = _compare(kind)
+    return lambda p: charts.ratio_strip_chart(
+        p, title=title, ends=ends, compare=compare, compare_title=compare_title
+    )
 
 
 HEADLINES = (
     _Headline(
         GAINS,
-        "software gains",
-        lambda p: charts.ratio_strip_chart(
-            p, title="Software gains into the latest release", ends=("older", "newer")
+        _strip_chart(
+            "gains", "Software gains into the latest release", ("older", "newer")
         ),
         "Software gains into the latest release, by benchmark",
     ),
     _Headline(
         GENERATIONS,
-        "generation ratios",
-        lambda p: charts.ratio_strip_chart(
-            p,
-            title="Generation ratios in the latest release",
-            ends=("predecessor", "successor"),
+        _strip_chart(
+            "generations",
+            "Generation ratios in the latest release",
+            ("predecessor", "successor"),
         ),
         "Successor over predecessor accelerator in the latest release, by benchmark",
     ),
     _Headline(
         SCALING,
-        "scaling pairs",
         lambda p: charts.efficiency_chart(
-            p, title="Scaling efficiency in the latest release"
+            p,
+            title="Scaling efficiency in the latest release",
+            compare=_compare("scaling")[0],
         ),
         "Scaling efficiency against the growth in accelerator count",
     ),
 )
 
 
-def _headline(
-    site: _Site,
-    page: str,
-    item: _Headline,
-    pairs: pl.DataFrame,
-    include_flagged: bool = True,
-) -> str:
-    """A sentence, a chart with a static SVG fallback, the top rows and a link.
+def _headline(site: _Site, page: str, item: _Headline, pairs: pl.DataFrame) -> str:
+    """A sentence, its definition, a chart with a static SVG fallback, the top rows.
 
-    By default headlines include pairs with a preview or inferred end, marked with
-    their badges, like every other view. With ``include_flagged=False`` they use only
-    pairs of two measured results of available systems (the detail pages still show
-    every pair) for readers who want the first number they read to be the firmest.
+    Everything here comes from the strictest, unflagged pairs (``is_headline``) of
+    the newest release that has any; the detail page keeps every pair, flagged ones
+    with a badge and the reason.
     """
-    target = _page_link(page, item.spec.rel)
-    pairs = _latest(pairs) if pairs.height else pairs
-    flagged = pl.col("has_preview") | pl.col("has_inferred")
-    measured = pairs if include_flagged else pairs.filter(~flagged)
-    if include_flagged:
-        count = pairs.filter(flagged).height
-        note = (
-            f" ({count:,} with a preview or inferred end, marked with badges)"
-            if count
-            else ""
+    spec = item.spec
+    target = _page_link(page, spec.rel)
+    shown = _latest(pairs.filter("is_headline")) if pairs.height else pairs
+    parts = [f"\n### {spec.title}\n"]
+    if shown.height == 0:
+        parts.append(
+            f"No {spec.noun} at the strictest reading without a plausibility flag. "
+            f"[All pairs]({target})\n"
         )
-    elif measured.height == 0:
-        note = " (each has a preview or inferred end; see the badges)"
-    elif measured.height < pairs.height:
-        left_out = pairs.height - measured.height
-        note = (
-            f" ({left_out:,} more with a preview or inferred end are on the detail "
-            "page)"
-        )
-        pairs = measured
-    else:
-        note = ""
-    parts = [f"\n### {item.spec.title}\n"]
-    if pairs.height == 0:
-        parts.append(f"No {item.noun} in the current data. [Details]({target})\n")
         return "\n".join(parts)
-    stats = pairs.select(
-        n=pl.len(),
-        median=ratio(pl.col("ratio").median()),
-        max=ratio(pl.col("ratio").max()),
-        scope=pl.concat_str(
-            pl.col("release_old").unique().sort().str.join(", "),
-            pl.lit(" → "),
-            pl.col("release_new").first(),
-        ),
-    ).row(0, named=True)
-    scope = (
-        escape(stats["scope"])
-        if item.spec.kind == "gains"
-        else escape(str(pairs["release_new"].first()))
+    release = shown["release_new"].first()
+    if spec.kind == "gains":
+        olds = ", ".join(release_order(shown["release_old"].unique()))
+        scope = f"{olds} → {release}"
+    else:
+        scope = str(release)
+    others = pairs.filter(pl.col("release_new") == release).height - shown.height
+    more = (
+        f" {others:,} more pair(s) into {escape(str(release))}, at looser readings or "
+        "with a plausibility flag, are on the detail page."
+        if others
+        else ""
     )
     parts += [
-        f"{stats['n']:,} {item.noun} ({scope}): median **{stats['median']}**, "
-        f"largest **{stats['max']}**{note}. The {HEADLINE_ROWS} largest:\n",
+        f"{shown.height:,} {spec.noun} ({escape(scope)}): "
+        f"{_headline_numbers(spec.kind, shown)}.{more}\n",
+        _definition(spec),
         site.chart(
-            page, item.chart(pairs), f"home-{item.spec.stem}", item.caption, svg=True
+            page, item.chart(shown), f"home-{spec.stem}", item.caption, svg=True
         ),
+        f"The {HEADLINE_ROWS} largest:\n",
         _pair_table(
-            _pair_cells(pairs, site.rounds),
-            item.spec.ends,
-            with_efficiency=item.spec.kind == "scaling",
+            _pair_cells(shown, site.rounds),
+            spec.ends,
+            with_efficiency=spec.kind == "scaling",
             limit=HEADLINE_ROWS,
         ),
-        f"[All {item.noun} →]({target})\n",
+        f"[All {spec.noun} →]({target})\n",
     ]
     return "\n".join(parts)
 
@@ -1055,7 +1275,6 @@ def _headline(
 def _home(
     site: _Site,
     pairs: dict[str, pl.DataFrame],
-    include_flagged: bool = True,
     histories: pl.DataFrame | None = None,
 ) -> str:
     """The home page body; site/index.md includes it with pymdownx.snippets."""
@@ -1082,10 +1301,7 @@ def _home(
             f"[Everything in {escape(latest)} →]({link})\n",
         ]
     parts += ["\n## Derived metrics\n", _notice(page)]
-    parts += [
-        _headline(site, page, item, pairs[item.spec.kind], include_flagged)
-        for item in HEADLINES
-    ]
+    parts += [_headline(site, page, item, pairs[item.spec.kind]) for item in HEADLINES]
     if histories is not None:
         parts.append(history_page.home_block(page, histories))
     return site.write_page("partials/home.md", "\n".join(parts))
@@ -1479,7 +1695,6 @@ def render_site(
     extra_pages: Mapping[str, str] | None = None,
     release_notes: Callable[[str, str], str] | None = None,
     extra_tables: Mapping[str, tuple[pl.DataFrame, str]] | None = None,
-    headline_flagged: bool = True,
 ) -> list[Path]:
     """Write every generated page, chart, download and script of the website.
 
@@ -1494,9 +1709,6 @@ def render_site(
         release_notes: ``(release, page path) -> Markdown`` added near the top of
             each release page, e.g. links to that release's corrections and claims.
         extra_tables: More downloads on the Data page: name -> (frame, description).
-        headline_flagged: Include pairs with a preview or inferred end in the home
-            page headlines (marked); False keeps headlines to measured, available
-            results. Detail pages always show every pair.
 
     Returns:
         Every file written.
@@ -1522,7 +1734,7 @@ def render_site(
             ("scaling", data.scaling),
         )
     }
-    _home(site, pairs, headline_flagged, histories)
+    _home(site, pairs, histories)
     if site.releases:
         latest = site.releases[-1]
         _release_page(

@@ -192,6 +192,8 @@ def site_data() -> SiteData:
                 kind="generation_ratio",
                 identity_level="same_submitter",
                 ratio=41000.0 / 34754.9,
+                flags=["preview_end"],
+                flag_reasons="an end is a preview system, not yet available (v6.0 end)",
             )
         ),
         scaling=pairs(

@@ -3,6 +3,7 @@ from pathlib import Path
 
 import altair as alt
 import polars as pl
+import pytest
 
 from pipeline.render import charts
 from pipeline.render.site_data import with_accelerators
@@ -36,52 +37,144 @@ def _layers(spec: dict) -> list[dict]:
     return spec.get("layer", [spec])
 
 
-def test_pair_chart_uses_log_scale_when_ratios_span_orders_of_magnitude() -> None:
-    chart, data = charts.pair_ratio_chart(
-        _gains(), title="t", label=pl.col("submitter_new"), ends=("older", "newer")
+def _ratio_chart(data: pl.DataFrame) -> tuple[dict, pl.DataFrame]:
+    chart, frame = charts.pair_ratio_chart(
+        data,
+        title="t",
+        label=pl.col("submitter_new"),
+        ends=("older", "newer"),
+        compare=pl.col("accelerator_name_new"),
+        compare_title="accelerator",
     )
-    spec = chart.to_dict()  # validates against the Vega-Lite schema
-    points = _layers(spec)[1]["encoding"]
-    assert points["x"]["scale"] == {"type": "log", "base": 10}
-    tooltips = {t["field"] for t in points["tooltip"]}
-    assert {
-        "result_key_old",
-        "result_key_new",
-        "release_old",
-        "release_new",
-    } <= tooltips
+    return chart.to_dict(), frame  # validates against the Vega-Lite schema
+
+
+def test_pair_chart_has_a_log_ratio_axis_and_a_reference_line_at_one() -> None:
+    spec, data = _ratio_chart(_gains())
+    parity, points = _layers(spec)
+    assert parity["mark"]["type"] == "rule" and parity["encoding"]["x"] == {"datum": 1}
+    encoding = points["encoding"]
+    assert encoding["x"]["scale"] == {"type": "log", "base": 2}
+    assert encoding["x"]["title"] == "ratio, × better (log scale)"
+    tooltips = {t["field"] for t in encoding["tooltip"]}
+    assert {"result_key_old", "result_key_new", "value_old", "value_new"} <= tooltips
+    assert {"flags", "reading"} <= tooltips
     assert spec["width"] == "container"
     assert data["result_key_old"].to_list() == [
         "5.1-0001:llama2-70b-99:Offline",
         "5.1-0100:llama2-70b-99:Offline",
     ]
+    # Tooltip values carry their unit.
+    assert data["value_old"].to_list() == ["27,803.9 Tokens/s", "31,000 Tokens/s"]
 
 
-def test_linear_scale_for_small_spans_and_fixed_vendor_colours() -> None:
-    chart, _ = charts.pair_ratio_chart(
-        _gains().head(1), title="t", label=pl.col("submitter_new"), ends=("a", "b")
+def test_pair_chart_colours_what_it_compares_and_never_uses_a_step_height() -> None:
+    one_vendor = _gains().with_columns(
+        accelerator_name_new=pl.Series(["NVIDIA H100", "NVIDIA H200"])
     )
-    encoding = _layers(chart.to_dict())[1]["encoding"]
-    assert encoding["x"]["scale"].get("type") is None
-    assert encoding["color"]["scale"] == {"domain": ["AMD"], "range": ["#e4002b"]}
+    spec, _ = _ratio_chart(one_vendor)
+    colour = _layers(spec)[1]["encoding"]["color"]
+    assert colour["field"] == "compare"
+    assert colour["scale"] == {
+        "domain": ["NVIDIA H100", "NVIDIA H200"],
+        "scheme": "tableau10",
+    }
+    # A step height with width="container" makes Vega warn ("Dropping fit-y").
+    assert spec["height"] == 2 * charts.ROW_HEIGHT
     scale = charts.vendor_scale(pl.Series(["Untether AI", "AMD", "NVIDIA", "Acme"]))
     assert scale.domain[:3] == ["NVIDIA", "AMD", "Untether AI"]
     assert scale.range[:3] == ["#76b900", "#e4002b", "#8e44ad"]
     assert charts.vendor_colour("Acme") == charts.vendor_colour("Acme")
 
 
-def test_scaling_chart_is_log_log_with_efficiency_in_the_tooltip() -> None:
-    data = pairs(
+def test_long_labels_are_shortened_whole_in_the_tooltip_and_never_alike() -> None:
+    long_name = "A very long system name that Vega would cut " * 2
+    data = _gains().with_columns(
+        system_name_new=pl.lit(long_name), scenario=pl.lit("Offline")
+    )
+    chart, frame = charts.pair_ratio_chart(
+        data,
+        title="t",
+        label=pl.format("{} · {}", pl.col("scenario"), pl.col("system_name_new")),
+        ends=("older", "newer"),
+        compare=pl.col("accelerator_name_new"),
+        compare_title="accelerator",
+    )
+    shorts = frame["short"].to_list()
+    assert len(set(shorts)) == 2 and shorts[1].endswith(" #2")
+    assert all(len(s) <= charts.LABEL_CHARS + 3 for s in shorts)
+    assert frame["label"][0] == f"Offline · {long_name}"
+    y = _layers(chart.to_dict())[1]["encoding"]["y"]
+    assert y["field"] == "short" and y["axis"]["labelLimit"] == 0
+
+
+def test_flagged_pairs_are_faint_and_say_why() -> None:
+    data = _gains().with_columns(
+        flags=pl.Series([["large_software_gain"], []]),
+        flag_reasons=pl.Series(["software-only gain above 3x", None]),
+    )
+    spec, frame = _ratio_chart(data)
+    assert frame["status"].to_list() == ["flagged", "unflagged"]
+    assert frame["flags"].to_list() == ["software-only gain above 3x", "none"]
+    opacity = _layers(spec)[1]["encoding"]["opacity"]
+    assert opacity["condition"]["test"] == "datum.status == 'flagged'"
+    assert spec["title"]["subtitle"] == "faint: pairs with a plausibility flag"
+
+
+def _scaling_pairs() -> pl.DataFrame:
+    server = {"scenario": "Server", "result_unit": "Queries/s"}
+    return pairs(
         pair(
             H100_V51, H100_16_V51, kind="scaling", ratio=60000 / 31000, efficiency=0.97
-        )
+        ),
+        pair(
+            H100_V51 | server,
+            H100_16_V51 | server,
+            kind="scaling",
+            ratio=1.9,
+            efficiency=0.95,
+        ),
     )
-    chart, _ = charts.scaling_chart(
-        data.with_columns(vendor=pl.lit("NVIDIA")), title="t"
-    )
-    segment = _layers(chart.to_dict())[0]["encoding"]
-    assert segment["x2"]["field"] == "total_accelerators_new"
-    assert "efficiency" in {t["field"] for t in segment["tooltip"]}
+
+
+def test_a_chart_never_puts_two_units_on_one_axis() -> None:
+    data = _scaling_pairs()
+    with pytest.raises(ValueError, match="Queries/s, Tokens/s"):
+        charts.scaling_chart(data, title="t")
+    parts = charts.split_by_unit(data)
+    assert [(s, u, p.height) for s, u, p in parts] == [
+        ("Offline", "Tokens/s", 1),
+        ("Server", "Queries/s", 1),
+    ]
+    for scenario, unit, part in parts:
+        spec = charts.scaling_chart(part, title=scenario)[0].to_dict()
+        assert _layers(spec)[1]["encoding"]["y"]["title"] == unit
+
+
+def test_scaling_chart_draws_linear_scaling_and_names_log_axes() -> None:
+    chart, frame = charts.scaling_chart(_scaling_pairs().head(1), title="t")
+    spec = chart.to_dict()
+    linear, segment, *_ = _layers(spec)
+    assert linear["mark"]["strokeDash"] == [4, 4]
+    assert linear["encoding"]["y2"]["field"] == "linear"
+    assert frame["linear"].to_list() == [62000.0]  # 31,000 × 16/8
+    assert segment["encoding"]["x2"]["field"] == "total_accelerators_new"
+    assert "efficiency" in {t["field"] for t in segment["encoding"]["tooltip"]}
+    # 8 -> 16 chips and 31k -> 62k do not span orders of magnitude: linear axes,
+    # and their titles do not say "log".
+    assert "log" not in segment["encoding"]["x"]["title"]
+    assert segment["encoding"]["y"]["title"] == "Tokens/s"
+    assert "linear scaling" in spec["title"]["subtitle"]
+    assert spec["height"] == 280
+
+
+def test_efficiency_chart_has_a_reference_line_at_linear_scaling() -> None:
+    chart, _ = charts.efficiency_chart(_scaling_pairs(), title="t")
+    spec = chart.to_dict()
+    linear, points = _layers(spec)
+    assert linear["mark"]["type"] == "rule" and linear["encoding"]["y"] == {"datum": 1}
+    assert points["encoding"]["y"]["axis"]["format"] == "%"
+    assert points["encoding"]["x"]["title"].endswith("(log scale)")
 
 
 def test_best_per_accelerator_chart_shades_one_vendor() -> None:

@@ -98,21 +98,16 @@ def test_home_headlines_and_latest_release_numbers(site: Path) -> None:
         in home
     )
     assert (site / "charts" / "home-software-gains.svg").read_text().startswith("<svg")
-    # By default headlines include flagged pairs and say how many are flagged; the
-    # only generation pair has a preview end.
+    # The only generation pair is flagged (preview end): no headline cites it, the
+    # detail page keeps it with its badge.
     assert (
-        "1 generation ratios (v6.0): median **1.18×**, largest **1.18×** (1 with a "
-        "preview or inferred end, marked with badges)" in home
+        "No generation ratios at the strictest reading without a plausibility flag."
+        in home
     )
-
-
-def test_headlines_can_exclude_flagged_pairs(site_data, tmp_path: Path) -> None:
-    out = tmp_path / "generated"
-    render_site(site_data, out, bundle=False, headline_flagged=False)
-    home = (out / "partials" / "home.md").read_text()
-    assert (
-        "1 generation ratios (v6.0): median **1.18×**, largest **1.18×** (each has a "
-        "preview or inferred end; see the badges)" in home
+    assert "home-generations.json" not in home
+    generations = (site / "generations.md").read_text()
+    assert '<span class="ledger-badge ledger-badge--flag">preview end</span>' in (
+        generations
     )
 
 
