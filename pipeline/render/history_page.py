@@ -263,6 +263,7 @@ def history_chart(
     """
     frame = points.select(
         "release",
+        pl.lit(unit).alias("result_unit"),
         pl.col("chart_label").alias("accelerator"),
         pl.col("accelerator_vendor").fill_null(OTHER_VENDOR).alias("vendor"),
         pl.col("line_label").alias("line"),

@@ -63,6 +63,7 @@ class PageVisit:
     charts: list[dict]
     tables: list[int]
     console_errors: list[str]
+    console_warnings: list[str]
     hosts: set[str]
     links: set[str]
     own_bytes: int
@@ -71,7 +72,9 @@ class PageVisit:
     injected: int
 
 
-MALICIOUS_SYSTEM = "<script>alert(1)</script> [click](javascript:alert(1)) *bold* | pipe"
+MALICIOUS_SYSTEM = (
+    "<script>alert(1)</script> [click](javascript:alert(1)) *bold* | pipe"
+)
 MALICIOUS_SUBMITTER = "Evil_Corp <img src=x onerror=alert(2)>"
 
 
@@ -155,6 +158,8 @@ CHART_STATE = """() => [...document.querySelectorAll('div.vega-chart')].map(el =
   spec: el.dataset.spec,
   state: el.dataset.state || null,
   marks: el.querySelectorAll('svg .role-mark > *, canvas').length,
+  axes: [...el.querySelectorAll('g.role-axis')].map(a => a.getAttribute('aria-label'))
+    .filter(Boolean),
 }))"""
 TABLE_ROWS = "() => [...document.querySelectorAll('article table')].map(t => t.querySelectorAll('tbody tr').length)"
 CHARTS_SETTLED = """() => [...document.querySelectorAll('div.vega-chart')]
@@ -196,9 +201,14 @@ def visits(built_site: BuiltSite) -> dict[str, PageVisit]:
         page = context.new_page()
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         current: dict = {}
-        page.on(
-            "console", lambda m: m.type == "error" and current["errors"].append(m.text)
-        )
+
+        def on_console(message) -> None:  # noqa: ANN001
+            if message.type == "error":
+                current["errors"].append(message.text)
+            elif message.type == "warning":  # Vega logs its warnings here ("WARN …")
+                current["warnings"].append(message.text)
+
+        page.on("console", on_console)
         page.on("pageerror", lambda e: current["errors"].append(str(e)))
 
         def on_response(response) -> None:  # noqa: ANN001
@@ -219,7 +229,7 @@ def visits(built_site: BuiltSite) -> dict[str, PageVisit]:
             ),
         )
         for path in _pages(built_site.root):
-            current.update(errors=[], hosts=set(), total=0, own=0)
+            current.update(errors=[], warnings=[], hosts=set(), total=0, own=0)
             page.goto(built_site.url + path, wait_until="load")
             page.wait_for_function(CHARTS_SETTLED, timeout=20_000)
             if path in ("index.html", CHART_PAGE):
@@ -232,6 +242,7 @@ def visits(built_site: BuiltSite) -> dict[str, PageVisit]:
                 charts=page.evaluate(CHART_STATE),
                 tables=page.evaluate(TABLE_ROWS),
                 console_errors=list(current["errors"]),
+                console_warnings=list(current["warnings"]),
                 hosts={h for h in current["hosts"] if h not in ("data", "blob")},
                 links={
                     urldefrag(u)[0]
@@ -329,6 +340,105 @@ def test_no_console_errors_and_no_foreign_hosts(
     assert {
         v.path: v.hosts - {origin} for v in _visited(visits) if v.hosts - {origin}
     } == {}
+
+
+def test_no_vega_warning_in_the_console(visits: dict) -> None:
+    # Vega reports spec problems (a dropped autosize fit, an opacity on an unsorted
+    # field, a legend cut at its symbol limit) as console warnings: fix the spec.
+    assert {
+        v.path: v.console_warnings for v in _visited(visits) if v.console_warnings
+    } == {}
+
+
+#: Quantitative fields without a unit, and a word their axis title must show.
+UNITLESS = {
+    "ratio": "×",
+    "growth": "×",
+    "efficiency": "efficiency",
+    "total_accelerators_old": "accelerators",
+    "total_accelerators_new": "accelerators",
+}
+#: Fields of charts without a ``result_unit`` column: their axis title names the unit.
+TITLED = {"rows": "rows", "seconds": "(s)"}
+_AXIS = re.compile(
+    r"^(?P<axis>[XY])-axis titled '(?P<title>.*)' for an? (?P<scale>\w+)"
+)
+
+
+def _axis_fields(spec: dict) -> dict[str, set[str]]:
+    """Quantitative fields plotted on the x and y axes, over every layer."""
+    fields: dict[str, set[str]] = {"X": set(), "Y": set()}
+    nodes = [spec]
+    while nodes:
+        node = nodes.pop()
+        for channel, encoding in node.get("encoding", {}).items():
+            axis = channel[0].upper()
+            if axis not in fields or "field" not in encoding:
+                continue
+            if encoding.get("type", "quantitative") == "quantitative":
+                fields[axis].add(encoding["field"])
+        for key in ("layer", "concat", "hconcat", "vconcat"):
+            nodes += node.get(key, [])
+        if "spec" in node:
+            nodes.append(node["spec"])
+    return fields
+
+
+def _chart_rows(spec: dict, spec_path: Path) -> list[dict]:
+    data = spec.get("data", {})
+    if "values" in data:
+        return data["values"]
+    return json.loads((spec_path.parent / data["url"]).read_text())
+
+
+def _axis_problems(root: Path, page: str, chart: dict) -> list[str]:
+    """Why a chart's axes do not each show one unit ([] when they do)."""
+    spec_path = (root / page).parent / chart["spec"]
+    spec = json.loads(spec_path.read_text())
+    rendered = {
+        m["axis"]: m for m in (_AXIS.match(label) for label in chart["axes"]) if m
+    }
+    problems = []
+    for axis, fields in _axis_fields(spec).items():
+        if not fields:
+            continue
+        if axis not in rendered:
+            problems.append(f"{axis} axis has no title")
+            continue
+        title, scale = rendered[axis]["title"], rendered[axis]["scale"]
+        if ("log scale" in title) != (scale == "log"):
+            problems.append(f"{axis} title {title!r} on a {scale} scale")
+        measured = fields - set(UNITLESS)
+        if not measured:
+            words = {UNITLESS[f] for f in fields}
+            if not any(w in title for w in words):
+                problems.append(f"{axis} title {title!r} names none of {words}")
+        elif measured <= set(TITLED):
+            if not all(TITLED[f] in title for f in measured):
+                problems.append(f"{axis} title {title!r} names no unit")
+        else:
+            units = {row.get("result_unit") for row in _chart_rows(spec, spec_path)}
+            if len(units) != 1 or None in units:
+                problems.append(f"{axis} axis mixes units {sorted(map(str, units))}")
+            elif next(iter(units)) not in title:
+                problems.append(f"{axis} title {title!r} does not name {units}")
+    return problems
+
+
+def test_every_chart_axis_shows_one_unit(built_site: BuiltSite, visits: dict) -> None:
+    # Read from the rendered charts (axis titles and scale types, as Vega labels
+    # them for screen readers) and the rows they plot: every measured axis plots rows
+    # of one unit and names it; ratio and efficiency axes say what they are; an axis
+    # title says "log scale" exactly when the scale is one.
+    pages = [v for v in _visited(visits) if v.charts]
+    assert len(pages) > 20
+    problems = {
+        f"{v.path} {c['spec']}": found
+        for v in pages
+        for c in v.charts
+        if (found := _axis_problems(built_site.root, v.path, c))
+    }
+    assert problems == {}
 
 
 def test_tables_have_rows(visits: dict) -> None:
