@@ -475,20 +475,7 @@ def scaling_chart(
         ValueError: the pairs hold more than one unit (``split_by_unit`` first).
     """
     unit = _single_unit(pairs)
-    frame = _pair_frame(
-        pairs,
-        pl.format(
-            "{} · {} ({})",
-            pl.col("submitter_new"),
-            pl.col("system_name_new"),
-            pl.col("scenario"),
-        ),
-        system_family_label() if compare is None else compare,
-    ).with_columns(
-        growth=(
-            pl.col("total_accelerators_new") / pl.col("total_accelerators_old")
-        ).round(4),
-    )
+    frame = _scaling_frame(pairs, compare)
     frame = frame.with_columns(
         linear=(pl.col("result_value_old") * pl.col("growth")).round_sig_figs(6)
     )
@@ -553,14 +540,9 @@ def scaling_chart(
     return chart, frame
 
 
-def efficiency_chart(
-    pairs: pl.DataFrame, *, title: str, compare: pl.Expr | None = None
-) -> tuple[alt.LayerChart, pl.DataFrame]:
-    """Scaling efficiency against the growth in chip count, with linear scaling at 100%.
-
-    Efficiency is unitless, so pairs of any unit share the y axis.
-    """
-    frame = _pair_frame(
+def _scaling_frame(pairs: pl.DataFrame, compare: pl.Expr | None) -> pl.DataFrame:
+    """Chart rows of scaling pairs, labelled by system, with the count growth."""
+    return _pair_frame(
         pairs,
         pl.format(
             "{} · {} ({})",
@@ -574,6 +556,16 @@ def efficiency_chart(
             pl.col("total_accelerators_new") / pl.col("total_accelerators_old")
         ).round(4)
     )
+
+
+def efficiency_chart(
+    pairs: pl.DataFrame, *, title: str, compare: pl.Expr | None = None
+) -> tuple[alt.LayerChart, pl.DataFrame]:
+    """Scaling efficiency against the growth in chip count, with linear scaling at 100%.
+
+    Efficiency is unitless, so pairs of any unit share the y axis.
+    """
+    frame = _scaling_frame(pairs, compare)
     x_scale = alt.Scale(type="log", base=2)
     points = (
         alt.Chart()
