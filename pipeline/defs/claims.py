@@ -1,14 +1,23 @@
 """The claims asset: every registered vendor claim checked against the derived tables.
 
 Belongs here: loading the registry and calling ``pipeline.claims.evaluate_claims``;
-reading rules and verdict logic live in ``pipeline.claims``.
+reading rules and verdict logic live in the ``pipeline.claims`` package.
 """
 
 import dagster as dg
 import polars as pl
 
-import pipeline.claims as claims_module
-from pipeline.claims import claim_verdicts, claims_path, evaluate_claims, load_claims
+import pipeline.claims as claims_package
+from pipeline.claims import (
+    claim_verdicts,
+    claims_path,
+    evaluate_claims,
+    evaluation,
+    explanation,
+    load_claims,
+    readings,
+    registry,
+)
 from pipeline.defs.analytics import ANALYSIS_VERSION
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.lineage import code_version
@@ -19,7 +28,12 @@ from pipeline.lineage import code_version
     kinds={"polars", "parquet"},
     automation_condition=FOLLOW_UPSTREAM,
     code_version=code_version(
-        claims_module, extra=(claims_path().read_text(), ANALYSIS_VERSION)
+        claims_package,
+        registry,
+        readings,
+        evaluation,
+        explanation,
+        extra=(claims_path().read_text(), ANALYSIS_VERSION),
     ),
     description=(
         "Each claim of claims.toml evaluated under every reasonable reading (own "

@@ -1,0 +1,332 @@
+"""Verdicts: the rounding rules per reading, and one verdict per claim.
+
+Matching and the rounding rules run in Polars; Python only loops over claims and
+their few readings, and formats one representative row per reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from pipeline.analysis.accelerators import (
+    AcceleratorRegistry,
+    attach_accelerators,
+    load_accelerators,
+)
+from pipeline.claims.explanation import (
+    aggregate_text,
+    not_reproducible_reason,
+    reading_caveats,
+    rule_text,
+    scale_text,
+)
+from pipeline.claims.readings import (
+    END_COLUMNS,
+    END_SCHEMA,
+    Reading,
+    absolute_matches,
+    pair_matches,
+    readings_for,
+)
+from pipeline.claims.registry import TOLERANCE, Claim
+
+VERDICTS = ("consistent", "inconsistent", "not reproducible")
+
+#: One row per (claim, reading): ``evaluate_claims``' output.
+EVALUATION_SCHEMA: dict[str, pl.DataType] = {
+    "claim_id": pl.String,
+    "title": pl.String,
+    "claimant": pl.String,
+    "kind": pl.String,
+    "releases": pl.List(pl.String),
+    "reading": pl.String,
+    "identity_level": pl.String,
+    "is_per_accelerator": pl.Boolean,
+    "verdict": pl.String,
+    "value": pl.Float64,
+    "figure": pl.Float64,
+    "qualifier": pl.String,
+    "decimals": pl.Int32,
+    "match_rule": pl.String,
+    "matches": pl.Int32,
+    "benchmark": pl.String,
+    "scenario": pl.String,
+    "division": pl.String,
+    **{f"{name}_old": dtype for name, dtype in END_SCHEMA.items()},
+    **{f"{name}_new": dtype for name, dtype in END_SCHEMA.items()},
+    "reason": pl.String,
+    "caveats": pl.List(pl.String),
+}
+
+#: One row per claim: ``claim_verdicts``' output.
+VERDICT_SCHEMA: dict[str, pl.DataType] = {
+    "claim_id": pl.String,
+    "title": pl.String,
+    "claimant": pl.String,
+    "kind": pl.String,
+    "releases": pl.List(pl.String),
+    "verdict": pl.String,
+    "matching_readings": pl.List(pl.String),
+    "readings": pl.List(pl.String),
+    "is_per_accelerator_only": pl.Boolean,
+    "summary": pl.String,
+}
+
+
+def _judged(matches: pl.LazyFrame, claim: Claim) -> pl.LazyFrame:
+    """Matches with the rule flags, the representative match first.
+
+    The representative is what the qualifier is about: the maximum for "up to", the
+    minimum for "at least"/"over", and for "about"/"exactly" the first match that
+    fails (furthest from the figure), else the furthest one.
+    """
+    places = claim.decimals
+    scale = 10.0**places
+    target = round(claim.figure * scale)
+    value = pl.col("value")
+    scaled = value * scale
+    slack = TOLERANCE * pl.max_horizontal(pl.lit(1.0), scaled.abs())
+    rounded = value.round(places, mode="half_to_even")
+    truncated = (scaled + slack).floor() / scale
+    rounds = (rounded * scale).round(0) == target
+    truncates = (truncated * scale).round(0) == target
+    reaches = value >= claim.figure - TOLERANCE * max(1.0, claim.figure)
+    passes = {
+        "about": rounds,
+        "up to": rounds | truncates,
+        "exactly": rounds | truncates,
+        "at least": reaches,
+        "over": reaches,
+    }[claim.qualifier]
+    flagged = matches.with_columns(
+        _rounded=rounded,
+        _truncated=truncated,
+        _rounds=rounds,
+        _truncates=truncates,
+        _passes=passes,
+        _distance=(value - claim.figure).abs(),
+    )
+    keys = ["result_key_old", "result_key_new"]
+    if claim.qualifier == "up to":
+        order, descending = ["value", *keys], [True, False, False]
+    elif claim.qualifier in ("at least", "over"):
+        order, descending = ["value", *keys], [False, False, False]
+    else:
+        order, descending = ["_passes", "_distance", *keys], [False, True, False, False]
+    return flagged.sort(order, descending=descending, nulls_last=True)
+
+
+def _row(claim: Claim, reading: Reading, **values: Any) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(EVALUATION_SCHEMA)
+    row.update(
+        claim_id=claim.id,
+        title=claim.display_title,
+        claimant=claim.claimant,
+        kind=claim.kind,
+        releases=list(claim.releases),
+        reading=reading.label,
+        identity_level=reading.identity_level,
+        is_per_accelerator=reading.is_per_accelerator,
+        figure=claim.figure,
+        qualifier=claim.qualifier,
+        decimals=claim.decimals,
+        benchmark=claim.benchmark,
+        division=claim.division,
+        matches=0,
+        caveats=[],
+    )
+    row.update(values)
+    return row
+
+
+def _evaluated_row(
+    claim: Claim, reading: Reading, judged: pl.DataFrame
+) -> dict[str, Any]:
+    rep = judged.row(0, named=True)
+    rule, match_rule = rule_text(claim, rep)
+    return _row(
+        claim,
+        reading,
+        verdict="consistent" if rep["_passes"] else "inconsistent",
+        value=rep["value"],
+        match_rule=match_rule,
+        matches=judged.height,
+        scenario=rep["scenario"],
+        **{c: rep[c] for c in END_COLUMNS},
+        reason=aggregate_text(claim, judged) + rule,
+        caveats=reading_caveats(claim, reading, rep),
+    )
+
+
+def _only_per_accelerator(claim: Claim, rows: list[dict[str, Any]]) -> None:
+    """Mark per-accelerator readings that are the only ones a claim holds in.
+
+    A per-accelerator ratio may set an 8-GPU result against a 72-GPU one; when no
+    like-for-like reading agrees with the claim, the reader must see that first.
+    """
+    if any(r["verdict"] == "consistent" and not r["is_per_accelerator"] for r in rows):
+        return
+    for row in rows:
+        if not (row["is_per_accelerator"] and row["verdict"] == "consistent"):
+            continue
+        text = f"holds only per accelerator: {scale_text(row)}"
+        counts = claim.total_accelerators
+        if counts and (
+            row["total_accelerators_old"],
+            row["total_accelerators_new"],
+        ) != tuple(counts):
+            text += f" (the claim names {counts[0]} → {counts[1]})"
+        row["caveats"] = [
+            text,
+            *[
+                c
+                for c in row["caveats"]
+                if not c.startswith("compared per accelerator")
+            ],
+        ]
+
+
+def evaluate_claims(
+    claims: Sequence[Claim],
+    results: pl.LazyFrame | pl.DataFrame,
+    gains: pl.LazyFrame | pl.DataFrame,
+    generations: pl.LazyFrame | pl.DataFrame,
+    scaling: pl.LazyFrame | pl.DataFrame,
+    *,
+    registry: AcceleratorRegistry | None = None,
+) -> pl.DataFrame:
+    """Check every claim in every applicable reading against the published data.
+
+    The pair tables are the ones the site publishes (``pipeline.analysis``), so a
+    claim is judged on exactly the numbers a reader can look up; the results table is
+    used for absolute claims and to explain what is missing when nothing matches.
+    Matching and the rounding rules run in Polars; Python only loops over claims and
+    their few readings, and formats one representative row per reading.
+
+    Args:
+        claims: from ``load_claims``.
+        results: the canonical results table (``RESULTS_SCHEMA``, accelerator columns
+            optional: they are attached here).
+        gains: ``software_gains`` output (``PAIR_SCHEMA``).
+        generations: ``generation_ratios`` output (``PAIR_SCHEMA``).
+        scaling: ``scaling`` output (``PAIR_SCHEMA``).
+        registry: accelerator registry other than the committed one (tests).
+
+    Returns:
+        ``EVALUATION_SCHEMA``: one row per (claim, reading), in registry order.
+    """
+    registry = registry or load_accelerators()
+    # Only the releases the claims name are needed (absolute claims, diagnostics).
+    releases = sorted({r for claim in claims for r in claim.releases})
+    attached = attach_accelerators(
+        results.lazy().filter(pl.col("release").is_in(releases)), registry
+    ).collect()
+    tables = {
+        "software_gain": gains.lazy(),
+        "generation_ratio": generations.lazy(),
+        "scaling_efficiency": scaling.lazy(),
+        "absolute_result": attached.lazy(),
+    }
+    plan = [(claim, reading) for claim in claims for reading in readings_for(claim)]
+    queries = [
+        _judged(
+            absolute_matches(tables[claim.kind], claim, reading)
+            if claim.kind == "absolute_result"
+            else pair_matches(tables[claim.kind], claim, reading),
+            claim,
+        )
+        for claim, reading in plan
+    ]
+    judged_frames = pl.collect_all(queries) if queries else []
+    by_claim: dict[str, list[dict[str, Any]]] = {c.id: [] for c in claims}
+    for (claim, reading), judged in zip(plan, judged_frames, strict=True):
+        if judged.height:
+            row = _evaluated_row(claim, reading, judged)
+        else:
+            row = _row(
+                claim,
+                reading,
+                verdict="not reproducible",
+                reason="not reproducible: "
+                + not_reproducible_reason(attached, claim, reading, registry),
+            )
+        by_claim[claim.id].append(row)
+    for claim in claims:
+        _only_per_accelerator(claim, by_claim[claim.id])
+    rows = [row for claim in claims for row in by_claim[claim.id]]
+    return pl.DataFrame(rows, schema=EVALUATION_SCHEMA)
+
+
+def claim_verdicts(evaluations: pl.DataFrame) -> pl.DataFrame:
+    """One overall verdict per claim, and which readings agree with it.
+
+    A claim is ``consistent`` if any reading is (the page shows which, and their
+    caveats), ``inconsistent`` if it is reproducible in some reading and consistent in
+    none, and ``not reproducible`` if no reading finds published results.
+
+    Args:
+        evaluations: ``evaluate_claims`` output.
+
+    Returns:
+        ``VERDICT_SCHEMA``, one row per claim in the order of ``evaluations``.
+    """
+    consistent = pl.col("verdict") == "consistent"
+    reproducible = pl.col("verdict") != "not reproducible"
+    per_acc_only = (
+        pl.col("is_per_accelerator").filter(consistent).all() & consistent.any()
+    )
+    verdict = (
+        pl.when(consistent.any())
+        .then(pl.lit("consistent"))
+        .when(reproducible.any())
+        .then(pl.lit("inconsistent"))
+        .otherwise(pl.lit("not reproducible"))
+    )
+    grouped = evaluations.group_by("claim_id", maintain_order=True).agg(
+        pl.col("title").first(),
+        pl.col("claimant").first(),
+        pl.col("kind").first(),
+        pl.col("releases").first(),
+        verdict.alias("verdict"),
+        pl.col("reading").filter(consistent).alias("matching_readings"),
+        pl.col("reading").alias("readings"),
+        per_acc_only.alias("is_per_accelerator_only"),
+        reproducible.sum().alias("_reproducible"),
+        pl.col("reason").first().alias("_first_reason"),
+    )
+    matching = pl.col("matching_readings")
+    readings = pl.col("readings").list.len()
+    noun = pl.when(readings == 1).then(pl.lit("reading")).otherwise(pl.lit("readings"))
+    summary = (
+        pl.when(pl.col("verdict") == "consistent")
+        .then(
+            pl.format(
+                "consistent in {} of {} {}: {}",
+                matching.list.len(),
+                readings,
+                noun,
+                matching.list.join(", "),
+            )
+            + pl.when(pl.col("is_per_accelerator_only"))
+            .then(pl.lit("; holds only per accelerator"))
+            .otherwise(pl.lit(""))
+        )
+        .when(pl.col("verdict") == "inconsistent")
+        .then(
+            pl.format(
+                "inconsistent in every reproducible reading ({} of {} {})",
+                pl.col("_reproducible"),
+                readings,
+                noun,
+            )
+        )
+        .otherwise(pl.col("_first_reason"))
+    )
+    return (
+        grouped.with_columns(summary.alias("summary"))
+        .select(list(VERDICT_SCHEMA))
+        .cast(VERDICT_SCHEMA)
+    )
