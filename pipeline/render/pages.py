@@ -53,6 +53,7 @@ from pipeline.render.tables import (
     html_table,
     markdown_table,
     number,
+    percent,
     ratio,
     relative,
     result_cell,
@@ -269,9 +270,7 @@ def _pair_cells(
         if rounds is not None
         else pl.lit("")
     )
-    efficiency = pl.format(
-        "{}%", (pl.col("efficiency") * 100).round(0).cast(pl.Int64)
-    ).fill_null("—")
+    efficiency = percent(pl.col("efficiency")).fill_null("—")
     return pairs.with_columns(
         c_ratio=ratio(pl.col("ratio")).fill_null("—"),
         c_efficiency=efficiency,
@@ -591,7 +590,7 @@ def _ratio_text(value: float | None) -> str:
 
 
 def _percent(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.0f}%"
+    return pl.select(percent(pl.lit(value, dtype=pl.Float64))).item() or "—"
 
 
 def _headline_numbers(kind: str, shown: pl.DataFrame) -> str:
@@ -674,9 +673,7 @@ def _summary_table(
             c_range=pl.format(
                 "{} – {}", ratio(pl.col("min")), ratio(pl.col("max"))
             ).fill_null("—"),
-            c_efficiency=pl.format(
-                "{}%", (pl.col("efficiency") * 100).round(0).cast(pl.Int64)
-            ).fill_null("—"),
+            c_efficiency=percent(pl.col("efficiency")).fill_null("—"),
         )
     )
     strict = "Scaling, unflagged" if spec.kind == "scaling" else "Strictest, unflagged"

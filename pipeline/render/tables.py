@@ -38,7 +38,9 @@ def number(expr: pl.Expr, digits: int = SIGNIFICANT_DIGITS) -> pl.Expr:
     """Format a float as text with thousands separators: 27803.9 -> "27,803.9".
 
     Polars has no number formatting with grouping, so the integer part is grouped by
-    reversing it and inserting a comma after every third digit.
+    reversing it and inserting a comma after every third digit. Values Polars writes
+    with an exponent keep it, with ``digits`` significant digits in the mantissa
+    ("3.59662e+303", not the float noise of rounding at that magnitude).
     """
     text = expr.round_sig_figs(digits).cast(pl.String).str.replace(r"\.0$", "")
     integer = text.str.extract(r"^(\d+)")
@@ -50,20 +52,81 @@ def number(expr: pl.Expr, digits: int = SIGNIFICANT_DIGITS) -> pl.Expr:
         .str.reverse()
     )
     return (
-        pl.when(text.str.contains(r"[eE]") | integer.is_null())
+        pl.when(text.str.contains(r"[eE]"))
+        .then(_scientific(expr.cast(pl.Float64), digits))
+        .when(integer.is_null())
         .then(text)
         .otherwise(grouped + rest)
     )
 
 
-def ratio(expr: pl.Expr) -> pl.Expr:
-    """Format a ratio with two decimals and a multiplication sign: 1.5 -> "1.50×"."""
-    cents = (expr * 100).round(0).cast(pl.Int64)
-    return pl.format(
-        "{}.{}×",
-        cents // 100,
-        (cents % 100).cast(pl.String).str.zfill(2),
+def _scientific(value: pl.Expr, digits: int) -> pl.Expr:
+    """``value`` as "m.mmmmme+X", ``digits`` significant digits (finite, non-zero)."""
+    exponent = value.abs().log10().floor()
+    # 10**-324 underflows to 0: scale subnormal values up before dividing.
+    scaled = (
+        pl.when(exponent < -300)
+        .then(value * 1e20 / pl.lit(10.0).pow(exponent + 20))
+        .otherwise(value / pl.lit(10.0).pow(exponent))
     )
+    rounded = scaled.round(digits - 1)
+    carry = rounded.abs() >= 10  # 9.9999999 rounds up to 10
+    mantissa = pl.when(carry).then(rounded / 10).otherwise(rounded)
+    power = (exponent + carry.cast(pl.Float64)).cast(pl.Int64, strict=False)
+    return pl.format(
+        "{}e{}{}",
+        mantissa.cast(pl.String).str.replace(r"\.0$", ""),
+        pl.when(power < 0).then(pl.lit("-")).otherwise(pl.lit("+")),
+        power.abs().cast(pl.String),
+    )
+
+
+#: Beyond this many units of the last decimal a value is not written in fixed
+#: point: an Int64 cast would overflow (1e308 once crashed rendering), and "1e+20×"
+#: reads better than twenty digits.
+FIXED_LIMIT = 1e15
+
+
+def _fixed(expr: pl.Expr, places: int) -> pl.Expr:
+    """A float with ``places`` decimals, or ``number`` where that would mislead.
+
+    Any finite float is formatted without error: values too large for fixed point,
+    and non-zero values that would round to zero ("0.00×" for 1e-20), are written by
+    ``number`` ("1e+20", "1e-20"). Negative values keep their sign.
+    """
+    value = expr.cast(pl.Float64)
+    factor = 10**places
+    scaled = (value.abs() * factor).round(0)
+    fits = (scaled < FIXED_LIMIT) & ((scaled > 0) | (value == 0))
+    # strict=False: the cast is evaluated for every row, also where ``fits`` is false.
+    units = scaled.cast(pl.Int64, strict=False)
+    sign = pl.when(value < 0).then(pl.lit("-")).otherwise(pl.lit(""))
+    if places:
+        digits = (units % factor).cast(pl.String).str.zfill(places)
+        fixed = pl.format("{}{}.{}", sign, units // factor, digits)
+    else:
+        fixed = pl.format("{}{}", sign, units)
+    return pl.when(fits).then(fixed).otherwise(number(value))
+
+
+def _named_like(out: pl.Expr, expr: pl.Expr) -> pl.Expr:
+    """``out`` under the name of ``expr``, so callers can select by that name."""
+    name = expr.meta.output_name(raise_if_undetermined=False)
+    return out.alias(name) if name else out
+
+
+def ratio(expr: pl.Expr) -> pl.Expr:
+    """Format a ratio with two decimals and a multiplication sign: 1.5 -> "1.50×".
+
+    Ratios beyond fixed point (1e+20×) or too small for two decimals (1e-20×) are
+    written with an exponent instead of failing or showing "0.00×".
+    """
+    return _named_like(pl.format("{}×", _fixed(expr, 2)), expr)
+
+
+def percent(expr: pl.Expr) -> pl.Expr:
+    """Format a fraction as a whole percentage: 0.97 -> "97%" (1e20 -> "1e+22%")."""
+    return _named_like(pl.format("{}%", _fixed(expr.cast(pl.Float64) * 100, 0)), expr)
 
 
 def badges(is_preview: pl.Expr, is_inferred: pl.Expr) -> pl.Expr:
