@@ -2,7 +2,8 @@
 
 Readers should be able to check any number without scraping pages, and to verify that
 the file they hold is the one a build published: hence sha256 and row counts next to
-each link on the Data page.
+each link on the Data page. CSV text cells that a spreadsheet would run as a formula
+get a leading ``'`` (``neutralise_formula``); Parquet keeps the exact values.
 """
 
 from __future__ import annotations
@@ -36,22 +37,47 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def flat_for_csv(frame: pl.DataFrame) -> pl.DataFrame:
-    """Nested columns as text, since CSV has no lists or structs (Parquet keeps them).
+#: First characters that make a spreadsheet read a cell as a formula (OWASP "CSV
+#: Injection": =, +, -, @, tab, carriage return).
+FORMULA_START = r"^[=+\-@\t\r]"
+#: Prefixed to such text cells so spreadsheets show them as text.
+FORMULA_GUARD = "'"
 
-    Lists are joined with "; " and structs written as JSON, so the CSV stays one value
-    per cell and the Parquet file stays the exact table.
+
+def neutralise_formula(text: pl.Expr) -> pl.Expr:
+    """Text that a spreadsheet would run as a formula, prefixed with ``'``.
+
+    Upstream names are untrusted ("=HYPERLINK(...)", "@SUM(...)"); a reader opening
+    the CSV in a spreadsheet must see them as text. Only text columns are treated:
+    a negative number stays a number.
+    """
+    return (
+        pl.when(text.str.contains(FORMULA_START))
+        .then(pl.lit(FORMULA_GUARD) + text)
+        .otherwise(text)
+    )
+
+
+def flat_for_csv(frame: pl.DataFrame) -> pl.DataFrame:
+    """The CSV form of a table: nested columns as text, formula-leading text quoted.
+
+    CSV has no lists or structs, so lists are joined with "; " and structs written as
+    JSON (the CSV stays one value per cell). Every text cell then goes through
+    ``neutralise_formula``. The Parquet file keeps the exact table.
     """
     exprs = []
     for name, dtype in frame.schema.items():
+        column = pl.col(name)
         if isinstance(dtype, pl.List):
-            exprs.append(
-                pl.col(name).list.eval(pl.element().cast(pl.String)).list.join("; ")
-            )
+            text = column.list.eval(pl.element().cast(pl.String)).list.join("; ")
         elif isinstance(dtype, (pl.Struct, pl.Array)):
-            exprs.append(pl.col(name).struct.json_encode())
+            text = column.struct.json_encode()
+        elif isinstance(dtype, (pl.String, pl.Categorical, pl.Enum)):
+            text = column.cast(pl.String)
         else:
-            exprs.append(pl.col(name))
+            exprs.append(column)
+            continue
+        exprs.append(neutralise_formula(text).alias(name))
     return frame.select(exprs)
 
 

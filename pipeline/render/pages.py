@@ -1356,6 +1356,10 @@ def _data_page(site: _Site, downloads: list[Download]) -> str:
         "check that a file is the one this build published (pipeline commit "
         f"<code>{escape(site.data.pipeline_commit)}</code>, built "
         f"{escape(site.data.built_at)}).\n\n"
+        "In the CSV files, a text cell that starts with `=`, `+`, `-`, `@`, a tab or "
+        "a carriage return gets a leading `'` so that spreadsheets show it as text "
+        "instead of running it as a formula; numbers are unchanged, and the Parquet "
+        "files keep every value exactly as published.\n\n"
         '!!! note "Derived tables are unofficial"\n'
         "    `software_gains`, `generation_ratios` and `scaling` are computed by "
         "mlperf-ledger from MLPerf results; they are not MLPerf results. Each row "

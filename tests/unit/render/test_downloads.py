@@ -1,0 +1,79 @@
+"""CSV downloads are safe to open in a spreadsheet; Parquet keeps the exact values."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import polars as pl
+from polars.testing import assert_frame_equal
+
+from pipeline.render.downloads import write_downloads
+from pipeline.render.pages import render_site
+from pipeline.render.site_data import SiteData
+
+HOSTILE = pl.DataFrame(
+    {
+        "submitter": [
+            '=HYPERLINK("http://evil.example","x")',
+            "+1+cmd|' /C calc'!A0",
+            "-2+3",
+            "@SUM(A1:A9)",
+            "\tTabbed",
+            "\rReturn",
+            "NVIDIA",
+            None,
+        ],
+        "result_value": [-1.5, 2.0, -3e20, 4.0, 5.0, 6.0, 7.0, None],
+        "nodes": [-1, 1, 2, 3, 4, 5, 6, 7],
+        "flags": [["-x", "=y"], [], None, ["ok"], [], [], [], []],
+    },
+    schema={
+        "submitter": pl.String,
+        "result_value": pl.Float64,
+        "nodes": pl.Int32,
+        "flags": pl.List(pl.String),
+    },
+)
+
+
+def test_formula_cells_are_quoted_and_numbers_stay_numbers(tmp_path: Path) -> None:
+    (download,) = write_downloads({"results": (HOSTILE, "test")}, tmp_path)
+    with download.csv.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == ["submitter", "result_value", "nodes", "flags"]
+    assert [row[0] for row in rows[1:]] == [
+        '\'=HYPERLINK("http://evil.example","x")',
+        "'+1+cmd|' /C calc'!A0",
+        "'-2+3",
+        "'@SUM(A1:A9)",
+        "'\tTabbed",
+        "'\rReturn",
+        "NVIDIA",
+        "",
+    ]
+    # A list joined into text is text too: its leading "-" is neutralised.
+    assert rows[1][3] == "'-x; =y"
+    # Numeric columns are not touched: negative numbers stay numbers.
+    assert [row[1] for row in rows[1:4]] == ["-1.5", "2.0", "-3e+20"]
+    assert rows[1][2] == "-1"
+    back = pl.read_csv(download.csv)
+    assert back.schema["result_value"] == pl.Float64
+    assert back.schema["nodes"] == pl.Int64
+    assert back["result_value"][0] == -1.5
+
+
+def test_parquet_keeps_the_exact_values(tmp_path: Path) -> None:
+    (download,) = write_downloads({"results": (HOSTILE, "test")}, tmp_path)
+    assert_frame_equal(pl.read_parquet(download.parquet), HOSTILE)
+
+
+def test_data_page_says_how_csv_text_is_guarded(
+    tmp_path: Path, site_data: SiteData
+) -> None:
+    out = tmp_path / "generated"
+    render_site(site_data, out, bundle=False)
+    assert (
+        "In the CSV files, a text cell that starts with `=`, `+`, `-`, `@`, a tab or "
+        "a carriage return gets a leading `'`"
+    ) in (out / "data.md").read_text()
