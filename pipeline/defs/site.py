@@ -34,10 +34,11 @@ from pipeline.render.claims_page import (
     render_claims_page,
 )
 from pipeline.render.escape import escape
-from pipeline.render.pages import render_site, slug
+from pipeline.render.pages import PAGE_INDEX, render_site
 from pipeline.render.performance_page import PAGE as PERFORMANCE_PAGE
 from pipeline.render.performance_page import render_performance_page
 from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
+from pipeline.render.slugs import page_problems
 from pipeline.render.tables import relative
 
 #: Pages every published site must have (besides one per release with results).
@@ -134,6 +135,15 @@ def _bench_results() -> dict | None:
         "exclusions": dg.AssetIn("out_mlperf__exclusions"),
         "raw": dg.AssetIn("raw_mlperf__summary"),
     },
+    check_specs=[
+        dg.AssetCheckSpec(
+            "one_page_per_entity",
+            asset="out_site__pages",
+            blocking=True,
+            description="Every release and benchmark has its own page file: no two "
+            "upstream names share one, none is missing.",
+        ),
+    ],
     description=(
         "Every generated page of the website (Markdown, Vega-Lite chart specs, "
         "downloads, the local Vega bundle) in a staging MkDocs project."
@@ -151,8 +161,8 @@ def out_site__pages(
     claims: pl.LazyFrame,
     exclusions: pl.LazyFrame,
     raw: dict,
-) -> dg.Output[dict]:
-    """Render the pages into ``build/staging/project``."""
+):
+    """Render the pages into ``build/staging/project``; check one page per entity."""
     build = settings.build_dir()
     project = stage_project(build / "staging" / "project")
     cache = build / "cache" / "vega-bundle.js"
@@ -204,9 +214,23 @@ def out_site__pages(
     )
     cache.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(js_dir / cache.name, cache)
-    return dg.Output(
-        {"project": str(project), "releases": data.releases},
+    generated = project / "site" / "generated"
+    pages = json.loads((generated / PAGE_INDEX).read_text(encoding="utf-8"))
+    problems = page_problems(pages, generated)
+    yield dg.Output(
+        {"project": str(project), "releases": data.releases, "pages": pages},
         metadata={"files": len(written), "releases": data.releases},
+    )
+    yield dg.AssetCheckResult(
+        check_name="one_page_per_entity",
+        passed=not problems,
+        description="one page per release and benchmark"
+        if not problems
+        else "; ".join(problems)[:2000],
+        metadata={
+            "entities": {kind: len(by_name) for kind, by_name in pages.items()},
+            "problems": problems[:20],
+        },
     )
 
 
@@ -254,7 +278,8 @@ def out_site__published(out_site__pages: dict):
         description="built without warnings" if ok else problems[:2000],
     )
     expected = list(REQUIRED_PAGES) + [
-        f"generated/releases/{slug(v)}.html" for v in out_site__pages["releases"]
+        "generated/" + page.removesuffix(".md") + ".html"
+        for page in out_site__pages["pages"]["releases"].values()
     ]
     missing = [p for p in expected if not (target / p).exists()] if ok else expected
     yield dg.AssetCheckResult(

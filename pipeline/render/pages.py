@@ -47,6 +47,7 @@ from pipeline.render.site_data import (
     with_accelerators,
     with_names,
 )
+from pipeline.render.slugs import name_hash, slug, unique_slugs
 from pipeline.render.tables import (
     DERIVED_NOTICE,
     external_link,
@@ -63,6 +64,8 @@ from pipeline.transform.results import DIVISIONS, SCENARIOS
 
 #: The generated folder's name inside docs_dir; mkdocs.yml and the hook expect it.
 GENERATED = "generated"
+#: Entity kind -> entity name -> its page under GENERATED (``slugs.page_problems``).
+PAGE_INDEX = "partials/pages.json"
 METHODOLOGY = "methodology.md"
 #: Rows of each headline table on the home page.
 HEADLINE_ROWS = 5
@@ -72,12 +75,6 @@ LATEST_TOP_N = 3
 #: scale) is in the download, where it cannot be mistaken for a like-for-like pair.
 PAGE_GAIN_LEVELS = ("system", "hardware")
 GROUP = ["benchmark", "scenario", "division"]
-
-
-def slug(text: str) -> str:
-    """A file-name and anchor-safe form of an upstream name ("llama2-70b-99")."""
-    cleaned = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
-    return cleaned or "unnamed"
 
 
 @dataclass
@@ -93,6 +90,18 @@ class _Site:
     rounds: pl.DataFrame = field(
         default_factory=lambda: pl.DataFrame(schema=STATUS_SCHEMA)
     )
+    #: Page folder ("releases", "benchmarks") -> entity name -> its unique slug.
+    slugs: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Chart file stems written so far: two charts never share a file.
+    chart_names: set[str] = field(default_factory=set)
+
+    def page_of(self, kind: str, name: str) -> str:
+        """The page of one release or benchmark, under ``generated/`` (unique)."""
+        return f"{kind}/{self.slugs[kind][name]}.md"
+
+    def entity_slug(self, kind: str, name: str) -> str:
+        """The unique slug of an entity, for anchors and chart names."""
+        return self.slugs[kind][name]
 
     def write_page(self, rel: str, text: str) -> str:
         """Write ``generated/<rel>``; returns its docs-relative path."""
@@ -113,6 +122,13 @@ class _Site:
     ) -> str:
         """Write a chart's files; returns the container ``<div>`` for ``page``."""
         chart, frame = built
+        if name in self.chart_names:
+            # Two upstream spellings with one slug ("Offline", "offline"): the
+            # caption names them exactly, so its hash tells the charts apart.
+            name = f"{name}--{name_hash(caption)}"
+        if name in self.chart_names:
+            raise ValueError(f"two charts of one build are both named {name!r}")
+        self.chart_names.add(name)
         files = charts.write_chart(chart, frame, self.out_dir / "charts", name, svg=svg)
         self.written += [p for p in (files.spec, files.data, files.svg) if p]
         spec = relative(page, f"{GENERATED}/charts/{files.spec.name}")
@@ -719,7 +735,14 @@ def _scaling_sections(
         parts.append(f"\n### {escape(scenario)} · {escape(unit)}\n")
         strict = part.filter("is_strict")
         if strict.height:
-            name = "-".join([spec.stem, slug(benchmark), slug(scenario), slug(unit)])
+            name = "-".join(
+                [
+                    spec.stem,
+                    site.entity_slug("benchmarks", benchmark),
+                    slug(scenario),
+                    slug(unit),
+                ]
+            )
             built = _pair_chart(spec, strict, f"{benchmark} · {scenario} · {unit}")
             caption = f"Scaling: {benchmark} {scenario} ({unit})"
             parts.append(site.chart(page, built, name, caption))
@@ -742,7 +765,10 @@ def _pairs_page(site: _Site, spec: _PairPage, pairs: pl.DataFrame) -> str:
     if pairs.height == 0:
         parts.append("\n_No pairs in the current data._\n")
         return site.write_page(spec.rel, "\n".join(parts))
-    anchors = {b: f"{spec.stem}-{slug(b)}" for b in pairs["benchmark"].unique()}
+    anchors = {
+        b: f"{spec.stem}-{site.entity_slug('benchmarks', b)}"
+        for b in pairs["benchmark"].unique()
+    }
     parts += [
         "\n## Summary\n",
         *_page_summary(page, spec, pairs),
@@ -752,7 +778,7 @@ def _pairs_page(site: _Site, spec: _PairPage, pairs: pl.DataFrame) -> str:
         _pair_cells(pairs, site.rounds).partition_by("benchmark", as_dict=True).items()
     ):
         parts.append(f"\n## {escape(benchmark)} {{ #{anchors[benchmark]} }}\n")
-        link = _page_link(page, f"benchmarks/{slug(benchmark)}.md")
+        link = _page_link(page, site.page_of("benchmarks", benchmark))
         parts.append(f"[Best results per accelerator for this benchmark]({link})\n")
         if spec.kind == "scaling":
             parts += _scaling_sections(site, page, spec, benchmark, bench_pairs)
@@ -768,7 +794,13 @@ def _pairs_page(site: _Site, spec: _PairPage, pairs: pl.DataFrame) -> str:
                 parts.append(f"\n### {' → '.join(escape(k) for k in key)}\n")
                 if note := skip_note(key[0], key[-1], site.rounds):
                     parts.append(f"This pair of releases {escape(note)}.\n")
-            name = "-".join([spec.stem, slug(benchmark), *(slug(k) for k in key)])
+            name = "-".join(
+                [
+                    spec.stem,
+                    site.entity_slug("benchmarks", benchmark),
+                    *(slug(k) for k in key),
+                ]
+            )
             caption = f"{spec.title}: {' '.join(words)}"
             built = _pair_chart(spec, section, " · ".join(w for w in words if w))
             parts.append(site.chart(page, built, name, caption))
@@ -926,7 +958,7 @@ def _release_page(
     ranked = _result_cells(ranked)
     if top_n:
         scope = f"the top {top_n} (best per submitter and accelerator type)"
-        full = _page_link(page, f"releases/{slug(release)}.md")
+        full = _page_link(page, site.page_of("releases", release))
         more = f" The [full {escape(release)} page]({full}) lists every submitter."
     else:
         scope = "each submitter's best result per accelerator type"
@@ -939,7 +971,7 @@ def _release_page(
     for (benchmark,), bench_rows in sorted(
         ranked.partition_by("benchmark", as_dict=True).items()
     ):
-        link = _page_link(page, f"benchmarks/{slug(benchmark)}.md")
+        link = _page_link(page, site.page_of("benchmarks", benchmark))
         parts.append(f"\n### {escape(benchmark)}\n\n[Across releases]({link})\n")
         for (scenario, division), group in _sorted_groups(
             bench_rows, ["scenario", "division"]
@@ -963,7 +995,7 @@ def _releases_index(site: _Site) -> str:
             )
             continue
         stats = _release_stats(site.results.filter(pl.col("release") == release))
-        link = _page_link(page, f"releases/{slug(release)}.md")
+        link = _page_link(page, site.page_of("releases", release))
         rows.append(
             f"| [{escape(release)}]({link}) | {date} | {escape(status)} | "
             f"{stats['results']:,} | {stats['submitters']:,} | {stats['systems']:,} | "
@@ -1026,12 +1058,13 @@ def _best_per_accelerator(results: pl.DataFrame) -> pl.DataFrame:
 
 
 def _benchmark_page(site: _Site, benchmark: str, best: pl.DataFrame) -> str:
-    rel = f"benchmarks/{slug(benchmark)}.md"
+    rel = site.page_of("benchmarks", benchmark)
     page = f"{GENERATED}/{rel}"
     results = site.results.filter(pl.col("benchmark") == benchmark)
     counts = dict(results.group_by("release").len().iter_rows())
     appearances = ", ".join(
-        f"[{escape(r)}]({_page_link(page, f'releases/{slug(r)}.md')}) ({counts[r]:,})"
+        f"[{escape(r)}]({_page_link(page, site.page_of('releases', r))}) "
+        f"({counts[r]:,})"
         for r in site.releases
         if r in counts
     )
@@ -1083,7 +1116,13 @@ def _benchmark_page(site: _Site, benchmark: str, best: pl.DataFrame) -> str:
             releases=present,
         )
         name = "-".join(
-            ["benchmark", slug(benchmark), slug(scenario), slug(division), slug(unit)]
+            [
+                "benchmark",
+                site.entity_slug("benchmarks", benchmark),
+                slug(scenario),
+                slug(division),
+                slug(unit),
+            ]
         )
         caption = f"{benchmark} {scenario} {division}: best {metric} by accelerator"
         parts.append(site.chart(page, built, name, caption))
@@ -1128,7 +1167,7 @@ def _benchmark_page(site: _Site, benchmark: str, best: pl.DataFrame) -> str:
 
 def _benchmarks_index(site: _Site, benchmarks: list[str]) -> str:
     page = f"{GENERATED}/benchmarks/index.md"
-    links = {b: _page_link(page, f"benchmarks/{slug(b)}.md") for b in benchmarks}
+    links = {b: _page_link(page, site.page_of("benchmarks", b)) for b in benchmarks}
     order = {r: i for i, r in enumerate(site.releases)}
     summary = (
         site.results.with_columns(index=_release_index(site.releases))
@@ -1281,7 +1320,7 @@ def _home(
         latest = site.releases[-1]
         stats = _release_stats(site.results.filter(pl.col("release") == latest))
         new = _new_in(site, latest, "accelerator_id", "accelerator_label")
-        link = _page_link(page, f"releases/{slug(latest)}.md")
+        link = _page_link(page, site.page_of("releases", latest))
         parts += [
             f"## Latest release: {escape(latest)}\n",
             _numbers_block(
@@ -1735,6 +1774,20 @@ def render_site(
             ("scaling", data.scaling),
         )
     }
+    benchmarks = sorted(results["benchmark"].drop_nulls().unique().to_list())
+    site.slugs = {
+        "releases": unique_slugs(site.releases),
+        # Pair frames may name a benchmark without results (their links then dangle
+        # as before); they still need a unique anchor.
+        "benchmarks": unique_slugs(
+            benchmarks
+            + [
+                b
+                for frame in pairs.values()
+                for b in frame["benchmark"].drop_nulls().unique().to_list()
+            ]
+        ),
+    }
     _home(site, pairs, histories)
     if site.releases:
         latest = site.releases[-1]
@@ -1755,7 +1808,7 @@ def render_site(
         r: _release_page(
             site,
             r,
-            f"releases/{slug(r)}.md",
+            site.page_of("releases", r),
             title=f"MLPerf Inference {escape(r)}",
             top_n=None,
             notes=release_notes,
@@ -1763,7 +1816,6 @@ def render_site(
         for r in reversed(site.releases)
     }
     _releases_index(site)
-    benchmarks = sorted(results["benchmark"].drop_nulls().unique().to_list())
     best = _best_per_accelerator(results)
     benchmark_pages = {b: _benchmark_page(site, b, best) for b in benchmarks}
     _benchmarks_index(site, benchmarks)
@@ -1802,6 +1854,21 @@ def render_site(
     nav_path = out_dir / "partials" / "nav.json"
     nav_path.write_text(json.dumps(nav, indent=1), encoding="utf-8")
     site.written.append(nav_path)
+    index_path = out_dir / PAGE_INDEX
+    index_path.write_text(
+        json.dumps(
+            {
+                "releases": {r: site.page_of("releases", r) for r in release_pages},
+                "benchmarks": {
+                    b: site.page_of("benchmarks", b) for b in benchmark_pages
+                },
+            },
+            indent=1,
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
+    site.written.append(index_path)
     if bundle:
         site.written.append(write_bundle(out_dir / "assets" / "js"))
     return site.written

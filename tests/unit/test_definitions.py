@@ -50,6 +50,7 @@ def test_asset_graph_snapshot() -> None:
         "out_mlperf__software_gains:no_self_pairs",
         "out_mlperf__software_gains:ratios_finite_positive",
         "out_mlperf__software_gains:results_exist",
+        "out_site__pages:one_page_per_entity",
         "out_site__published:every_page_present",
         "out_site__published:mkdocs_strict_build",
         "out_site__published:page_weight_budget",
