@@ -32,6 +32,11 @@ def http_timeout_s() -> float:
     return float(os.environ.get("MLPERF_HTTP_TIMEOUT_S", "") or 30.0)
 
 
+def http_deadline_s() -> float:
+    """Overall limit per download: ``MLPERF_HTTP_DEADLINE_S`` or 300 seconds."""
+    return float(os.environ.get("MLPERF_HTTP_DEADLINE_S", "") or 300.0)
+
+
 def build_dir() -> Path:
     """Where the website is built and published: ``MLPERF_BUILD_DIR`` or ``build/``."""
     configured = os.environ.get("MLPERF_BUILD_DIR", "").strip()

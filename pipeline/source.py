@@ -3,12 +3,17 @@
 Every source maps ``(repository name, path)`` to bytes. A missing file is
 :class:`NotPublished` (upstream has not published it; never retried); anything else that
 goes wrong is a :class:`SourceError` whose message names the URL and what happened.
+
+A source is untrusted: a mirror folder is never read outside its root
+(:class:`OutsideSource`), HTTP never follows a redirect to another origin, and every
+download has an overall deadline besides the per-read timeout.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +25,13 @@ import httpx
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 #: GitHub REST API root; tests point ``list_tree`` at a loopback server instead.
 GITHUB_API = "https://api.github.com"
+#: Overall time allowed for one download, retries included. A per-read timeout alone
+#: never trips on a server that sends one byte every few seconds.
+DEFAULT_DEADLINE_S = 300.0
+#: Same-origin redirects followed per request; upstream needs at most one.
+MAX_REDIRECTS = 5
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class SourceError(RuntimeError):
@@ -28,6 +40,10 @@ class SourceError(RuntimeError):
 
 class NotPublished(SourceError):
     """The file does not exist at the source (HTTP 404 or no such local file)."""
+
+
+class OutsideSource(SourceError):
+    """A mirror path resolves outside the mirror (symlink or ``..``); never read."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +73,19 @@ class _Reply:
     status_code: int
     headers: httpx.Headers
     body: bytes
+    #: The URL that answered, after any same-origin redirects.
+    url: str
+
+
+def _listed(file: Path, inside: Path) -> bool:
+    """Whether a walked mirror entry is a file to list; one leading out always is."""
+    if file.is_symlink() and not file.resolve().is_relative_to(inside):
+        return True
+    return file.is_file()
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme)
 
 
 def _now() -> dt.datetime:
@@ -73,6 +102,8 @@ class Source:
 
     base: str
     timeout_s: float = 30.0
+    #: Overall limit per download (all attempts, redirects and bytes), in seconds.
+    deadline_s: float = DEFAULT_DEADLINE_S
     retries: int = 3
     backoff_s: float = 0.5
     max_bytes: int = DEFAULT_MAX_BYTES
@@ -110,20 +141,47 @@ class Source:
         return str(Path(root).resolve() / path)
 
     # -- local folder ---------------------------------------------------------------
-    def _read_local(self, url: str) -> Fetched:
+    def _local_root(self, repo: str) -> Path:
+        """The folder a mirror may be read in: the base (or ``{repo}``'s folder)."""
+        return Path(self.base.replace("{repo}", repo)).resolve()
+
+    def _contained(self, repo: str, path: str, what: str = "file") -> Path:
+        """The resolved mirror path of ``path``, refused if it leads out of the root.
+
+        Checked before anything is opened or even stat-ed, so the content (and size
+        or date) of a file outside the mirror never reaches a snapshot or a message.
+        Callers read the resolved path, so a link swapped after the check is not
+        followed either.
+        """
+        resolved = Path(self.url_for(repo, path)).resolve()
+        if not resolved.is_relative_to(self._local_root(repo)):
+            how = (
+                "path leads outside the mirror"
+                if ".." in Path(path).parts
+                else f"symlink to a {what} outside the mirror"
+            )
+            verb = "listed" if what == "folder" else "read"
+            where = f"{repo}/{path}".rstrip("/")
+            raise OutsideSource(
+                f"{where}: resolves outside the source root ({how}); not {verb}"
+            )
+        return resolved
+
+    def _read_local(self, repo: str, path: str) -> Fetched:
+        url = self.url_for(repo, path)
         self.request_log.append(url)
-        path = Path(url)
-        if not path.is_file():
+        file = self._contained(repo, path)
+        if not file.is_file():
             raise NotPublished(f"{url}: not published (no such file in the mirror)")
-        size = path.stat().st_size
+        size = file.stat().st_size
         if size > self.max_bytes:
             raise SourceError(
                 f"{url}: {size} bytes exceeds the cap of {self.max_bytes}"
             )
-        stat_time = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC)
+        stat_time = dt.datetime.fromtimestamp(file.stat().st_mtime, dt.UTC)
         return Fetched(
             url=url,
-            content=path.read_bytes(),
+            content=file.read_bytes(),
             fetched_at=_now(),
             last_modified=stat_time.replace(microsecond=0).isoformat(),
         )
@@ -131,11 +189,12 @@ class Source:
     # -- HTTP ----------------------------------------------------------------------
     def _client(self) -> httpx.Client:
         # One client per source: a raw tree is hundreds of files, and a fresh
-        # connection per file would dominate the cost.
+        # connection per file would dominate the cost. Redirects are followed by
+        # hand (_attempt), so that none leads to another origin.
         if self._http is None:
             self._http = httpx.Client(
                 timeout=httpx.Timeout(self.timeout_s),
-                follow_redirects=True,
+                follow_redirects=False,
                 transport=self.transport,
                 headers={"User-Agent": "mlperf-ledger"},
             )
@@ -151,26 +210,24 @@ class Source:
         self.close()
 
     def _request(self, method: str, url: str, headers: dict[str, str]) -> _Reply:
-        """One request with bounded retries on 5xx, timeouts and connection errors."""
+        """One request with bounded retries on 5xx, timeouts and connection errors.
+
+        The whole download, retries included, ends at ``deadline_s``.
+        """
+        deadline = time.monotonic() + self.deadline_s
         last_problem = ""
         for attempt in range(self.retries + 1):
             if attempt:
                 self.sleep(self.backoff_s * 2 ** (attempt - 1))
+                if time.monotonic() >= deadline:
+                    raise self._past_deadline(url)
             self.request_log.append(url)
             try:
-                with self._client().stream(method, url, headers=headers) as response:
-                    if response.status_code >= 500:
-                        last_problem = f"HTTP {response.status_code}"
-                        continue
-                    declared = int(response.headers.get("content-length") or 0)
-                    if declared > self.max_bytes:
-                        raise self._too_big(url, f"{declared} bytes")
-                    body = bytearray()
-                    for chunk in response.iter_bytes():
-                        body.extend(chunk)
-                        if len(body) > self.max_bytes:
-                            raise self._too_big(url, "body")
-                    return _Reply(response.status_code, response.headers, bytes(body))
+                reply = self._within_deadline(method, url, headers, deadline)
+                if reply.status_code >= 500:
+                    last_problem = f"HTTP {reply.status_code}"
+                    continue
+                return reply
             except httpx.TimeoutException:
                 last_problem = f"timed out after {self.timeout_s:g} s"
             except httpx.RemoteProtocolError as exc:
@@ -180,6 +237,73 @@ class Source:
                 last_problem = f"connection failed ({exc.__class__.__name__}: {exc})"
         raise SourceError(
             f"{url}: gave up after {self.retries + 1} attempts; last: {last_problem}"
+        )
+
+    def _within_deadline(
+        self, method: str, url: str, headers: dict[str, str], deadline: float
+    ) -> _Reply:
+        """Run one attempt, abandoning it at the deadline wherever it is blocked.
+
+        The attempt checks the deadline between chunks itself; a server dripping its
+        status line or headers blocks inside httpx, so the attempt runs in a worker
+        thread and the connection pool is closed under it when time is up.
+        """
+        outcome: dict[str, object] = {}
+
+        def attempt() -> None:
+            try:
+                outcome["reply"] = self._attempt(method, url, headers, deadline)
+            except BaseException as exc:  # handed to the caller below
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=attempt, name="mlperf-fetch", daemon=True)
+        worker.start()
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            self.close()  # drops the stalled connection; the worker then ends
+            raise self._past_deadline(url)
+        if "error" in outcome:
+            raise outcome["error"]  # type: ignore[misc]
+        return outcome["reply"]  # type: ignore[return-value]
+
+    def _attempt(
+        self, method: str, url: str, headers: dict[str, str], deadline: float
+    ) -> _Reply:
+        """One request, following same-origin redirects only, body capped in size."""
+        current = httpx.URL(url)
+        for _ in range(MAX_REDIRECTS + 1):
+            with self._client().stream(method, current, headers=headers) as response:
+                location = response.headers.get("location")
+                if response.status_code in _REDIRECTS and location:
+                    target = current.join(location)
+                    if _origin(target) != _origin(current):
+                        raise SourceError(
+                            f"{url}: redirected (HTTP {response.status_code}) to "
+                            f"another host {target}; not followed"
+                        )
+                    current = target
+                    continue
+                if response.status_code >= 500:
+                    return _Reply(response.status_code, response.headers, b"", url)
+                declared = int(response.headers.get("content-length") or 0)
+                if declared > self.max_bytes:
+                    raise self._too_big(url, f"{declared} bytes")
+                body = bytearray()
+                for chunk in response.iter_bytes():
+                    body.extend(chunk)
+                    if len(body) > self.max_bytes:
+                        raise self._too_big(url, "body")
+                    if time.monotonic() >= deadline:
+                        raise self._past_deadline(url)
+                return _Reply(
+                    response.status_code, response.headers, bytes(body), str(current)
+                )
+        raise SourceError(f"{url}: more than {MAX_REDIRECTS} redirects; not followed")
+
+    def _past_deadline(self, url: str) -> SourceError:
+        return SourceError(
+            f"{url}: not finished within the overall deadline of "
+            f"{self.deadline_s:g} s; gave up"
         )
 
     def _too_big(self, url: str, what: str) -> SourceError:
@@ -194,13 +318,13 @@ class Source:
     # -- public API ----------------------------------------------------------------
     def fetch(self, repo: str, path: str) -> Fetched:
         """Read one file completely, or raise NotPublished / SourceError."""
-        url = self.url_for(repo, path)
         if not self.is_http:
-            return self._read_local(url)
+            return self._read_local(repo, path)
+        url = self.url_for(repo, path)
         response = self._request("GET", url, {})
         self._check_status(url, response)
         return Fetched(
-            url=url,
+            url=response.url,
             content=response.body,
             fetched_at=_now(),
             etag=response.headers.get("etag"),
@@ -222,7 +346,7 @@ class Source:
         url = self.url_for(repo, path)
         if not self.is_http:
             self.request_log.append(url)
-            file = Path(url)
+            file = self._contained(repo, path)
             if not file.is_file():
                 return Probe(url=url, exists=False)
             stamp = f"{file.stat().st_mtime_ns}-{file.stat().st_size}"
@@ -283,12 +407,20 @@ class Source:
                 raise NotPublished(
                     f"{root}: not published (no such folder in the mirror)"
                 )
+            # A division folder leading out of the mirror is refused, not walked;
+            # rglob does not descend into symlinked folders below it. A symlink
+            # leading out is listed by its name inside the mirror, never stat-ed,
+            # so that fetch refuses it and the scan reports it rather than losing it.
+            inside = self._local_root(repo)
+            self._contained(repo, "", "folder")
+            for prefix in wanted:
+                self._contained(repo, prefix, "folder")
             return sorted(
                 file.relative_to(root).as_posix()
                 for prefix in wanted
                 if (root / prefix).is_dir()
                 for file in (root / prefix).rglob("*")
-                if file.is_file()
+                if _listed(file, inside)
             )
         api = (api_base or self.tree_api_base()).rstrip("/")
         url = f"{api}/repos/{owner}/{repo}/git/trees/HEAD?recursive=1"

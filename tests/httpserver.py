@@ -19,7 +19,9 @@ class FaultyServer:
 
     Behaviours: ``"500"`` (server error), ``"hang"`` (sleep past the client timeout),
     ``"truncate"`` (declare the full length, send half, close), ``"html"`` (an HTML
-    error page with status 200).
+    error page with status 200), ``"redirect:<location>"`` (HTTP 302 to that
+    location), ``"drip"`` (the file one byte every ``drip_s`` seconds, so no single
+    read ever times out).
     """
 
     def __init__(self, root: Path) -> None:
@@ -27,6 +29,7 @@ class FaultyServer:
         self.faults: dict[str, list[str]] = defaultdict(list)
         self.requests: list[tuple[str, str]] = []
         self.hang_s = 3.0
+        self.drip_s = 2.0
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -44,6 +47,12 @@ class FaultyServer:
                     return
                 if fault == "hang":
                     time.sleep(server.hang_s)
+                    return
+                if fault and fault.startswith("redirect:"):
+                    self.send_response(302)
+                    self.send_header("Location", fault.removeprefix("redirect:"))
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                     return
                 if fault == "html":
                     body = b"<!DOCTYPE html><html><body>Rate limited</body></html>"
@@ -74,12 +83,26 @@ class FaultyServer:
                 self.end_headers()
                 if head:
                     return
+                if fault == "drip":
+                    self._drip(body)
+                    return
                 if fault == "truncate":
                     self.wfile.write(body[: len(body) // 2])
                     self.wfile.flush()
                     self.close_connection = True
                     return
                 self.wfile.write(body)
+
+            def _drip(self, body: bytes) -> None:
+                """A slow-loris body: each byte arrives well within a read timeout."""
+                try:
+                    for byte in body:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(server.drip_s)
+                except OSError:  # the client gave up and closed the connection
+                    pass
+                self.close_connection = True
 
             def _tree(self, head: bool) -> None:
                 """Emulate GitHub's git trees API over the served folder."""

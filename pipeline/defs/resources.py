@@ -18,6 +18,7 @@ class SourceResource(dg.ConfigurableResource):
 
     base: str = ""
     timeout_s: float = 0.0
+    deadline_s: float = 0.0
     retries: int = 3
 
     def get(self) -> Source:
@@ -25,6 +26,7 @@ class SourceResource(dg.ConfigurableResource):
         return Source(
             base=self.base or settings.source_base(),
             timeout_s=self.timeout_s or settings.http_timeout_s(),
+            deadline_s=self.deadline_s or settings.http_deadline_s(),
             retries=self.retries,
             tree_api=settings.tree_api(),
         )
