@@ -7,6 +7,8 @@ Layout under ``<data dir>/raw/<release>/<file name>/``::
 
 Identical bytes add nothing; new bytes add a version beside the old ones. Files that
 failed validation go to ``quarantine/`` instead, so the last good version stays current.
+A write that fails raises :class:`StoreError` naming the data directory and the cause,
+never a temporary file's name.
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ class Snapshot:
         return asdict(self)
 
 
+class StoreError(RuntimeError):
+    """The data directory cannot take a write; the message names it and the cause."""
+
+
 def sha256_hex(content: bytes) -> str:
     """Hex sha256 of bytes: the identity of a snapshot."""
     return hashlib.sha256(content).hexdigest()
@@ -53,9 +59,13 @@ def sha256_hex(content: bytes) -> str:
 def _atomic_write(path: Path, content: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(content)
-    Path(tmp).replace(path)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)  # a full disk leaves no half file behind
+        raise
 
 
 class SnapshotStore:
@@ -63,6 +73,19 @@ class SnapshotStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+
+    def _write(self, path: Path, content: bytes) -> None:
+        """Atomic write; a failure names the data dir the user chose, and why."""
+        try:
+            _atomic_write(path, content)
+        except OSError as exc:
+            raise self._cannot_write(exc) from None
+
+    def _cannot_write(self, exc: OSError) -> StoreError:
+        # The OSError's own file name is a temporary or deep internal path; the
+        # user set the data directory, so that is what the message names.
+        cause = exc.strerror or exc.__class__.__name__
+        return StoreError(f"cannot write snapshot under {self.root}: {cause}")
 
     def _folder(self, release: str, path: str) -> Path:
         return self.root / "raw" / release / path.replace("/", "__")
@@ -80,7 +103,7 @@ class SnapshotStore:
         if snapshot is None:
             suffix = Path(path).suffix or ".bin"
             blob = folder / f"{digest}{suffix}"
-            _atomic_write(blob, fetched.content)
+            self._write(blob, fetched.content)
             snapshot = Snapshot(
                 release=release,
                 path=path,
@@ -94,12 +117,16 @@ class SnapshotStore:
                 upstream_commit=commit,
             )
             sidecar = json.dumps(snapshot.to_json(), indent=2, sort_keys=True).encode()
-            _atomic_write(folder / f"{digest}.meta.json", sidecar)
+            self._write(folder / f"{digest}.meta.json", sidecar)
         # The history says which version was current when; content that changes back
         # (A -> B -> A) makes A current again without storing its bytes twice.
         line = {"sha256": digest, "seen_at": fetched.fetched_at.isoformat()}
-        with (folder / "history.jsonl").open("a") as handle:
-            handle.write(json.dumps(line) + "\n")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with (folder / "history.jsonl").open("a") as handle:
+                handle.write(json.dumps(line) + "\n")
+        except OSError as exc:
+            raise self._cannot_write(exc) from None
         return snapshot, True
 
     def quarantine(
@@ -108,7 +135,7 @@ class SnapshotStore:
         """Keep bytes that failed validation for inspection, out of the version list."""
         digest = sha256_hex(fetched.content)
         target = self.root / "quarantine" / release / f"{digest}{Path(path).suffix}"
-        _atomic_write(target, fetched.content)
+        self._write(target, fetched.content)
         note = {
             "release": release,
             "url": fetched.url,
@@ -117,7 +144,7 @@ class SnapshotStore:
             "fetched_at": fetched.fetched_at.isoformat(),
             "reason": reason,
         }
-        _atomic_write(
+        self._write(
             target.with_suffix(".meta.json"), json.dumps(note, indent=2).encode()
         )
         return target
@@ -151,7 +178,7 @@ class SnapshotStore:
         digest = sha256_hex(content)
         target = self._blob(digest)
         if not target.exists():
-            _atomic_write(target, content)
+            self._write(target, content)
         return digest
 
     def read_blob(self, sha256: str) -> bytes:
