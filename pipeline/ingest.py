@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipeline.extract.raw_tree import stage_raw_tree
 from pipeline.extract.summary import SummaryFormatError, parse_summary
 from pipeline.manifest import Release
 from pipeline.snapshots import Snapshot, SnapshotStore, utc_now_iso
-from pipeline.source import Fetched, NotPublished, Source
+from pipeline.source import Fetched, NotPublished, OutsideSource, Source, SourceError
 
 INGESTED = "ingested"
 RAW_TREE_ONLY = "raw tree only"
@@ -121,13 +122,34 @@ TREE_FILE = "tree.json"
 NOT_REQUESTED = "not requested"
 
 
+class _TreeFileFailed(Exception):
+    """A tree file the source failed to deliver; deliberately not a SourceError.
+
+    The scan turns a SourceError into one rejected folder; a file that failed for
+    a reason other than being absent must instead stop the whole tree snapshot.
+    """
+
+    def __init__(self, error: SourceError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 def fetch_raw_tree(
     release: Release, source: Source, store: SnapshotStore
 ) -> RawOutcome:
     """List a round's submission tree, fetch the files the scan reads, store them.
 
     The snapshot is a small JSON listing (every path, and the sha256 of each file the
-    scan needs); the files themselves are content-addressed blobs, stored once.
+    scan needs); the files themselves are content-addressed blobs, stored once. A file
+    that is listed but absent, or leads outside a mirror, is recorded under
+    ``unread`` with the reason, so the scan reports it. Any other failure to fetch a
+    file (after the source's retries) stores no tree snapshot at all: a snapshot
+    without that file would silently drop its result.
+
+    Raises:
+        pipeline.source.SourceError: the listing or a file could not be fetched;
+            the message names the file and what happened.
+        pipeline.snapshots.StoreError: the data directory cannot be written.
     """
     version = release.version
     if not release.reads_raw_tree:
@@ -149,15 +171,27 @@ def fetch_raw_tree(
             + (f"; keeping tree snapshot {kept.sha256[:12]}" if kept else ""),
         )
     files: dict[str, str] = {}
+    unread: dict[str, str] = {}
 
     def read(path: str) -> bytes:
-        content = source.fetch(release.repo_name, path).content
+        try:
+            content = source.fetch(release.repo_name, path).content
+        except (NotPublished, OutsideSource) as exc:
+            unread[path] = str(exc)
+            raise  # the scan rejects that folder with this reason
+        except SourceError as exc:
+            raise _TreeFileFailed(exc) from None
         files[path] = store.put_blob(content)
         return content
 
     # The scan itself decides which files it needs, so exactly those are fetched.
-    stage_raw_tree(paths, read, release=version)
-    listing = json.dumps({"paths": paths, "files": files}, sort_keys=True).encode()
+    try:
+        stage_raw_tree(paths, read, release=version)
+    except _TreeFileFailed as exc:
+        raise SourceError(f"{exc}; no new tree snapshot stored") from None
+    # "unread" only when there is any, so earlier tree snapshots keep their hash.
+    document = {"paths": paths, "files": files} | ({"unread": unread} if unread else {})
+    listing = json.dumps(document, sort_keys=True).encode()
     fetched = Fetched(
         url=source.url_for(release.repo_name, ""),
         content=listing,
@@ -172,3 +206,25 @@ def fetch_raw_tree(
         f"{version}: raw tree of {len(paths)} paths, {len(files)} files read "
         f"({'new snapshot' if is_new else 'unchanged'} {snapshot.sha256[:12]})",
     )
+
+
+def stored_tree(
+    store: SnapshotStore, snapshot: Snapshot
+) -> tuple[list[str], Callable[[str], bytes]]:
+    """The listing of a stored tree snapshot and a reader of the files it holds.
+
+    A file recorded as unread raises the source's reason again (absent upstream,
+    outside the mirror), so the scan's rejected row says what really happened.
+    """
+    listing = json.loads(store.read(snapshot))
+    files: dict[str, str] = listing["files"]
+    unread: dict[str, str] = listing.get("unread", {})
+
+    def read(path: str) -> bytes:
+        if path in unread:
+            raise SourceError(unread[path])
+        if path not in files:
+            raise FileNotFoundError(f"{path} was not fetched with the tree snapshot")
+        return store.read_blob(files[path])
+
+    return listing["paths"], read

@@ -5,8 +5,6 @@ Belongs here: wiring ``pipeline.ingest.fetch_raw_tree``,
 into assets. Parsing and matching rules live in those modules.
 """
 
-import json
-
 import dagster as dg
 import polars as pl
 
@@ -17,11 +15,11 @@ import pipeline.transform.results as results_module
 from pipeline.defs.partitions import FOLLOW_UPSTREAM, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.raw_tree import scan_raw_tree
-from pipeline.ingest import TREE_FILE, RawOutcome, fetch_raw_tree
+from pipeline.ingest import TREE_FILE, RawOutcome, fetch_raw_tree, stored_tree
 from pipeline.lineage import code_version
 from pipeline.manifest import release_for
 from pipeline.registry import REGISTRY_DIR
-from pipeline.snapshots import Snapshot
+from pipeline.snapshots import Snapshot, StoreError
 from pipeline.source import SourceError
 from pipeline.transform.crosscheck import cross_check, cross_check_summary
 from pipeline.transform.results import empty_rejected, empty_results
@@ -56,13 +54,18 @@ def raw_mlperf__tree(
     store = data_dir.store()
     try:
         outcome = fetch_raw_tree(release, source.get(), store)
+    except StoreError as exc:
+        raise dg.Failure(description=f"{release.version} raw tree: {exc}") from None
     except SourceError as exc:
+        kept = store.latest(release.version, TREE_FILE)
         if "summary" not in release.ingest:
-            raise dg.Failure(description=f"{release.version} raw tree: {exc}") from None
+            stays = f"; tree snapshot {kept.sha256[:12]} stays in use" if kept else ""
+            raise dg.Failure(
+                description=f"{release.version} raw tree: {exc}{stays}"
+            ) from None
         # The tree only checks the published summary: a listing GitHub truncates or a
         # flaky fetch must not hold back the summary's own ingestion. Keep the last
         # tree snapshot and say why.
-        kept = store.latest(release.version, TREE_FILE)
         outcome = RawOutcome(
             release.version,
             "source error",
@@ -113,19 +116,9 @@ def core_mlperf__tree_results(
     if not tree.get("snapshot"):
         results, rejected = empty_results(), empty_rejected()
     else:
-        store = data_dir.store()
-        listing = json.loads(store.read(Snapshot(**tree["snapshot"])))
-        files: dict[str, str] = listing["files"]
-
-        def read(path: str) -> bytes:
-            if path not in files:
-                raise FileNotFoundError(
-                    f"{path} was not fetched with the tree snapshot"
-                )
-            return store.read_blob(files[path])
-
+        paths, read = stored_tree(data_dir.store(), Snapshot(**tree["snapshot"]))
         results, rejected = scan_raw_tree(
-            listing["paths"],
+            paths,
             read,
             release=release.version,
             repository=release.repository,
