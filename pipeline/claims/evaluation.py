@@ -89,7 +89,13 @@ def _judged(matches: pl.LazyFrame, claim: Claim) -> pl.LazyFrame:
     value = pl.col("value")
     scaled = value * scale
     slack = TOLERANCE * pl.max_horizontal(pl.lit(1.0), scaled.abs())
-    rounded = value.round(places, mode="half_to_even")
+    # Polars rounds to decimal places only; a figure in thousands or millions
+    # (negative places) is rounded on the scaled value instead.
+    rounded = (
+        value.round(places, mode="half_to_even")
+        if places >= 0
+        else scaled.round(0, mode="half_to_even") / scale
+    )
     truncated = (scaled + slack).floor() / scale
     rounds = (rounded * scale).round(0) == target
     truncates = (truncated * scale).round(0) == target

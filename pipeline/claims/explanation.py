@@ -219,6 +219,15 @@ def _missing_end(
                 f"no {accs} results for {context} in {end.release}",
             )
         )
+    if claim.per_accelerator:
+        on = f" on {accs}" if accs else ""
+        steps.append(
+            (
+                pl.col("result_per_accelerator").is_not_null(),
+                f"{context} results{on} in {end.release} have no per-accelerator "
+                "value (mixed accelerators or no accelerator count)",
+            )
+        )
     who = ""
     if reading.keeps_identity and claim.submitters:
         who = f"{', '.join(claim.submitters)} "

@@ -171,6 +171,8 @@ def _result_filter(claim: Claim, reading: Reading) -> pl.Expr:
         & (pl.col("division") == claim.division)
         & pl.col("result_value").is_not_null()
     )
+    if claim.per_accelerator:
+        cond &= pl.col("result_per_accelerator").is_not_null()
     if claim.accelerators:
         cond &= is_in("accelerator_id", claim.accelerators)
     if reading.keeps_scale and claim.total_accelerators:
@@ -189,16 +191,18 @@ def absolute_matches(
     """Results an absolute claim is about, as the ``_new`` end (``_old`` is null).
 
     Throughput only: "over 600,000 tokens/s" reads naturally, while "at least" a
-    latency would mean the opposite of what the qualifier says.
+    latency would mean the opposite of what the qualifier says. A per-accelerator
+    claim is compared (and its best result chosen) on each result per accelerator.
     """
+    value = "result_per_accelerator" if claim.per_accelerator else "result_value"
     rows = results.filter(_result_filter(claim, reading) & pl.col("is_higher_better"))
     if not reading.keeps_identity:
-        rows = rows.sort(
-            ["result_value", "result_key"], descending=[True, False]
-        ).unique(subset=["scenario"], keep="first", maintain_order=True)
+        rows = rows.sort([value, "result_key"], descending=[True, False]).unique(
+            subset=["scenario"], keep="first", maintain_order=True
+        )
     return rows.select(
         "scenario",
-        pl.col("result_value").alias("value"),
+        pl.col(value).alias("value"),
         *[pl.lit(None, dtype).alias(f"{n}_old") for n, dtype in END_SCHEMA.items()],
         *[pl.col(n).alias(f"{n}_new") for n in END_SCHEMA],
     )

@@ -30,7 +30,8 @@ IDENTITY_LEVELS: dict[str, tuple[str, ...]] = {
     "scaling_efficiency": ("same_submitter", "best_of_any"),
     "absolute_result": ("same_submitter", "best_of_any"),
 }
-#: Decimals a figure may be stated with; more would be a typo, not a claim.
+#: Decimals a figure may be stated with; more would be a typo, not a claim. Absolute
+#: results may also be stated to tens, thousands, ... ("2.49 million" is -4 decimals).
 MAX_DECIMALS = 6
 #: Relative tolerance against binary floating point (0.29 * 100 = 28.999999999999996)
 #: when truncating and comparing; far below any precision a claim states.
@@ -45,6 +46,7 @@ _REQUIRED = (
 )  # fmt: skip
 _OPTIONAL = (
     "title", "note", "accelerators", "systems", "submitters", "total_accelerators",
+    "per_accelerator",
 )  # fmt: skip
 _TITLE_LENGTH = 80
 
@@ -66,7 +68,8 @@ class Claim:
         figure: the number in the claim (a ratio, a percentage of linear scaling for
             ``scaling_efficiency``, or a result in its unit for ``absolute_result``).
         qualifier: one of ``QUALIFIERS``.
-        decimals: how many decimals the figure is stated with (1 for "1.5x").
+        decimals: how many decimals the figure is stated with (1 for "1.5x"); below
+            zero for absolute results stated to tens or more (-4 for "2.49 million").
         kind: one of ``KINDS``.
         releases: (old, new) for software gains, (release,) otherwise.
         benchmark: canonical benchmark name.
@@ -81,6 +84,8 @@ class Claim:
             (count,) for absolute results; empty means any count.
         title: short title for pages (defaults to the start of the quote).
         note: provenance or reviewer's remarks.
+        per_accelerator: an absolute result stated per accelerator ("8,064 tokens
+            per second per GPU"): each result is divided by its accelerator count.
     """
 
     id: str
@@ -103,6 +108,7 @@ class Claim:
     total_accelerators: tuple[int, ...] = ()
     title: str = ""
     note: str = ""
+    per_accelerator: bool = False
 
     @property
     def ends(self) -> int:
@@ -126,7 +132,8 @@ class Claim:
         three for ratios) so a reader sees why it rounds or truncates as it does.
         """
         if self.kind == "absolute_result":
-            places = self.decimals + 1 if digits is None else digits
+            # A figure stated in thousands or millions is still shown in full units.
+            places = max(0, self.decimals + 1 if digits is None else digits)
             return f"{value:,.{places}f}"
         if self.kind == "scaling_efficiency":
             places = self.decimals + 2 if digits is None else digits
@@ -203,25 +210,46 @@ def _date(entry: _Entry) -> dt.date:
     raise entry.fail("date", f"must be a date (YYYY-MM-DD), got {value!r}")
 
 
-def _figure(entry: _Entry) -> tuple[float, int]:
+def _figure(entry: _Entry, kind: str) -> tuple[float, int]:
     figure = entry.raw.get("figure")
     if isinstance(figure, bool) or not isinstance(figure, int | float) or figure <= 0:
         raise entry.fail("figure", f"must be a positive number, got {figure!r}")
     decimals = entry.raw.get("decimals")
+    # Only a count of tokens or samples is stated in round thousands or millions.
+    lowest = -MAX_DECIMALS if kind == "absolute_result" else 0
     if (
         isinstance(decimals, bool)
         or not isinstance(decimals, int)
-        or not 0 <= decimals <= MAX_DECIMALS
+        or not lowest <= decimals <= MAX_DECIMALS
     ):
         raise entry.fail(
             "decimals",
-            f"must be a whole number from 0 to {MAX_DECIMALS}, got {decimals!r}",
+            f"must be a whole number from {lowest} to {MAX_DECIMALS}, got {decimals!r}",
         )
     if abs(round(figure, decimals) - figure) > TOLERANCE * max(1.0, abs(figure)):
+        if decimals < 0:
+            raise entry.fail(
+                "figure",
+                f"{figure!r} is stated more precisely than 'decimals' = {decimals} "
+                f"(a multiple of {10**-decimals})",
+            )
         raise entry.fail(
             "figure", f"{figure!r} has more decimals than 'decimals' = {decimals}"
         )
     return float(figure), decimals
+
+
+def _per_accelerator(entry: _Entry, kind: str) -> bool:
+    value = entry.raw.get("per_accelerator", False)
+    if not isinstance(value, bool):
+        raise entry.fail("per_accelerator", f"must be true or false, got {value!r}")
+    if value and kind != "absolute_result":
+        raise entry.fail(
+            "per_accelerator",
+            "only absolute_result claims take it; the ratio kinds are read per "
+            "accelerator in their own readings",
+        )
+    return value
 
 
 def _releases(entry: _Entry, kind: str) -> tuple[str, ...]:
@@ -327,8 +355,8 @@ def _claim(entry: _Entry, registry: AcceleratorRegistry) -> Claim:
         raise entry.fail(
             "source_url", f'must be "" or an http(s) URL, got {source_url!r}'
         )
-    figure, decimals = _figure(entry)
     kind = entry.choice("kind", KINDS)
+    figure, decimals = _figure(entry, kind)
     return Claim(
         id=ident,
         claimant=entry.text("claimant"),
@@ -352,6 +380,7 @@ def _claim(entry: _Entry, registry: AcceleratorRegistry) -> Claim:
         total_accelerators=_counts(entry, kind),
         title=entry.text("title", empty=True),
         note=entry.text("note", empty=True),
+        per_accelerator=_per_accelerator(entry, kind),
     )
 
 

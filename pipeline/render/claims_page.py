@@ -105,7 +105,7 @@ def _fixed(expr: pl.Expr, places: int, *, grouped: bool = False) -> pl.Expr:
 def _value_text(claim: Claim, expr: pl.Expr) -> pl.Expr:
     """Computed values as ``Claim.format_value`` writes them, vectorised."""
     if claim.kind == "absolute_result":
-        return _fixed(expr, claim.decimals + 1, grouped=True)
+        return _fixed(expr, max(0, claim.decimals + 1), grouped=True)
     if claim.kind == "scaling_efficiency":
         return _fixed(expr, claim.decimals + 2) + "%"
     return _fixed(expr, max(3, claim.decimals + 2)) + "×"
@@ -199,8 +199,11 @@ def _readings_table(claim: Claim, evaluations: pl.DataFrame) -> str:
 def _scope(claim: Claim) -> str:
     """What the claim is about, in one line of escaped text."""
     releases = " → ".join(claim.releases)
+    kind = _KIND_TEXT[claim.kind] + (
+        " per accelerator" if claim.per_accelerator else ""
+    )
     parts = [
-        f"{escape(claim.stated)} {_KIND_TEXT[claim.kind]}",
+        f"{escape(claim.stated)} {kind}",
         f"{escape(claim.benchmark)} {escape(' / '.join(claim.scenarios))} "
         f"({escape(claim.division)})",
         escape(releases),

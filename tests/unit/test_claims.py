@@ -253,6 +253,43 @@ def test_the_committed_registry_loads_and_marks_illustrative_entries():
             assert c.note.startswith("Illustrative test entry written by mlperf-ledger")
 
 
+def test_decimals_below_zero_only_for_absolute_results():
+    with pytest.raises(ClaimsRegistryError) as caught:
+        claim(figure=2490000, decimals=-4)
+    assert str(caught.value) == (
+        PREFIX + "'decimals': must be a whole number from 0 to 6, got -4"
+    )
+    with pytest.raises(ClaimsRegistryError) as caught:
+        absolute_claim(decimals=-7)
+    assert str(caught.value) == (
+        PREFIX + "'decimals': must be a whole number from -6 to 6, got -7"
+    )
+    with pytest.raises(ClaimsRegistryError) as caught:
+        absolute_claim(figure=2494310, decimals=-4)
+    assert str(caught.value) == (
+        PREFIX + "'figure': 2494310 is stated more precisely than 'decimals' = -4 "
+        "(a multiple of 10000)"
+    )
+    c = absolute_claim(figure=2490000, decimals=-4)
+    assert (c.decimals, c.figure_text, c.stated) == (-4, "2,490,000", "over 2,490,000")
+
+
+def test_per_accelerator_is_a_flag_of_absolute_results_only():
+    assert absolute_claim(per_accelerator=True).per_accelerator is True
+    assert absolute_claim().per_accelerator is False
+    with pytest.raises(ClaimsRegistryError) as caught:
+        absolute_claim(per_accelerator="yes")
+    assert str(caught.value) == (
+        PREFIX + "'per_accelerator': must be true or false, got 'yes'"
+    )
+    with pytest.raises(ClaimsRegistryError) as caught:
+        claim(per_accelerator=True)
+    assert str(caught.value) == (
+        PREFIX + "'per_accelerator': only absolute_result claims take it; the ratio "
+        "kinds are read per accelerator in their own readings"
+    )
+
+
 # --------------------------------------------------------------------------------------
 # Rounding rules
 # --------------------------------------------------------------------------------------
@@ -735,3 +772,105 @@ def test_claim_verdicts_one_row_per_claim_in_registry_order():
     ]
     assert one(verdicts, claim_id="ok")["releases"] == ["v5.1", "v6.0"]
     assert one(verdicts, claim_id="false")["matching_readings"] == []
+
+
+# --------------------------------------------------------------------------------------
+# Absolute results stated in millions, and per accelerator
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("qualifier", "figure", "value", "verdict", "reason"),
+    [
+        ("exactly", 2490000, 2494310.0, "consistent",
+         "consistent when rounded and when truncated (2,494,310 rounds and "
+         "truncates to 2,490,000)"),
+        # Half to even at the ten-thousands: 2,495,000 rounds up to 2,500,000.
+        ("about", 2490000, 2495000.0, "inconsistent",
+         "inconsistent: 2,495,000 rounds to 2,500,000, not 2,490,000; it truncates "
+         "to 2,490,000, but 'about' means rounded"),
+        ("about", 2480000, 2485000.0, "consistent",
+         "consistent when rounded (2,485,000 rounds to 2,480,000)"),
+        ("exactly", 2490000, 2480000.0, "inconsistent",
+         "inconsistent: 2,480,000 neither rounds nor truncates to 2,490,000 "
+         "(rounds to 2,480,000, truncates to 2,480,000)"),
+    ],
+)  # fmt: skip
+def test_a_figure_in_millions_is_matched_to_its_stated_precision(
+    qualifier, figure, value, verdict, reason
+):
+    c = absolute_claim(
+        figure=figure, decimals=-4, qualifier=qualifier, identity_level="best_of_any"
+    )
+    base = {"release": "v6.1", "accelerator_name": GB300, "total_accelerators": 288}
+    out = one(evaluate([c], row(**base, result_key="r", result_value=value)))
+    assert (out["verdict"], out["value"], out["reason"]) == (verdict, value, reason)
+
+
+def per_gpu_rows() -> list[dict]:
+    """Acme's 72-GPU rack and Beta's 8-GPU slice: Beta is best per GPU, Acme in total."""
+    base = {"release": "v6.0", "accelerator_name": GB300, "scenario": "Server"}
+    return [
+        row(**base, result_key="acme72", platform="rack", total_accelerators=72,
+            nodes=18, result_value=400437.0),
+        row(**base, result_key="beta8", submitter="Beta", platform="slice",
+            total_accelerators=8, nodes=2, result_value=64510.0),
+    ]  # fmt: skip
+
+
+def test_an_absolute_claim_per_accelerator_divides_by_each_results_count():
+    c = absolute_claim(
+        releases=["v6.0"], scenarios=["Server"], figure=8064, qualifier="exactly",
+        total_accelerators=None, per_accelerator=True,
+    )  # fmt: skip
+    out = evaluate([c], *per_gpu_rows())
+    own = one(out, reading="same_submitter")
+    assert (own["verdict"], own["value"], own["result_key_new"]) == (
+        "inconsistent",
+        400437.0 / 72,
+        "acme72",
+    )
+    assert own["reason"] == (
+        "inconsistent: 5,561.6 neither rounds nor truncates to 8,064 (rounds to "
+        "5,562, truncates to 5,561)"
+    )
+    best = one(out, reading="best_of_any")
+    assert (best["verdict"], best["value"], best["result_key_new"]) == (
+        "consistent",
+        64510.0 / 8,
+        "beta8",
+    )
+    assert best["reason"] == (
+        "consistent when rounded (8,063.8 rounds to 8,064; it truncates to 8,063)"
+    )
+    assert best["caveats"] == [
+        "uses another submitter's result: Beta in v6.0 (the claim names Acme)"
+    ]
+    assert one(claim_verdicts(out))["is_per_accelerator_only"] is False
+
+
+def test_a_per_accelerator_claim_at_a_stated_count_keeps_that_count():
+    c = absolute_claim(
+        releases=["v6.0"], scenarios=["Server"], figure=8064, qualifier="exactly",
+        total_accelerators=[72], per_accelerator=True, identity_level="best_of_any",
+    )  # fmt: skip
+    out = one(evaluate([c], *per_gpu_rows()))
+    assert (out["verdict"], out["result_key_new"]) == ("inconsistent", "acme72")
+
+
+def test_a_per_accelerator_claim_without_per_accelerator_values_says_why():
+    c = absolute_claim(
+        releases=["v6.0"], figure=8064, qualifier="exactly", total_accelerators=None,
+        per_accelerator=True, identity_level="best_of_any",
+    )  # fmt: skip
+    rows = [
+        row(release="v6.0", accelerator_name=GB300, total_accelerators=None,
+            nodes=None, result_value=400437.0),
+    ]  # fmt: skip
+    out = one(evaluate([c], *rows))
+    assert out["verdict"] == "not reproducible"
+    assert out["reason"] == (
+        "not reproducible: llama2-70b-99 Offline (closed) results on nvidia-gb300 in "
+        "v6.0 have no per-accelerator value (mixed accelerators or no accelerator "
+        "count)"
+    )

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import markdown
 import polars as pl
 import pytest
 
 from pipeline.analysis import analyse
-from pipeline.claims import Claim, claim_verdicts, evaluate_claims, parse_claims
+from pipeline.claims import (
+    VERDICTS,
+    Claim,
+    claim_verdicts,
+    evaluate_claims,
+    parse_claims,
+)
 from pipeline.render.claims_page import (
     claim_anchor,
     claims_for_release,
     render_claims_page,
 )
-from tests.unit.analysis.helpers import frame, row
+from tests.unit.analysis.helpers import GB300, frame, row
+
+CSS = Path(__file__).resolve().parents[2] / "site" / "assets" / "css" / "ledger.css"
 
 EVIL = "<script>alert(1)</script> [x](javascript:alert(1)) *b* | `c`"
 
@@ -161,3 +172,79 @@ def test_claims_for_release_lists_claims_that_cite_it():
 def test_claim_anchor_is_a_slug():
     assert claim_anchor("gb300-dsr1") == "claim-gb300-dsr1"
     assert claim_anchor('x"><script>') == "claim-x---script-"
+
+
+def absolute(**overrides: object) -> Claim:
+    return make_claim(
+        **{
+            "kind": "absolute_result",
+            "releases": ["v6.0"],
+            "accelerators": ["nvidia-gb300"],
+            "qualifier": "exactly",
+            "identity_level": "best_of_any",
+            **overrides,
+        }
+    )
+
+
+def test_a_per_accelerator_claim_says_so_and_shows_the_value_per_accelerator():
+    claim = absolute(figure=8064, decimals=0, per_accelerator=True)
+    text, _ = page_for(
+        [claim],
+        row(release="v6.0", result_key="slice", accelerator_name=GB300,
+            total_accelerators=8, result_value=64510.0),
+    )  # fmt: skip
+    assert (
+        "exactly 8,064 absolute result per accelerator · llama2-70b-99 Offline "
+        "(closed) · v6.0 · nvidia-gb300" in text
+    )
+    assert "| best&#95;of&#95;any | " in text
+    assert "| 8,063.8 | " in text
+    assert " · 8 accelerators · 64,510.0" in text
+
+
+def test_a_figure_in_millions_is_shown_in_full_units():
+    claim = absolute(figure=2490000, decimals=-4, total_accelerators=[288])
+    text, _ = page_for(
+        [claim],
+        row(release="v6.0", result_key="four-racks", accelerator_name=GB300,
+            total_accelerators=288, result_value=2494310.0),
+    )  # fmt: skip
+    assert "exactly 2,490,000 absolute result · llama2-70b-99 Offline" in text
+    assert "| 2,494,310 | " in text
+    assert "rounds and truncates to 2,490,000" in text
+
+
+def _rule(selector: str) -> dict[str, str]:
+    """The declarations of one CSS rule of ledger.css (fails if absent)."""
+    css = CSS.read_text()
+    found = re.search(re.escape(selector) + r"\s*\{([^}]*)\}", css)
+    assert found, f"no CSS rule for {selector}"
+    pairs = (d.split(":", 1) for d in found.group(1).split(";") if ":" in d)
+    return {k.strip(): v.strip() for k, v in pairs}
+
+
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+              for c in channels]  # fmt: skip
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_every_verdict_badge_is_styled_distinctly_and_readably():
+    colours, marks = set(), set()
+    for verdict in VERDICTS:
+        slug = verdict.replace(" ", "-")
+        rule = _rule(f".ledger-badge--{slug}")
+        # WCAG AA for small text: at least 4.5:1 between text and background.
+        assert _contrast(rule["color"], rule["background"]) >= 4.5, verdict
+        colours.add((rule["color"], rule["background"]))
+        # Not colour alone: each verdict also carries its own mark before the word.
+        marks.add(_rule(f".ledger-badge--{slug}::before")["content"])
+    assert len(colours) == len(VERDICTS)
+    assert len(marks) == len(VERDICTS)
