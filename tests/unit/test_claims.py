@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
@@ -17,6 +19,10 @@ from pipeline.claims import (
     parse_claims,
 )
 from tests.unit.analysis.helpers import GB300, H200, frame, one, row
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Entries written by mlperf-ledger to exercise the checker; never public.
+ILLUSTRATIVE = ROOT / "tests" / "fixtures" / "claims_illustrative.toml"
 
 B200 = "NVIDIA B200-SXM-180GB"
 
@@ -238,19 +244,29 @@ def test_load_claims_reports_broken_toml_with_the_file_name(tmp_path):
         load_claims(broken)
 
 
-def test_the_committed_registry_loads_and_marks_illustrative_entries():
+def test_the_public_registry_holds_only_sourced_vendor_claims():
     claims = load_claims()
-    assert len(claims) >= 5
+    illustrative = [c.id for c in claims if "illustrative" in c.claimant.lower()]
+    assert illustrative == []
+    assert [c.id for c in claims if not c.source_url.startswith("https://")] == []
+    assert {c.claimant for c in claims} == {"NVIDIA"}
+
+
+def test_the_illustrative_fixture_covers_every_kind_and_stays_unsourced():
+    claims = load_claims(ILLUSTRATIVE)
+    assert len(claims) == 8
     assert {c.kind for c in claims} == {
         "software_gain",
         "generation_ratio",
         "scaling_efficiency",
         "absolute_result",
     }
-    for c in claims:
-        if c.claimant == "illustrative (mlperf-ledger)":
-            assert c.source_url == ""
-            assert c.note.startswith("Illustrative test entry written by mlperf-ledger")
+    assert {c.claimant for c in claims} == {"illustrative (mlperf-ledger)"}
+    assert {c.source_url for c in claims} == {""}
+    assert all(
+        c.note.startswith("Illustrative test entry written by mlperf-ledger")
+        for c in claims
+    )
 
 
 def test_decimals_below_zero_only_for_absolute_results():

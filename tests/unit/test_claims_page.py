@@ -15,6 +15,7 @@ from pipeline.claims import (
     Claim,
     claim_verdicts,
     evaluate_claims,
+    load_claims,
     parse_claims,
 )
 from pipeline.render.claims_page import (
@@ -22,6 +23,7 @@ from pipeline.render.claims_page import (
     claims_for_release,
     render_claims_page,
 )
+from pipeline.render.escape import escape, safe_url
 from tests.unit.analysis.helpers import GB300, frame, row
 
 CSS = Path(__file__).resolve().parents[2] / "site" / "assets" / "css" / "ledger.css"
@@ -248,3 +250,26 @@ def test_every_verdict_badge_is_styled_distinctly_and_readably():
         marks.add(_rule(f".ledger-badge--{slug}::before")["content"])
     assert len(colours) == len(VERDICTS)
     assert len(marks) == len(VERDICTS)
+
+
+def test_the_real_claims_show_source_link_quote_and_a_styled_verdict():
+    claims = load_claims()
+    text, verdicts = page_for(claims, *rows())
+    html = markdown.markdown(text, extensions=["tables", "admonition", "attr_list"])
+    for claim in claims:
+        card = text.split(f"{{#claim-{claim.id}}}", 1)[1].split("\n## ", 1)[0]
+        assert (
+            f'- **Source:** <a href="{safe_url(claim.source_url)}">'
+            f"{escape(claim.source_url)}</a>" in card
+        )
+        assert f"> “{escape(claim.quote)}”" in card
+        verdict = verdicts.filter(pl.col("claim_id") == claim.id)["verdict"].item()
+        slug = verdict.replace(" ", "-")
+        assert f'<span class="ledger-badge ledger-badge--{slug}">{verdict}</span>' in (
+            card
+        )
+        assert _rule(f".ledger-badge--{slug}")
+    assert (
+        '<a href="https://metropulsenews.com/?p=29955">'
+        "https&#58;//metropulsenews.com/?p&#61;29955</a>" in html
+    )
