@@ -39,6 +39,7 @@ from functools import cache
 
 import polars as pl
 
+from pipeline.extract.json_values import field_problem, loads
 from pipeline.rounds import Inference, RoundRules, ScenarioMetric, load_rules, rules_for
 from pipeline.source import SourceError
 from pipeline.transform.results import (
@@ -113,6 +114,9 @@ SYSTEM_FIELDS = (
     "operating_system",
     "other_software_stack",
 )
+#: System fields upstream writes as objects (v5.1 AMD: {"vllm": "0.9", ...}); every
+#: other kept field must be text or a number.
+STRUCTURED_SYSTEM_FIELDS = frozenset({"other_software_stack"})
 
 
 class LogSummaryError(ValueError):
@@ -335,10 +339,13 @@ def parse_system_json(text: str | bytes, *, where: str) -> dict[str, str | None]
     ``system_type``) and key spelling varies in case and spaces. As for summaries,
     nothing is cast here: values become strings (null when absent or blank) and the
     Polars step casts and validates them, so a bad count is a rejected row with a
-    reason, not a crash.
+    reason, not a crash. A kept field that cannot be a scalar at all (a list, an
+    object, a boolean, NaN, a number beyond 64 bits) makes the file unreadable, with
+    the field named, so its results are rejected rather than read from a guess.
 
     Raises:
-        SystemJsonError: not UTF-8, empty, invalid JSON or not a JSON object.
+        SystemJsonError: not UTF-8, empty, invalid JSON, not a JSON object, or a
+            field of the wrong JSON type.
     """
     if isinstance(text, bytes):
         try:
@@ -348,15 +355,25 @@ def parse_system_json(text: str | bytes, *, where: str) -> dict[str, str | None]
     if not text.strip():
         raise SystemJsonError(f"{where}: empty file")
     try:
-        document = json.loads(text)
+        document = loads(text)
     except json.JSONDecodeError as exc:
         raise SystemJsonError(
             f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except ValueError as exc:
+        raise SystemJsonError(f"{where}: {exc}") from None
     if not isinstance(document, dict):
         kind = "list" if isinstance(document, list) else type(document).__name__
         raise SystemJsonError(f"{where}: expected a JSON object, got a JSON {kind}")
     fields = {str(k).strip().lower().replace(" ", "_"): v for k, v in document.items()}
+    problems = [
+        problem
+        for name in SYSTEM_FIELDS
+        if name not in STRUCTURED_SYSTEM_FIELDS
+        and (problem := field_problem(name, fields.get(name)))
+    ]
+    if problems:
+        raise SystemJsonError(f"{where}: {'; '.join(problems)}")
     return {name: _as_text(fields.get(name)) for name in SYSTEM_FIELDS}
 
 
@@ -430,7 +447,7 @@ class _Stager:
         if path not in self.mappings:
             where = f"{self.rules.release} {path}"
             try:
-                document = json.loads(self.read(path))
+                document = loads(self.read(path))
                 if not isinstance(document, dict):
                     raise ValueError("expected a JSON object")
                 self.mappings[path] = (

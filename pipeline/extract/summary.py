@@ -3,7 +3,10 @@
 This is the trust boundary: it decides whether bytes are a summary file at all and in
 which layout. Field types are *not* trusted here; every value becomes a string and the
 transform step casts and validates it, so a mistyped field is a rejected row with a
-reason rather than a crash.
+reason rather than a crash. What cannot become a string column at all (a list, an
+object or a boolean where a field holds text or a number, a number beyond 64 bits,
+NaN or Infinity) is caught here, record by record, and rejects that record naming
+the field (``pipeline.extract.json_values``); the rest of the file proceeds.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pipeline.extract.json_values import flatten, loads, record_problem
 from pipeline.rounds import Layout, RoundRules, load_rules
 from pipeline.transform.results import STAGED_SCHEMA
 
@@ -28,10 +32,14 @@ class RawSummary:
 
     ``frame`` has ``source_record`` (list index or object key), ``record_json`` (the
     record as upstream wrote it, for the rejected table) and one column per known field.
+    ``problems`` has one entry per record: why a field the layout reads cannot be a
+    scalar (``json_values.record_problem``), or null. It is kept out of ``frame`` so
+    that an upstream field never collides with it.
     """
 
     format: str
     frame: pl.DataFrame
+    problems: pl.Series
 
 
 def _describe(value: object) -> str:
@@ -50,7 +58,7 @@ def _decode(content: bytes, where: str) -> object:
             f"{where}: looks like an HTML page, not JSON (starts with {first!r})"
         )
     try:
-        return json.loads(content)
+        return loads(content)
     except UnicodeDecodeError as exc:
         raise SummaryFormatError(f"{where}: not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
@@ -58,6 +66,8 @@ def _decode(content: bytes, where: str) -> object:
             f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
             f" (file is {len(content)} bytes; truncated?)"
         ) from None
+    except ValueError as exc:
+        raise SummaryFormatError(f"{where}: {exc}") from None
 
 
 def detect_format(
@@ -120,13 +130,19 @@ def parse_summary(
         raise SummaryFormatError(
             f"{where}: unknown schema: records carry neither {known}"
         )
-    columns = layouts[fmt].columns
+    read = columns = layouts[fmt].columns
     if all_fields:
         seen = {k for r in records if isinstance(r, dict) for k in r}
         columns = tuple(dict.fromkeys([*columns, *sorted(seen)]))
+    # One pass over the parsed records at the boundary (they are Python objects until
+    # Polars holds them): the fields the layout reads must be scalars, and nested
+    # values become JSON text so that no value can break the all-string frame.
+    problems = pl.Series(
+        "problem", [record_problem(r, read) for r in records], dtype=pl.String
+    )
     # Non-object records become all-null rows; record_json keeps what they were so the
     # transform can reject them with a reason instead of dropping them.
-    objects = [r if isinstance(r, dict) else {} for r in records]
+    objects = [flatten(r) if isinstance(r, dict) else {} for r in records]
     frame = pl.from_dicts(
         objects, schema=dict.fromkeys(columns, pl.String), strict=False
     ).with_columns(
@@ -137,7 +153,7 @@ def parse_summary(
             dtype=pl.String,
         ),
     )
-    return RawSummary(format=fmt, frame=frame)
+    return RawSummary(format=fmt, frame=frame, problems=problems)
 
 
 def stage_summary(
@@ -159,14 +175,15 @@ def stage_summary(
         return pl.col(upstream) if upstream else pl.lit(None, dtype=pl.String)
 
     value = col("value_raw").str.strip_chars()
-    staged = raw.frame.lazy().select(
+    frame = raw.frame.lazy().with_columns(raw.problems.alias("_field_problem"))
+    staged = frame.select(
         pl.lit(source_file).alias("source_file"),
         "source_record",
         pl.int_range(pl.len(), dtype=pl.Int64).alias("record_order"),
         pl.format("record {}", "source_record").alias("record_label"),
         "record_json",
         pl.lit(snapshot_sha256).alias("snapshot_sha256"),
-        _reason_not_object().alias("problem"),
+        pl.coalesce(_reason_not_object(), "_field_problem").alias("problem"),
         *[
             col(name).alias(name)
             for name in (

@@ -14,7 +14,7 @@ silently.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
 
 import polars as pl
@@ -65,6 +65,35 @@ UNITS: dict[str, Unit] = {
 }
 #: Canonical units (the ``result_unit`` vocabulary).
 CANONICAL_UNITS = tuple(dict.fromkeys(u.canonical for u in UNITS.values()))
+
+#: Plausible values, inclusive, of a result in each canonical unit. Why these bounds:
+#: the largest values of every mirrored round (v0.5 to v6.1, summaries and raw trees,
+#: 13,344 rows) are 5.75e6 Tokens/s, 2.59e6 Samples/s, 2.62e6 Queries/s, 0.46 Tasks/s,
+#: 8,704 Samples/query and 57,402 ms, the smallest 0.0138 Samples/s and 0.119 ms, so
+#: each bound leaves at least five orders of magnitude of margin. They also keep every
+#: number later steps derive finite and within a 64-bit integer: the widest ratio of
+#: two results is 1e18, a value times the most accelerators 1e17. A value outside its
+#: range (1e308, 5e-324) is a broken record, rejected with the field and value named.
+RESULT_RANGES: dict[str, tuple[float, float]] = {
+    "Tokens/s": (1e-6, 1e12),
+    "Samples/s": (1e-6, 1e12),
+    "Queries/s": (1e-6, 1e12),
+    "Tasks/s": (1e-6, 1e12),
+    "Samples/query": (1e-6, 1e12),
+    "Latency (ms)": (1e-6, 1e9),  # 1 ns to 11.6 days
+}
+#: Plausible counts, inclusive. The real maxima are 72 nodes, 256 accelerators per
+#: node and 512 accelerators in all (minima 1, 0 and 0: CPU-only systems count no
+#: accelerators); 100,000 leaves a wide margin and keeps every count, and a derived
+#: total (nodes x per node), far inside ``pl.Int32``.
+COUNT_RANGES: dict[str, tuple[int, int]] = {
+    "nodes_raw": (1, 100_000),
+    "apn_raw": (0, 100_000),
+    "total_raw": (0, 100_000),
+}
+#: Plausible power results, inclusive, in the unit upstream gives (Watts or
+#: millijoules): the real ones are 27.5 to 10,442.
+POWER_RANGE: tuple[float, float] = (1e-6, 1e9)
 
 RESULTS_SCHEMA: dict[str, pl.DataType] = {
     "release": pl.String,
@@ -192,8 +221,23 @@ def _count(name: str) -> pl.Expr:
 
 
 def _is_bad_count(name: str) -> pl.Expr:
-    number = _text(name).cast(pl.Float64, strict=False)
-    return _text(name).is_not_null() & (number.is_null() | (number < 0))
+    """Written, but not a whole non-negative number ("eight", "-1", "1.5", "NaN")."""
+    number = _number(name)
+    return _text(name).is_not_null() & (
+        number.is_null()
+        | ~number.is_finite()
+        | (number < 0)
+        | (number != number.floor())
+    )
+
+
+def _bounds(low: float, high: float) -> str:
+    return f"[{low:g}, {high:g}]"
+
+
+def _outside(value: pl.Expr, low: float, high: float) -> pl.Expr:
+    """A written number outside ``[low, high]`` (NaN is outside every range)."""
+    return value.is_not_null() & ~((value >= low) & (value <= high))
 
 
 def strip_count_suffix(name: pl.Expr) -> pl.Expr:
@@ -298,7 +342,101 @@ def _field_checks(
         )
         for name in ("nodes_raw", "apn_raw", "total_raw")
     ]
+    checks += _range_checks(names, say)
     return checks
+
+
+def _range_checks(
+    names: Mapping[str, str], say: Callable[..., pl.Expr]
+) -> list[pl.Expr]:
+    """Finite numbers outside their plausible range (``RESULT_RANGES`` and others).
+
+    The result is compared in its canonical unit; the message names the value and
+    unit as upstream wrote them, and the range in that unit.
+    """
+    value, unit = pl.col("value"), pl.col("unit_raw")
+    checks = []
+    for upstream, spec in UNITS.items():
+        low, high = RESULT_RANGES[spec.canonical]
+        canonical = value / spec.divide * spec.multiply
+        # The bounds in the upstream unit, for the message ("Latency (ns)").
+        shown = (low * spec.divide / spec.multiply, high * spec.divide / spec.multiply)
+        checks.append(
+            reason_when(
+                value.is_finite() & (value > 0) & (unit == upstream)
+                & _outside(canonical, low, high),
+                say(
+                    f"{names['value_text']} {{}} is outside the plausible range "
+                    f"{_bounds(*shown)} for {upstream}",
+                    value.cast(pl.String),
+                    field="value_text",
+                ),
+            )
+        )  # fmt: skip
+    for name, (low, high) in COUNT_RANGES.items():
+        count = _number(name)
+        checks.append(
+            reason_when(
+                ~_is_bad_count(name) & _outside(count, low, high),
+                say(
+                    f"{names[name]} {{}} is outside the plausible range "
+                    f"{_bounds(low, high)}",
+                    _number_text(count),
+                    field=name,
+                ),
+            )
+        )
+    # Nodes times accelerators per node, when no total is written and both are
+    # plausible: the total canonicalise derives must be plausible too.
+    both_plausible = [
+        ~_is_bad_count(name) & ~_outside(_number(name), *COUNT_RANGES[name])
+        for name in ("nodes_raw", "apn_raw")
+    ]
+    derived = _number("nodes_raw").fill_null(1) * _number("apn_raw")
+    total_low, total_high = COUNT_RANGES["total_raw"]
+    checks.append(
+        reason_when(
+            _text("total_raw").is_null()
+            & pl.all_horizontal(both_plausible)
+            & _outside(derived, total_low, total_high),
+            say(
+                f"{names['nodes_raw']} x {names['apn_raw']} = {{}} accelerators is "
+                f"outside the plausible range {_bounds(total_low, total_high)}",
+                _number_text(derived),
+                field="nodes_raw",
+            ),
+        )
+    )
+    power = _text("power_raw")
+    power_number = _number("power_raw")
+    power_name = names.get("power_raw", "power")
+    checks += [
+        reason_when(
+            power.is_not_null() & power_number.is_null(),
+            say(f"{power_name} is not a number: '{{}}'", power, field="power_raw"),
+        ),
+        reason_when(
+            _outside(power_number, *POWER_RANGE),
+            say(
+                f"{power_name} {{}} is outside the plausible range "
+                f"{_bounds(*POWER_RANGE)}",
+                power_number.cast(pl.String),
+                field="power_raw",
+            ),
+        ),
+    ]
+    return checks
+
+
+def _number(name: str) -> pl.Expr:
+    """A written number as a float; null when absent, a placeholder or not a number."""
+    return _text(name).cast(pl.Float64, strict=False)
+
+
+def _number_text(number: pl.Expr) -> pl.Expr:
+    """A count for a message: whole numbers without ".0", others as Polars prints."""
+    whole = pl.when(number == number.floor()).then(number.cast(pl.Int64, strict=False))
+    return pl.coalesce(whole.cast(pl.String), number.cast(pl.String))
 
 
 def canonicalise(
