@@ -47,7 +47,7 @@ from pipeline.render.site_data import (
     with_accelerators,
     with_names,
 )
-from pipeline.render.slugs import name_hash, slug, unique_slugs
+from pipeline.render.slugs import capped, name_hash, slug, unique_slugs
 from pipeline.render.tables import (
     DERIVED_NOTICE,
     external_link,
@@ -122,6 +122,7 @@ class _Site:
     ) -> str:
         """Write a chart's files; returns the container ``<div>`` for ``page``."""
         chart, frame = built
+        name = capped(name)
         if name in self.chart_names:
             # Two upstream spellings with one slug ("Offline", "offline"): the
             # caption names them exactly, so its hash tells the charts apart.

@@ -21,12 +21,25 @@ HASH_SEPARATOR = "--"
 HASH_CHARS = 10
 #: Index page of an entity folder (``benchmarks/index.md``): not an entity's page.
 INDEX = "index.md"
+#: Longest slug: file names have a limit (255 bytes), and a chart name joins several
+#: slugs. A longer name is cut; ``unique_slugs`` still tells cut names apart.
+MAX_SLUG = 64
+#: Longest file stem built from slugs (``capped``).
+MAX_STEM = 160
 
 
 def slug(text: str) -> str:
     """A file-name and anchor-safe form of an upstream name ("llama2-70b-99")."""
     cleaned = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
-    return cleaned or "unnamed"
+    return cleaned[:MAX_SLUG].rstrip("-.") or "unnamed"
+
+
+def capped(stem: str) -> str:
+    """A file stem of at most ``MAX_STEM`` characters, still unique to ``stem``."""
+    if len(stem) <= MAX_STEM:
+        return stem
+    cut = MAX_STEM - len(HASH_SEPARATOR) - HASH_CHARS
+    return f"{stem[:cut].rstrip('-.')}{HASH_SEPARATOR}{name_hash(stem)}"
 
 
 def name_hash(name: str) -> str:

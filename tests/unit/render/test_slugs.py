@@ -156,3 +156,20 @@ def test_units_sharing_a_slug_get_their_own_chart_files(
         for spec in specs
     ]
     assert units == ["Tokens/s", "tokens s"]
+
+
+def test_a_very_long_name_gets_a_page_of_a_valid_file_name(
+    tmp_path: Path, site_data: SiteData
+) -> None:
+    long_name = "x" * 300
+    row = result(benchmark=long_name, result_unit="u" * 300)
+    out = tmp_path / "generated"
+    render_site(replace(site_data, results=frame(AMD_V51, row)), out, bundle=False)
+    pages = json.loads((out / "partials" / "pages.json").read_text())
+    assert pages["benchmarks"][long_name] == "benchmarks/" + "x" * 64 + ".md"
+    assert (
+        (out / "benchmarks" / ("x" * 64 + ".md"))
+        .read_text()
+        .startswith("# " + long_name + "\n")
+    )
+    assert max(len(p.name) for p in (out / "charts").iterdir()) <= 170
