@@ -709,6 +709,29 @@ def best_per_accelerator_chart(
     return chart, frame
 
 
+#: Characters written as JSON escapes in chart files. The JSON stays the same data,
+#: but a "</script>" in an upstream name can never close a script element, nor start
+#: markup, wherever a spec or its data ends up (inlined in HTML, served as text).
+JSON_HTML_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+
+
+def html_safe_json(text: str) -> str:
+    r"""JSON text with ``<``, ``>``, ``&`` and line separators as ``\uXXXX`` escapes.
+
+    Only valid on JSON text: these characters can only occur inside strings there,
+    where the escape means the same character.
+    """
+    for char, escaped in JSON_HTML_ESCAPES.items():
+        text = text.replace(char, escaped)
+    return text
+
+
 def write_chart(
     chart: alt.TopLevelMixin,
     data: pl.DataFrame,
@@ -739,12 +762,15 @@ def write_chart(
     else:
         data_path = charts_dir / "data" / f"{name}.json"
         data_path.parent.mkdir(parents=True, exist_ok=True)
-        data_path.write_text(rows_json)
+        data_path.write_text(html_safe_json(rows_json), encoding="utf-8")
         # Resolved against the spec's folder: charts.js gives vega that base URL.
         spec["data"] = {"url": f"data/{name}.json", "format": {"type": "json"}}
     spec_path = charts_dir / f"{name}.json"
     spec_path.parent.mkdir(parents=True, exist_ok=True)
-    spec_path.write_text(json.dumps(spec, separators=(",", ":"), ensure_ascii=False))
+    spec_path.write_text(
+        html_safe_json(json.dumps(spec, separators=(",", ":"), ensure_ascii=False)),
+        encoding="utf-8",
+    )
     svg_path = None
     if svg:
         static = {**spec, "data": {"values": json.loads(rows_json)}, "width": SVG_WIDTH}

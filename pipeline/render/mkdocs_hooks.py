@@ -1,10 +1,16 @@
-"""MkDocs hook: list the generated per-release and per-benchmark pages in the nav.
+"""MkDocs hooks: the generated pages in the nav, and front matter made inert.
 
 MkDocs has no globbing in ``nav`` and we avoid extra plugins, so ``mkdocs.yml`` names
-each generated section by its index page (``generated/releases/index.md``) and this hook
-expands it into the index plus one entry per page, in the order ``render_site`` wrote
-to ``generated/partials/nav.json``. Loaded by MkDocs from its file path (``hooks:``), so
-it imports nothing from the pipeline.
+each generated section by its index page (``generated/releases/index.md``) and
+``on_config`` expands it into the index plus one entry per page, in the order
+``render_site`` wrote to ``generated/partials/nav.json``.
+
+Material writes a page's front-matter ``title``, ``description`` and ``author`` into
+``<title>``, ``<meta>`` attributes and the header without escaping them;
+``on_page_markdown`` rewrites them as escaped text without tags, so no page's front
+matter can inject markup (``site/overrides/main.html`` does the same for titles
+taken from headings). Loaded by MkDocs from its file path (``hooks:``), so it
+imports nothing from the pipeline.
 """
 
 from __future__ import annotations
@@ -14,8 +20,12 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup, escape
+
 log = logging.getLogger("mkdocs.hooks.mlperf_ledger")
 NAV_FILE = Path("generated") / "partials" / "nav.json"
+#: Front-matter keys Material prints into HTML unescaped.
+META_TEXT = ("title", "description", "author")
 
 
 def _expand(item: Any, sections: dict[str, list[dict[str, str]]]) -> Any:
@@ -40,3 +50,20 @@ def on_config(config: Any) -> Any:
     if config["nav"]:
         config["nav"] = [_expand(item, sections) for item in config["nav"]]
     return config
+
+
+def inert(value: object) -> str:
+    """Text without tags, HTML-escaped once: safe in element content and attributes.
+
+    Idempotent: already-escaped text ("A &amp; B") comes back unchanged, so a title
+    written escaped and one written raw end up the same.
+    """
+    return str(escape(Markup(str(value)).striptags()))
+
+
+def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
+    """Make the page's front-matter title, description and author inert text."""
+    for key in META_TEXT:
+        if page.meta.get(key) not in (None, ""):
+            page.meta[key] = inert(page.meta[key])
+    return markdown
