@@ -220,6 +220,33 @@ def test_chart_specs_cannot_close_a_script_element(built: Path) -> None:
     assert "home-software-gains.json" in labelled
 
 
+def _tooltip_keys(value: object) -> set[str]:
+    """The key each tooltip entry of a Vega-Lite spec shows (its title or field)."""
+    keys: set[str] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "tooltip" and isinstance(item, list):
+                keys |= {t.get("title", t.get("field")) for t in item}
+            keys |= _tooltip_keys(item)
+    elif isinstance(value, list):
+        for item in value:
+            keys |= _tooltip_keys(item)
+    return keys
+
+
+def test_tooltips_show_every_value_as_text(built: Path) -> None:
+    """vega-tooltip escapes values (& and <) into table cells, except an "image"
+    entry, which goes into an <img src> attribute: no chart may have one."""
+    keys = set().union(
+        *(
+            _tooltip_keys(json.loads(path.read_text(encoding="utf-8")))
+            for path in (built / "generated" / "charts").glob("*.json")
+        )
+    )
+    assert {"pair", "older result key", "newer result"} <= keys
+    assert "image" not in keys
+
+
 def test_static_chart_fallbacks_hold_the_names_as_text(built: Path) -> None:
     svg = ET.parse(built / "generated" / "charts" / "home-software-gains.svg")
     tags = {element.tag.rsplit("}", 1)[-1] for element in svg.iter()}
