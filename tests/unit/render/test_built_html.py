@@ -55,6 +55,9 @@ def hostile(**overrides: object) -> dict:
         "software": "software" + PAYLOAD,
         "result_unit": "unit" + PAYLOAD,
         "result_key": "key" + PAYLOAD,
+        "scenario": "scenario" + PAYLOAD,
+        "division": "division" + PAYLOAD,
+        "availability": "availability" + PAYLOAD,
     }
     return result(**(fields | overrides))
 
