@@ -20,6 +20,7 @@ import polars as pl
 
 from pipeline.claims import Claim
 from pipeline.render.escape import escape, safe_url
+from pipeline.render.tables import FIXED_LIMIT, number
 
 PAGE_TITLE = "Claims"
 NOTICE = (
@@ -87,7 +88,11 @@ def _fixed(expr: pl.Expr, places: int, *, grouped: bool = False) -> pl.Expr:
     and split; grouping reverses the integer part to insert commas every three digits.
     """
     factor = 10**places
-    scaled = (expr * factor).round(0).cast(pl.Int64)
+    rounded = (expr.cast(pl.Float64) * factor).round(0)
+    # A value too large for fixed point is written by ``number`` ("1e+20") instead:
+    # strict=False because the cast is evaluated for every row, also those.
+    fits = rounded.abs() < FIXED_LIMIT
+    scaled = rounded.cast(pl.Int64, strict=False)
     integer = (scaled // factor).cast(pl.String)
     if grouped:
         integer = (
@@ -97,9 +102,10 @@ def _fixed(expr: pl.Expr, places: int, *, grouped: bool = False) -> pl.Expr:
             .str.reverse()
         )
     if places == 0:
-        return integer
+        return pl.when(fits).then(integer).otherwise(number(expr))
     fraction = (scaled % factor).cast(pl.String).str.zfill(places)
-    return pl.format("{}.{}", integer, fraction)
+    fixed = pl.format("{}.{}", integer, fraction)
+    return pl.when(fits).then(fixed).otherwise(number(expr))
 
 
 def _value_text(claim: Claim, expr: pl.Expr) -> pl.Expr:

@@ -19,6 +19,7 @@ from pipeline.claims import (
     parse_claims,
 )
 from pipeline.render.claims_page import (
+    _fixed,
     claim_anchor,
     claims_for_release,
     render_claims_page,
@@ -273,3 +274,11 @@ def test_the_real_claims_show_source_link_quote_and_a_styled_verdict():
         '<a href="https://metropulsenews.com/?p=29955">'
         "https&#58;//metropulsenews.com/?p&#61;29955</a>" in html
     )
+
+
+def test_claim_values_of_any_finite_magnitude_are_formatted_not_crashed():
+    # 1e308 once crashed the Int64 cast behind fixed-point formatting.
+    frame = pl.DataFrame({"v": [1.5, 1e20, 1e308]}, schema={"v": pl.Float64})
+    grouped = frame.select(_fixed(pl.col("v"), 2, grouped=True))["v"].to_list()
+    assert grouped == ["1.50", "1e+20", "1e+308"]
+    assert frame.select(_fixed(pl.col("v"), 0))["v"].to_list() == ["2", "1e+20", "1e+308"]
