@@ -48,7 +48,7 @@ ui: venv
 	$(BIN)/dagster dev
 
 bench: venv
-	$(BIN)/python -m pipeline.bench
+	$(BIN)/python -m benchmarks.bench
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache

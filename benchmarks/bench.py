@@ -11,7 +11,7 @@ measurement calls the same public entry points the CLI and tests use).
 It is plain Python rather than a pytest suite on purpose: timings are too noisy for
 assertions in ``make test``, and a benchmark must run on the real data, for minutes.
 
-Every repetition runs in a fresh subprocess (``python -m pipeline.bench --child ...``):
+Every repetition runs in a fresh subprocess (``-m benchmarks.bench --child ...``):
 
 * each one starts from the same state (no warm Polars caches, imported modules or
   open Dagster instance left behind by an earlier measurement);
@@ -27,9 +27,9 @@ to it as ``process_s``.
 
 Usage::
 
-    python -m pipeline.bench                # 3 repetitions, median reported
-    python -m pipeline.bench --repeat 5
-    python -m pipeline.bench --quick        # one repetition, analytics at x1/x10 only
+    python -m benchmarks.bench                # 3 repetitions, median reported
+    python -m benchmarks.bench --repeat 5
+    python -m benchmarks.bench --quick        # one repetition, analytics at x1/x10 only
 """
 
 from __future__ import annotations
@@ -56,6 +56,9 @@ from typing import Any
 import polars as pl
 
 from pipeline import settings
+
+#: The checkout holding ``benchmarks/`` (children run ``-m benchmarks.bench`` here).
+ROOT = Path(__file__).resolve().parent.parent
 
 #: Synthetic scales of the analytics benchmark (copies of every real row).
 SCALES = (1, 10, 100)
@@ -219,7 +222,7 @@ class ChildRun:
 def run_child(
     kind: str, config: dict[str, Any], env: dict[str, str], scratch: Path
 ) -> ChildRun:
-    """Run ``python -m pipeline.bench --child kind`` and reap it with ``wait4``.
+    """Run ``python -m benchmarks.bench --child kind`` and reap it with ``wait4``.
 
     ``wait4`` gives this child's own resource usage (largest RSS of it and of every
     process it waited for), which ``subprocess``' own wait would throw away.
@@ -228,12 +231,12 @@ def run_child(
     config_path = Path(tempfile.mkstemp(dir=scratch, suffix=".json")[1])
     result_path = config_path.with_suffix(".result.json")
     config_path.write_text(json.dumps({**config, "result": str(result_path)}))
-    command = [sys.executable, "-m", "pipeline.bench", "--child", kind]
+    command = [sys.executable, "-m", "benchmarks.bench", "--child", kind]
     started = time.perf_counter()
     process = subprocess.Popen(
         [*command, "--config", str(config_path)],
         env={**os.environ, **env},
-        cwd=settings.PROJECT_ROOT,
+        cwd=ROOT,
     )
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -974,7 +977,7 @@ def _report(results: dict[str, Any], out: Path) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """``make bench``: measure, write ``build/bench/results.json``, print a summary."""
     parser = argparse.ArgumentParser(
-        prog="python -m pipeline.bench", description=(__doc__ or "").split("\n")[0]
+        prog="python -m benchmarks.bench", description=(__doc__ or "").split("\n")[0]
     )
     parser.add_argument("--repeat", type=int, default=None, help="repetitions (3)")
     parser.add_argument(

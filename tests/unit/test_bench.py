@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline import bench
+from benchmarks import bench
 from pipeline.analysis import analyse
 from pipeline.render.performance_page import (
     CHART_CLASS,
