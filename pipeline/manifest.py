@@ -15,7 +15,8 @@ from pathlib import Path
 MANIFEST_PATH = Path(__file__).parent / "registry" / "releases.toml"
 SUMMARY_FORMATS = ("final_report", "checker")
 INGEST_KINDS = ("summary", "raw_tree")
-_VERSION = re.compile(r"^v(\d+)\.(\d+)$")
+#: ASCII digits, matched in full: "v6.0\n" or "v٦.0" would be phantom partitions.
+_VERSION = re.compile(r"v([0-9]+)\.([0-9]+)")
 
 
 class ManifestError(ValueError):
@@ -34,6 +35,9 @@ class Release:
     date_note: str = ""
     #: What is ingested: "summary", "raw_tree" or both (then the tree is the check).
     ingest: tuple[str, ...] = ("summary",)
+    #: Listed in the manifest; a round only discovery found is not, and stays out of
+    #: the combined table and the site until someone reviews it and lists it.
+    reviewed: bool = True
 
     @property
     def repo_name(self) -> str:
@@ -62,7 +66,7 @@ class Release:
 
 def version_key(version: str) -> tuple[int, int]:
     """Parse ``vX.Y`` into a sortable tuple, rejecting anything else."""
-    match = _VERSION.match(version)
+    match = _VERSION.fullmatch(version) if isinstance(version, str) else None
     if not match:
         raise ManifestError(f"release version {version!r} is not of the form vX.Y")
     return int(match.group(1)), int(match.group(2))
@@ -141,4 +145,27 @@ def discovered_release(version: str) -> Release:
         summary_format=None,  # not reviewed: the parser detects the layout
         published_date=None,
         date_note="discovered upstream; not yet in the manifest",
+        reviewed=False,
+    )
+
+
+def is_version(text: str) -> bool:
+    """Whether ``text`` is exactly ``vX.Y`` (a partition key that may exist)."""
+    try:
+        version_key(text)
+    except ManifestError:
+        return False
+    return True
+
+
+def reviewed_versions(path: Path = MANIFEST_PATH) -> frozenset[str]:
+    """The rounds listed in the manifest: the only ones cross-release assets read."""
+    return frozenset(r.version for r in load_manifest(path))
+
+
+def unreviewed_note(version: str) -> str:
+    """What the CLI says about a round that is not in the manifest yet."""
+    return (
+        f"{version} is not reviewed in {MANIFEST_PATH.name}: kept out of the combined "
+        "table and site until reviewed"
     )

@@ -4,9 +4,12 @@ import pytest
 
 from pipeline.manifest import (
     ManifestError,
+    is_version,
     load_manifest,
     next_versions,
     release_for,
+    reviewed_versions,
+    unreviewed_note,
     version_key,
 )
 
@@ -66,3 +69,22 @@ def test_malformed_entries_are_named(tmp_path: Path, entry: str, message: str) -
         ManifestError, match=message.replace("(", r"\(").replace(")", r"\)")
     ):
         load_manifest(path)
+
+
+@pytest.mark.parametrize("text", ["v6.0\n", "v6.0 ", "\nv6.0", "v\u0666.0", "v6.0.1"])
+def test_versions_match_in_full_and_in_ascii(text: str) -> None:
+    # re.match with "$" let "v6.0\n" through: a phantom partition and file name.
+    with pytest.raises(ManifestError) as error:
+        version_key(text)
+    assert str(error.value) == f"release version {text!r} is not of the form vX.Y"
+    assert not is_version(text)
+
+
+def test_only_rounds_in_the_manifest_count_as_reviewed() -> None:
+    assert release_for("v6.1").reviewed is True
+    assert release_for("v9.9").reviewed is False
+    assert "v6.1" in reviewed_versions() and "v9.9" not in reviewed_versions()
+    assert unreviewed_note("v9.9") == (
+        "v9.9 is not reviewed in releases.toml: kept out of the combined table and "
+        "site until reviewed"
+    )
