@@ -6,11 +6,73 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
 
-from pipeline.manifest import ManifestError, load_manifest, version_key
+from pipeline.manifest import ManifestError, is_version, load_manifest
+from pipeline.runlock import BusyError, FolderError
+
+#: Exit codes besides 0 (success) and 1 (a run failed).
+EXIT_USAGE = 2
+EXIT_BUSY = 3
+#: Commands that read the source and write the data directory.
+WRITING = ("ingest", "site", "update", "watch")
+
+
+class UsageError(ValueError):
+    """A command-line value is unusable; the message names the option and the cause."""
+
+
+def _given(args: argparse.Namespace, option: str, variable: str) -> tuple[str, str]:
+    """The value the user gave (flag first, then environment) and how to name it."""
+    value = getattr(args, option.removeprefix("--").replace("-", "_"), None)
+    if value:
+        return value, option
+    return os.environ.get(variable, "").strip(), variable
+
+
+def _check_release(value: str) -> None:
+    if not is_version(value):
+        raise UsageError(f"--release {value!r}: expected a version like v6.1")
+
+
+def _check_source(args: argparse.Namespace) -> None:
+    value, name = _given(args, "--source", "MLPERF_SOURCE")
+    if not value:
+        return  # upstream
+    if value.startswith(("http://", "https://")):
+        if not urlsplit(value.replace("{repo}", "x")).hostname:
+            raise UsageError(f"{name} {value!r}: no host in the URL")
+        return
+    # With a {repo} placeholder, the folder holding the repositories must exist.
+    prefix = value.split("{repo}", 1)[0]
+    folder = Path(prefix + "x").parent if "{repo}" in value else Path(value)
+    if not folder.exists():
+        raise UsageError(
+            f"{name} {value!r}: no such directory "
+            "(expected a mirror folder or an http(s):// URL)"
+        )
+    if not folder.is_dir():
+        raise UsageError(f"{name} {value!r}: not a directory")
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    """Refuse malformed values before anything is created or fetched."""
+    releases = getattr(args, "release", None)
+    for value in [releases] if isinstance(releases, str) else releases or []:
+        _check_release(value)
+    for option in ("top", "interval"):
+        number = getattr(args, option, None)
+        if number is not None and number < 1:
+            raise UsageError(f"--{option} {number}: expected a whole number >= 1")
+    if args.command in WRITING:
+        _check_source(args)
 
 
 def _apply_environment(args: argparse.Namespace) -> None:
+    # How the user named the data directory, for messages about it.
+    value, name = _given(args, "--data-dir", "MLPERF_DATA_DIR")
+    args.data_shown = f"{name} {value!r}" if value else None
     # Resources read these, so flags and environment variables behave the same.
     if getattr(args, "source", None):
         os.environ["MLPERF_SOURCE"] = args.source
@@ -33,12 +95,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from pipeline import runner, settings
 
     versions = args.release or [r.version for r in load_manifest()]
-    for version in versions:
-        version_key(version)
-    print(f"source: {settings.source_base()}")
-    print(f"data:   {settings.data_dir()}")
-    instance = runner.get_instance()
-    outcomes = runner.ingest(instance, versions, site=args.command == "site")
+    site = args.command == "site"
+    with runner.exclusive(data_shown=args.data_shown, build=site) as instance:
+        print(f"source: {settings.source_base()}")
+        print(f"data:   {settings.data_dir()}")
+        outcomes = runner.ingest(instance, versions, site=site)
     failed = [o for o in outcomes if not o.success]
     if failed:
         print(
@@ -53,7 +114,8 @@ def cmd_update(args: argparse.Namespace) -> int:
     """One discovery tick, the runs it requests, then the cross-release assets."""
     from pipeline import runner
 
-    outcomes = runner.update(runner.get_instance())
+    with runner.exclusive(data_shown=args.data_shown, build=True) as instance:
+        outcomes = runner.update(instance)
     failed = [o for o in outcomes if not o.success]
     return 1 if failed else 0
 
@@ -64,11 +126,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     from pipeline import runner
 
-    instance = runner.get_instance()
     print(f"watching every {args.interval} s (Ctrl-C to stop)")
     while True:
         print(time.strftime("%Y-%m-%d %H:%M:%S"), "tick")
-        runner.update(instance)
+        try:  # held per tick, so an `ingest` may run between ticks
+            with runner.exclusive(data_shown=args.data_shown, build=True) as instance:
+                runner.update(instance)
+        except BusyError as exc:
+            print(f"tick skipped: {exc}", file=sys.stderr)
         time.sleep(args.interval)
 
 
@@ -76,7 +141,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     """Print what is stored for each release."""
     from pipeline import runner
 
-    print(_table(runner.release_status(runner.get_instance())))
+    try:  # when no run is going on, settle what a killed run left unfinished
+        with runner.exclusive(data_shown=args.data_shown) as instance:
+            rows = runner.release_status(instance)
+    except FolderError:  # a run is going on, or the folder is read-only: just read
+        rows = runner.release_status(runner.get_instance())
+    print(_table(rows))
     return 0
 
 
@@ -210,12 +280,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
     args = build_parser().parse_args(argv)
-    _apply_environment(args)
     try:
+        _check_args(args)
+        _apply_environment(args)
         return args.func(args)
-    except ManifestError as exc:
+    except BusyError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BUSY
+    except (UsageError, ManifestError, FolderError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
 

@@ -8,20 +8,45 @@ turns Dagster's events into short human-readable outcomes.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
 
-from pipeline import settings
+from pipeline import runlock, settings
 from pipeline.defs.automation import PER_RELEASE
 from pipeline.defs.history import latest_metadata
-from pipeline.manifest import load_manifest, version_key
+from pipeline.manifest import (
+    is_version,
+    load_manifest,
+    release_for,
+    unreviewed_note,
+    version_key,
+)
 
 RELEASES = "release"
 #: Quiet Dagster's console logger: the CLI prints its own progress lines.
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+#: Tags on every run this module starts, so a later start can tell its own runs that a
+#: killed process left behind from runs the Dagster daemon (``make ui``) is running.
+RUNNER_TAG = "mlperf-ledger/runner"
+PID_TAG = "mlperf-ledger/pid"
+#: Statuses of a run that has not finished.
+UNFINISHED = [
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+    dg.DagsterRunStatus.CANCELING,
+]
+ORPHAN_MESSAGE = (
+    "marked failed: its process ended without finishing (found at the next start)"
+)
+#: Exceptions whose message is already the whole user-facing sentence.
+PLAIN_ERRORS = {"DataWriteError", "StoreError"}
 
 
 @dataclass(frozen=True)
@@ -36,12 +61,20 @@ class RunOutcome:
 
 def ensure_dagster_home() -> Path:
     """Use ``DAGSTER_HOME`` or ``<data dir>/dagster_home``, creating it if needed."""
-    home = Path(os.environ.get("DAGSTER_HOME") or settings.data_dir() / "dagster_home")
-    home.mkdir(parents=True, exist_ok=True)
+    configured = os.environ.get("DAGSTER_HOME")
+    home = Path(configured or settings.data_dir() / "dagster_home")
     config = home / "dagster.yaml"
-    if not config.exists():
-        # No telemetry: the pipeline runs where only package registries are reachable.
-        config.write_text("telemetry:\n  enabled: false\n")
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        if not config.exists():
+            # No telemetry: the pipeline runs where only package registries are
+            # reachable.
+            config.write_text("telemetry:\n  enabled: false\n")
+    except OSError as exc:
+        shown = f"DAGSTER_HOME {configured!r}" if configured else f"{str(home)!r}"
+        raise runlock.FolderError(
+            f"{shown}: cannot write there ({exc.strerror or type(exc).__name__})"
+        ) from None
     os.environ["DAGSTER_HOME"] = str(home.resolve())
     return home
 
@@ -75,9 +108,96 @@ def downstream_keys(site: bool = True) -> list[str]:
 
 def known_releases(instance: dg.DagsterInstance) -> list[str]:
     """Manifest rounds plus any added by discovery, in version order."""
-    found = set(instance.get_dynamic_partitions(RELEASES))
+    found = set(filter(is_version, instance.get_dynamic_partitions(RELEASES)))
     found |= {r.version for r in load_manifest()}
     return sorted(found, key=version_key)
+
+
+def drop_invalid_partitions(
+    instance: dg.DagsterInstance, progress: Callable[[str], None] = print
+) -> list[str]:
+    """Remove release partitions that are not ``vX.Y`` (older versions let them in)."""
+    invalid = [
+        p for p in instance.get_dynamic_partitions(RELEASES) if not is_version(p)
+    ]
+    for key in invalid:
+        instance.delete_dynamic_partition(RELEASES, key)
+    if invalid:
+        progress(
+            f"removed release partition(s) {', '.join(map(repr, invalid))}: "
+            "not a version like v6.1"
+        )
+    return invalid
+
+
+def _process_gone(pid_tag: str) -> bool:
+    """Whether the process that started a run has ended.
+
+    This process counts as ended (it is between runs); a live other process is given
+    the benefit of the doubt.
+    """
+    if not pid_tag.isdigit() or int(pid_tag) in (0, os.getpid()):
+        return True
+    try:
+        os.kill(int(pid_tag), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # another user's live process
+        return False
+    return False
+
+
+def fail_orphaned_runs(
+    instance: dg.DagsterInstance, progress: Callable[[str], None] = print
+) -> list[str]:
+    """Mark failed the unfinished runs whose process is gone (e.g. ``kill -9``).
+
+    Call it while holding the data directory's lock: no other mlperf-ledger run is
+    going on then, so an unfinished run this module started belongs to a process that
+    ended without finishing it. Runs of the Dagster daemon carry no runner tag and are
+    left alone. Returns the run ids marked failed.
+    """
+    runs = instance.get_runs(
+        filters=dg.RunsFilter(statuses=UNFINISHED, tags={RUNNER_TAG: "cli"})
+    )
+    orphans = [run for run in runs if _process_gone(run.tags.get(PID_TAG, ""))]
+    for run in orphans:
+        instance.report_run_failed(run, message=ORPHAN_MESSAGE)
+    if orphans:
+        names = ", ".join(
+            f"{run.run_id[:8]} ({run.tags.get('dagster/partition', 'all')})"
+            for run in orphans
+        )
+        progress(
+            f"marked {len(orphans)} unfinished run(s) failed, their process ended "
+            f"without finishing: {names}"
+        )
+    return [run.run_id for run in orphans]
+
+
+@contextmanager
+def exclusive(
+    progress: Callable[[str], None] = print,
+    data_shown: str | None = None,
+    build: bool = False,
+) -> Iterator[dg.DagsterInstance]:
+    """Hold the data directory (and the build directory) for one run, then clean up.
+
+    A second run on the same folder fails at once with ``runlock.BusyError``. Once
+    held, runs a killed process left unfinished are marked failed and invalid release
+    partitions removed, so what follows starts from a consistent instance.
+    """
+    with ExitStack() as stack:
+        stack.enter_context(runlock.hold(settings.data_dir(), data_shown))
+        if build:
+            folder = settings.build_dir()
+            stack.enter_context(
+                runlock.hold(folder, f"build directory {str(folder)!r}")
+            )
+        instance = get_instance()
+        fail_orphaned_runs(instance, progress)
+        drop_invalid_partitions(instance, progress)
+        yield instance
 
 
 def register_releases(instance: dg.DagsterInstance, versions: Sequence[str]) -> None:
@@ -98,7 +218,18 @@ def failure_message(instance: dg.DagsterInstance, run_id: str) -> str:
             error = data.error
             while error.cause is not None:  # the user code's exception, not Dagster's
                 error = error.cause
-            return f"{error.cls_name}: {error.message.strip()}"
+            # The message starts with the (qualified) class name already.
+            text = re.sub(
+                rf"^([\w.]*\.)?{re.escape(error.cls_name)}: ",
+                "",
+                error.message.strip(),
+            )
+            if error.cls_name in PLAIN_ERRORS:
+                return text
+            return f"{error.cls_name}: {text}"
+    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.RUN_FAILURE):
+        if entry.dagster_event.message == ORPHAN_MESSAGE:
+            return ORPHAN_MESSAGE
     return "run failed (see `make ui` for the event log)"
 
 
@@ -117,6 +248,7 @@ def run_assets(
         asset_selection=[dg.AssetKey(k) for k in selection],
         run_config=QUIET,
         raise_on_error=False,
+        tags={RUNNER_TAG: "cli", PID_TAG: str(os.getpid())},
     )
     message = "" if result.success else failure_message(instance, result.run_id)
     return RunOutcome(
@@ -140,8 +272,11 @@ def ingest(
         outcome = run_assets(instance, PER_RELEASE, partition=version)
         progress(f"[{index}/{len(versions)}] {describe_release(instance, outcome)}")
         outcomes.append(outcome)
-    if outcomes and not any(o.success for o in outcomes):
-        progress("no release updated: cross-release tables and site left unchanged")
+    for version in unreviewed(versions):
+        progress(unreviewed_note(version))
+    skip = _nothing_downstream(outcomes) if outcomes else None
+    if skip:
+        progress(skip)
         return outcomes
     combined = run_assets(instance, downstream_keys(site), label="all releases")
     if not combined.success:
@@ -157,6 +292,27 @@ def ingest(
                 f"site: {built.get('pages')} pages published at {built.get('site')}"
             )
     return [*outcomes, combined]
+
+
+def unreviewed(versions: Sequence[str]) -> list[str]:
+    """The versions the manifest does not list (cross-release assets leave them out)."""
+    return [v for v in versions if not release_for(v).reviewed]
+
+
+def _nothing_downstream(outcomes: Sequence[RunOutcome]) -> str | None:
+    """Why the cross-release assets need no run, or None when a reviewed round updated.
+
+    Unreviewed rounds are not read downstream (see ``LedgerIOManager``), so only a
+    reviewed release that materialized makes the combined tables and the site stale.
+    """
+    if not any(o.success for o in outcomes):
+        return "no release updated: cross-release tables and site left unchanged"
+    if not any(o.success and release_for(o.label).reviewed for o in outcomes):
+        return (
+            "only unreviewed releases updated: cross-release tables and site left "
+            "unchanged"
+        )
+    return None
 
 
 def describe_release(instance: dg.DagsterInstance, outcome: RunOutcome) -> str:
@@ -266,6 +422,8 @@ def apply_tick(
     for request in tick.dynamic_partitions_requests or []:
         register_releases(instance, list(request.partition_keys))
         progress(f"new release partition(s): {', '.join(request.partition_keys)}")
+        for version in unreviewed(list(request.partition_keys)):
+            progress(unreviewed_note(version))
     requests = tick.run_requests or []
     if not requests:
         progress("nothing new or changed upstream: no run requested")
@@ -278,10 +436,11 @@ def apply_tick(
             f"[{index}/{len(requests)}] {reason}: {describe_release(instance, outcome)}"
         )
         outcomes.append(outcome)
-    if not any(o.success for o in outcomes):
-        # Nothing new was materialized, so nothing downstream is stale: the published
-        # tables and site stay exactly as they are (as with the daemon's eager rule).
-        progress("no release updated: cross-release tables and site left unchanged")
+    skip = _nothing_downstream(outcomes)
+    if skip:
+        # Nothing downstream is stale: the published tables and site stay exactly as
+        # they are (as with the daemon's eager rule).
+        progress(skip)
         return outcomes
     downstream = run_assets(instance, downstream_keys(), label="downstream")
     progress(

@@ -13,7 +13,7 @@ import dagster as dg
 from pipeline.defs.partitions import RELEASES, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.discovery import discover
-from pipeline.manifest import load_manifest, release_for, version_key
+from pipeline.manifest import is_version, load_manifest, release_for, version_key
 
 #: Assets materialized per release partition; everything else follows downstream.
 PER_RELEASE = [
@@ -36,7 +36,8 @@ def discovery_tick(
     """One discovery tick: partitions to add, runs to request, the next cursor."""
     manifest = [r.version for r in load_manifest()]
     existing = set(instance.get_dynamic_partitions(RELEASES))
-    known = sorted(existing | set(manifest), key=version_key)
+    # A malformed key an older version let in (e.g. "v6.0\n") is not a round.
+    known = sorted(set(filter(is_version, existing)) | set(manifest), key=version_key)
     found = discover(
         source.get(),
         [release_for(v) for v in known],

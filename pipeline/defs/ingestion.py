@@ -17,11 +17,17 @@ import pipeline.rounds as rounds_module
 import pipeline.transform.results as results_module
 import pipeline.validate as validate_module
 from pipeline.defs.history import latest_metadata
-from pipeline.defs.partitions import FOLLOW_UPSTREAM, release_partitions
+from pipeline.defs.partitions import FOLLOW_UPSTREAM, RELEASES, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.ingest import IngestError, fetch_release
 from pipeline.lineage import code_version
-from pipeline.manifest import release_for
+from pipeline.manifest import (
+    MANIFEST_PATH,
+    is_version,
+    release_for,
+    reviewed_versions,
+    version_key,
+)
 from pipeline.registry import REGISTRY_DIR
 from pipeline.snapshots import Snapshot
 from pipeline.source import SourceError
@@ -222,10 +228,12 @@ def core_mlperf__results(
     automation_condition=FOLLOW_UPSTREAM,
     group_name="core",
     kinds={"polars", "parquet"},
-    code_version=code_version(results_module),
+    # The manifest decides which rounds are reviewed, hence which rows are in here.
+    code_version=code_version(results_module, extra=(MANIFEST_PATH.read_text(),)),
     description=(
-        "The canonical results of every ingested round in one table; partitions that "
-        "were never materialized are absent and listed in the metadata."
+        "The canonical results of every reviewed round (listed in releases.toml) in "
+        "one table; partitions that were never materialized are absent, and rounds "
+        "only discovery found stay out until reviewed (listed in the metadata)."
     ),
 )
 def core_mlperf__all_results(
@@ -234,10 +242,20 @@ def core_mlperf__all_results(
     """Concatenate the per-release tables (already validated by their checks)."""
     frame = core_mlperf__results.collect()
     counts = frame.group_by("release").len().sort("release")
+    reviewed = reviewed_versions()
+    left_out = sorted(
+        (
+            v
+            for v in context.instance.get_dynamic_partitions(RELEASES)
+            if is_version(v) and v not in reviewed
+        ),
+        key=version_key,
+    )
     return dg.Output(
         frame,
         metadata={
             "rows": frame.height,
             "rows_by_release": dict(zip(counts["release"], counts["len"], strict=True)),
+            "unreviewed_left_out": left_out,
         },
     )

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import dagster as dg
 import polars as pl
 
 from pipeline import settings
+from pipeline.manifest import reviewed_versions
 from pipeline.snapshots import SnapshotStore
 from pipeline.source import Source
 
@@ -47,19 +49,43 @@ class DataDirResource(dg.ConfigurableResource):
         return SnapshotStore(self.root)
 
 
+class DataWriteError(OSError):
+    """An output could not be written; the message names the file and the cause."""
+
+
+def _cause(exc: OSError) -> str:
+    """The OS's reason without the path it failed on (which may be a temp file)."""
+    if exc.strerror:
+        return exc.strerror
+    text = str(exc)
+    match = re.match(r"(.+?) \(os error \d+\)", text)  # Polars' spelling
+    return match.group(1) if match else type(exc).__name__
+
+
 def _atomic_write(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    os.close(fd)
-    write(Path(tmp))
-    Path(tmp).replace(path)
+    tmp: Path | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        os.close(fd)
+        tmp = Path(name)
+        write(tmp)
+        tmp.replace(path)
+    except OSError as exc:
+        # Name the file the user would look for, not the temp file or a /proc path.
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+        raise DataWriteError(f"cannot write {path}: {_cause(exc)}") from None
 
 
 class LedgerIOManager(dg.ConfigurableIOManager):
     """Polars frames as Parquet, everything else as JSON, one file per partition.
 
     A partitioned input read by an unpartitioned asset arrives as one LazyFrame over
-    every stored partition (frames) or a dict keyed by partition (JSON values).
+    every stored partition (frames) or a dict keyed by partition (JSON values). Only
+    rounds listed in ``releases.toml`` are read that way: a round discovery found but
+    nobody reviewed keeps its own tables (to be reviewed) and stays out of every
+    cross-release table and the site until it is listed.
     """
 
     path: str = ""
@@ -99,6 +125,9 @@ class LedgerIOManager(dg.ConfigurableIOManager):
         single = len(partitions) == 1 and (
             partitions == [None] or context.has_partition_key
         )
+        if not single:
+            reviewed = reviewed_versions()
+            partitions = [p for p in partitions if p in reviewed]
         frames = [
             f for p in partitions if (f := self._file(key, p, "parquet")).exists()
         ]

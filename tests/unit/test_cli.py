@@ -1,3 +1,7 @@
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -6,19 +10,123 @@ import pytest
 from pipeline.analysis.pairs import PAIR_SCHEMA
 from pipeline.cli import main
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 @pytest.fixture(autouse=True)
 def _restore_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    # main() exports --data-dir/--source as environment variables for the resources;
-    # recording them here makes monkeypatch put the originals back afterwards.
-    for name in ("MLPERF_DATA_DIR", "MLPERF_SOURCE"):
-        monkeypatch.delenv(name, raising=False)
+    # main() exports --data-dir/--source (and the Dagster home) as environment
+    # variables for the resources; setting then deleting records the originals, so
+    # monkeypatch puts them back afterwards (delenv alone records nothing when unset).
+    for name in (
+        "MLPERF_DATA_DIR",
+        "MLPERF_SOURCE",
+        "MLPERF_BUILD_DIR",
+        "DAGSTER_HOME",
+    ):
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
 
 
-def test_bad_release_version_is_a_usage_error(capsys: pytest.CaptureFixture) -> None:
-    assert main(["ingest", "--release", "6.1"]) == 2
+@pytest.mark.parametrize(
+    ("command", "value", "shown"),
+    [
+        ("ingest", "6.1", "'6.1'"),
+        # A trailing newline once became a phantom partition and "v6.0\n.parquet".
+        ("ingest", "v6.0\n", "'v6.0\\n'"),
+        ("ingest", " v6.0", "' v6.0'"),
+        ("ingest", "v6", "'v6'"),
+        ("ingest", "v\u0666.0", "'v\u0666.0'"),  # an Arabic-Indic digit six
+        ("gains", "v6.0\n", "'v6.0\\n'"),
+        ("scaling", "latest", "'latest'"),
+    ],
+)
+def test_bad_release_version_is_a_usage_error(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    command: str,
+    value: str,
+    shown: str,
+) -> None:
+    # An empty mirror and data dir: if the value were accepted, nothing real is hit.
+    argv = [command, "--release", value, "--data-dir", str(tmp_path / "data")]
+    assert main([*argv, "--source", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"error: --release {shown}: expected a version like v6.1\n"
+    assert captured.out == ""
+    assert not (tmp_path / "data").exists()  # refused before anything was created
+
+
+def test_top_must_be_positive(capsys: pytest.CaptureFixture) -> None:
+    assert main(["gains", "--top", "0"]) == 2
+    assert capsys.readouterr().err == "error: --top 0: expected a whole number >= 1\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "cause"),
+    [
+        ("missing", "no such directory (expected a mirror folder or an http(s):// URL)"),
+        ("file.txt", "not a directory"),
+        ("missing/{repo}", "no such directory (expected a mirror folder or an "
+         "http(s):// URL)"),
+    ],
+)  # fmt: skip
+def test_source_folder_is_checked_and_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture, source: str, cause: str
+) -> None:
+    (tmp_path / "file.txt").write_text("not a mirror")
+    given = str(tmp_path / source)
+    argv = ["ingest", "--source", given, "--data-dir", str(tmp_path / "data")]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"error: --source {given!r}: {cause}\n"
+    assert not (tmp_path / "data").exists()
+
+
+def test_source_url_without_host_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MLPERF_SOURCE", "http:///inference")
+    assert main(["update", "--data-dir", str(tmp_path)]) == 2
     assert capsys.readouterr().err == (
-        "error: release version '6.1' is not of the form vX.Y\n"
+        "error: MLPERF_SOURCE 'http:///inference': no host in the URL\n"
+    )
+
+
+def test_data_dir_that_is_a_file_is_named_as_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "data").write_text("")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MLPERF_DATA_DIR", "data")  # relative, as the user typed it
+    assert main(["ingest", "--release", "v6.1", "--source", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "error: MLPERF_DATA_DIR 'data': not a directory\n"
+
+
+def _without_write_permission() -> list[str]:
+    """A command prefix under which a mode-555 folder really is unwritable."""
+    if os.geteuid() != 0:
+        return []
+    if not shutil.which("setpriv"):
+        pytest.skip("running as root without setpriv: permissions are not enforced")
+    # Root without CAP_DAC_OVERRIDE obeys the permission bits like anyone else.
+    return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
+
+
+def test_unwritable_data_dir_names_the_path_and_the_cause(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o555)
+    given = str(locked / "data")
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    command = [sys.executable, "-m", "pipeline.cli", "ingest", "--release", "v6.1"]
+    done = subprocess.run(
+        [*_without_write_permission(), *command, "--data-dir", given,
+         "--source", str(tmp_path)],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    locked.chmod(0o755)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"error: --data-dir {given!r}: cannot write there (Permission denied)\n"
     )
 
 
