@@ -36,7 +36,10 @@ from pipeline.render.claims_page import (
 from pipeline.render.escape import escape
 from pipeline.render.pages import PAGE_INDEX, render_site
 from pipeline.render.performance_page import PAGE as PERFORMANCE_PAGE
-from pipeline.render.performance_page import render_performance_page
+from pipeline.render.performance_page import (
+    load_results,
+    render_performance_page,
+)
 from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
 from pipeline.render.slugs import page_problems
 from pipeline.render.tables import relative
@@ -102,9 +105,9 @@ def _release_notes(corrections: pl.DataFrame, verdicts: pl.DataFrame):
     return notes
 
 
-def _bench_results() -> dict | None:
-    path = settings.build_dir() / "bench" / "results.json"
-    return json.loads(path.read_text()) if path.exists() else None
+def performance_page_markdown() -> str:
+    """The Performance page from the committed bench results, never from build/."""
+    return render_performance_page(*load_results(settings.PROJECT_ROOT))
 
 
 @dg.asset(
@@ -194,7 +197,7 @@ def out_site__pages(
         extra_pages={
             "claims.md": render_claims_page(load_claims(), evaluations, verdicts),
             CHANGES_PAGE: render_changes_page(corrections_df),
-            PERFORMANCE_PAGE: render_performance_page(_bench_results()),
+            PERFORMANCE_PAGE: performance_page_markdown(),
         },
         release_notes=_release_notes(corrections_df, verdicts),
         extra_tables={

@@ -1,14 +1,19 @@
-"""The Performance page: what the pipeline costs, from ``make bench`` results.
+"""The Performance page: what the pipeline costs, from committed ``make bench`` results.
 
-What belongs here: turning the ``build/bench/results.json`` dictionary written by
-``pipeline.bench`` into Markdown (targets with pass/fail marks, every measurement, the
-cost-against-rows chart, raw-tree throughput, page weights, where the time goes, the
-machine). What does not: measuring (``pipeline.bench``) or reading the file
-(``pipeline.defs.site``).
+What belongs here: reading the committed results file (``RESULTS_FILE``, written by
+``benchmarks/bench.py`` and committed deliberately with the machine and date it
+describes) and turning it into Markdown (targets with pass/fail marks, every
+measurement, the cost-against-rows chart, raw-tree throughput, page weights, where the
+time goes, the machine). What does not: measuring (``benchmarks/bench.py``).
 
-The results file is a local artefact anyone can edit, so every string from it goes
-through ``escape`` and every number through ``float``/``int`` before it reaches the
-page, like upstream data on the other pages.
+The page never reads ``build/bench/``: the site must not change with whether someone
+ran ``make bench`` on the machine that builds it. Without a committed file the page
+says so plainly.
+
+The results file is edited by hand as easily as by the harness, so every string from
+it goes through ``escape`` and every number through ``float``/``int`` before it
+reaches the page, like upstream data on the other pages; a file that cannot be read is
+named on the page with the reason, never a traceback that stops the site.
 
 The chart is written into the page itself rather than as a file under ``charts/``:
 ``render_site`` only accepts extra pages as Markdown strings. It is a static SVG (a
@@ -24,6 +29,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -33,6 +39,10 @@ from pipeline.render.charts import SVG_WIDTH
 from pipeline.render.escape import escape
 
 PAGE = "performance.md"
+#: The committed results the page shows, relative to the project root.
+RESULTS_FILE = "benchmarks/results/latest.json"
+#: The layout of the results file this page reads (``benchmarks/bench.py`` writes it).
+SCHEMA_VERSION = 1
 #: Class of the inline chart container (see the module docstring for why not
 #: ``vega-chart``).
 CHART_CLASS = "ledger-inline-chart"
@@ -122,7 +132,9 @@ def _intro(results: Mapping[str, Any]) -> str:
     date = escape(str(machine.get("date", "an unknown date")))
     text = (
         "What building this site costs, measured by `make bench` "
-        f"(`pipeline/bench.py`) on {date}. Each figure is the **median of "
+        f"(`benchmarks/bench.py`) on {date} and committed as `{RESULTS_FILE}`; "
+        "the page shows that file, whatever was run on the machine that built the "
+        "site. Each figure is the **median of "
         f"{repeat} repetition(s)**, each run in a "
         "fresh process against the local mirror; the time is the measured call "
         "itself, and *whole process* adds interpreter start and imports. Peak RSS is "
@@ -469,13 +481,51 @@ def _machine(results: Mapping[str, Any]) -> str:
     return "## Machine\n\n" + _table(("Item", "Value"), rows)
 
 
-def render_performance_page(results: dict | None) -> str:
-    """Markdown of the Performance page; says how to measure when nothing is."""
+def load_results(root: Path) -> tuple[dict | None, str | None]:
+    """The committed results under ``root``, or None and why they cannot be shown.
+
+    A missing file is not a problem (no results committed yet: ``(None, None)``); an
+    unreadable one is, and the reason names what is wrong with it.
+    """
+    path = root / RESULTS_FILE
+    if not path.is_file():
+        return None, None
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno} column {error.colno}"
+        return None, f"not valid JSON ({error.msg} at {where})"
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except OSError as error:
+        return None, f"cannot be opened ({error.strerror or type(error).__name__})"
+    if not isinstance(results, dict):
+        return None, f"expected a JSON object, found {type(results).__name__}"
+    version = results.get("schema_version")
+    if version != SCHEMA_VERSION:
+        return None, (
+            f"schema_version {version!r}, this page reads {SCHEMA_VERSION}; run "
+            "make bench again and commit the file it writes"
+        )
+    return results, None
+
+
+def render_performance_page(results: dict | None, problem: str | None = None) -> str:
+    """Markdown of the Performance page; says plainly when there is nothing to show."""
+    if problem:
+        return (
+            f"# Performance\n\nThe committed benchmark results file "
+            f"`{RESULTS_FILE}` cannot be shown: {escape(problem)}. This page has no "
+            "figures until it is fixed.\n"
+        )
     if not results:
         return (
-            "# Performance\n\nNo benchmark results yet: run `make bench` to measure "
-            "the cold build, a no-op rerun, an incremental release and the analytics "
-            "at 10x and 100x scale. The results appear here on the next site build.\n"
+            "# Performance\n\nNo benchmark results are committed: "
+            f"`{RESULTS_FILE}` is not in this checkout, so this page shows no "
+            "figures. To publish them, run `make bench` (it measures the cold build, "
+            "a no-op update, one new release and the analytics at 10x and 100x "
+            "against their floors) and commit the file it writes, which records the "
+            "machine and the date.\n"
         )
     sections = [
         "# Performance\n\n" + _intro(results),

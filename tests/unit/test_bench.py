@@ -263,6 +263,7 @@ def results_dict(**overrides) -> dict:
         "budget_bytes": 1_500_000,
     }
     results = {
+        "schema_version": 1,
         "repeat": 3,
         "quick": False,
         "machine": {
@@ -293,10 +294,90 @@ def results_dict(**overrides) -> dict:
     return results
 
 
-def test_page_without_results_says_how_to_measure():
+def test_page_without_results_says_none_are_committed():
     assert PAGE == "performance.md"
     for empty in (None, {}):
-        assert "run `make bench`" in render_performance_page(empty)
+        page = render_performance_page(empty)
+        assert "No benchmark results are committed: `benchmarks/results/latest.json`" in page
+        assert "run `make bench`" in page
+
+
+# -- which results the site shows ---------------------------------------------------
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch) -> Path:
+    """A project root and build folder of our own, so the real checkout is not read."""
+    from pipeline import settings
+
+    root = tmp_path / "checkout"
+    root.mkdir()
+    monkeypatch.setattr(settings, "PROJECT_ROOT", root)
+    monkeypatch.setenv("MLPERF_BUILD_DIR", str(tmp_path / "build"))
+    return root
+
+
+def commit_results(root: Path, text: str) -> None:
+    path = root / "benchmarks" / "results" / "latest.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def local_bench_run(tmp_path: Path) -> None:
+    """What `make bench` used to leave behind, and the site used to show."""
+    local = results_dict()
+    local["machine"]["date"] = "2031-01-01T00:00:00+00:00"
+    path = tmp_path / "build" / "bench" / "results.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(local))
+
+
+@pytest.mark.parametrize("committed", [False, True])
+def test_page_is_byte_identical_with_or_without_a_local_bench_run(
+    checkout: Path, tmp_path: Path, committed: bool
+):
+    from pipeline.defs.site import performance_page_markdown
+
+    if committed:
+        commit_results(checkout, json.dumps(results_dict()))
+    without = performance_page_markdown()
+    local_bench_run(tmp_path)
+    with_local = performance_page_markdown()
+    assert with_local.encode() == without.encode()
+    assert "2031-01-01" not in with_local
+    if committed:
+        assert "| Measured | 2026-11-29T12&#58;00&#58;00+00&#58;00 |" in without
+    else:
+        assert "No benchmark results are committed" in without
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            '{"schema_version": 1,',
+            "not valid JSON &#40;Expecting property name enclosed in double quotes at line 1 column 22&#41;",
+        ),
+        ("[1, 2]", "expected a JSON object, found list"),
+        (
+            '{"schema_version": 0}',
+            "schema&#95;version 0, this page reads 1; run make bench again",
+        ),
+    ],
+)
+def test_an_unreadable_committed_file_is_named_with_its_reason(
+    checkout: Path, text: str, reason: str
+):
+    from pipeline.defs.site import performance_page_markdown
+
+    commit_results(checkout, text)
+    page = performance_page_markdown()
+    assert page.startswith(
+        "# Performance\n\nThe committed benchmark results file "
+        "`benchmarks/results/latest.json` cannot be shown: "
+    )
+    assert reason in page
+    assert "## Targets" not in page
 
 
 def test_page_shows_targets_with_pass_and_fail_marks():
