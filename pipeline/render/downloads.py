@@ -62,8 +62,8 @@ def flat_for_csv(frame: pl.DataFrame) -> pl.DataFrame:
     """The CSV form of a table: nested columns as text, formula-leading text quoted.
 
     CSV has no lists or structs, so lists are joined with "; " and structs written as
-    JSON (the CSV stays one value per cell). Every text cell then goes through
-    ``neutralise_formula``. The Parquet file keeps the exact table.
+    JSON objects (one value per cell; a missing struct is an empty cell). Every text
+    cell then goes through ``neutralise_formula``. Parquet keeps the exact table.
     """
     exprs = []
     for name, dtype in frame.schema.items():
@@ -71,7 +71,8 @@ def flat_for_csv(frame: pl.DataFrame) -> pl.DataFrame:
         if isinstance(dtype, pl.List):
             text = column.list.eval(pl.element().cast(pl.String)).list.join("; ")
         elif isinstance(dtype, (pl.Struct, pl.Array)):
-            text = column.struct.json_encode()
+            # A missing struct is an empty cell like any missing value, not "null".
+            text = pl.when(column.is_not_null()).then(column.struct.json_encode())
         elif isinstance(dtype, (pl.String, pl.Categorical, pl.Enum)):
             text = column.cast(pl.String)
         else:
