@@ -1,0 +1,222 @@
+"""Where each snapshot comes from upstream, whatever the build read it from.
+
+A snapshot's ``url`` is where this build fetched it: the upstream raw-file host, an
+HTTP mirror or a local folder (an absolute path on the building machine, meaningless
+to a reader and never to be shown as a link). Readers need the upstream address of the
+file and, where known, the upstream commit. The commit comes from the reviewed registry
+``pipeline/registry/upstream_commits.toml``: a summary file gets it only when its bytes
+are the ones recorded for that commit; a raw tree read from a mirror gets the commit
+the mirror states. The place the build read from stays visible as a secondary note,
+with a local folder reduced to its path inside the mirror.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from pipeline.manifest import ManifestError, Release, load_manifest, release_for
+from pipeline.registry import load_toml
+
+REGISTRY_FILE = "upstream_commits.toml"
+#: The raw tree's snapshot path (``pipeline.ingest.TREE_FILE``): our listing, not a file
+#: upstream has; its upstream address is the repository tree.
+TREE_FILE = "tree.json"
+GITHUB = "https://github.com"
+RAW_HOST = "https://raw.githubusercontent.com/"
+NOT_RECORDED = "not recorded"
+
+_COMMIT = re.compile(r"[0-9a-f]{7,40}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+#: Columns ``with_upstream`` adds to a snapshot table.
+UPSTREAM_SCHEMA: dict[str, pl.DataType] = {
+    "repository": pl.String,
+    "upstream_url": pl.String,
+    "upstream_commit": pl.String,
+    "commit_basis": pl.String,
+    "read_from": pl.String,
+}
+
+
+class ProvenanceError(ValueError):
+    """The commit registry is malformed; the message names the entry and the field."""
+
+
+@dataclass(frozen=True)
+class RoundCommit:
+    """The upstream commit a round's files were taken at, and the evidence for it."""
+
+    release: str
+    commit: str
+    evidence: str
+    files: Mapping[str, str] = field(default_factory=dict)
+    raw_tree: bool = False
+
+
+def parse_commits(document: dict, name: str = REGISTRY_FILE) -> dict[str, RoundCommit]:
+    """Typed registry entries by release; a bad entry raises ``ProvenanceError``."""
+    out: dict[str, RoundCommit] = {}
+    for n, entry in enumerate(document.get("round", []), start=1):
+        where = f"{name} round {n} ({entry.get('release', '?')!r})"
+        release, commit = entry.get("release"), entry.get("commit")
+        evidence, files = entry.get("evidence"), entry.get("files", {})
+        if not isinstance(release, str) or not release:
+            raise ProvenanceError(f"{where}: release must be a non-empty string")
+        if not isinstance(commit, str) or not _COMMIT.fullmatch(commit):
+            raise ProvenanceError(
+                f"{where}: commit must be 7 to 40 lower-case hex digits, got {commit!r}"
+            )
+        if not isinstance(evidence, str) or not evidence.strip():
+            raise ProvenanceError(
+                f"{where}: evidence must say where the commit is stated"
+            )
+        if not isinstance(files, dict) or not all(
+            isinstance(v, str) and _SHA256.fullmatch(v) for v in files.values()
+        ):
+            raise ProvenanceError(
+                f"{where}: files must map paths to sha256 hex digests"
+            )
+        if not isinstance(entry.get("raw_tree", False), bool):
+            raise ProvenanceError(f"{where}: raw_tree must be true or false")
+        if release in out:
+            raise ProvenanceError(f"{where}: release {release} is listed twice")
+        out[release] = RoundCommit(
+            release, commit, evidence, dict(files), entry.get("raw_tree", False)
+        )
+    return out
+
+
+def load_commits() -> dict[str, RoundCommit]:
+    """The committed registry of upstream commits."""
+    return parse_commits(load_toml(REGISTRY_FILE))
+
+
+def _repository(release: str, manifest: Mapping[str, Release]) -> str | None:
+    if release in manifest:
+        return manifest[release].repository
+    try:
+        return release_for(release, []).repository
+    except ManifestError:  # not of the form vX.Y: no upstream repository to name
+        return None
+
+
+def with_upstream(
+    snapshots: pl.DataFrame,
+    commits: Mapping[str, RoundCommit] | None = None,
+    manifest: Sequence[Release] | None = None,
+) -> pl.DataFrame:
+    """The snapshot table with its upstream address, commit and the place it was read.
+
+    Adds ``UPSTREAM_SCHEMA``: ``repository`` (from the manifest), ``upstream_url``
+    (``github.com/<repo>/blob/<commit or HEAD>/<path>``; ``/tree/...`` for a raw tree),
+    ``upstream_commit`` (null when unknown), ``commit_basis`` (why that commit, or why
+    none) and ``read_from`` (the upstream host, an HTTP mirror's URL, or
+    ``local mirror: <repository name>/<path>``; never a local absolute path).
+    """
+    commits = load_commits() if commits is None else commits
+    known = {r.version: r for r in (load_manifest() if manifest is None else manifest)}
+    releases = snapshots["release"].unique().to_list()
+    rounds = pl.DataFrame(
+        {
+            "release": releases,
+            "repository": [_repository(r, known) for r in releases],
+            "_commit": [commits[r].commit if r in commits else None for r in releases],
+            "_evidence": [
+                commits[r].evidence if r in commits else None for r in releases
+            ],
+            "_tree_commit": [r in commits and commits[r].raw_tree for r in releases],
+        },
+        schema={
+            "release": pl.String,
+            "repository": pl.String,
+            "_commit": pl.String,
+            "_evidence": pl.String,
+            "_tree_commit": pl.Boolean,
+        },
+    )
+    files = pl.DataFrame(
+        [
+            {"release": c.release, "path": p, "sha256": s, "_file_commit": c.commit}
+            for c in commits.values()
+            for p, s in c.files.items()
+        ],
+        schema={
+            "release": pl.String,
+            "path": pl.String,
+            "sha256": pl.String,
+            "_file_commit": pl.String,
+        },
+    )
+    url = pl.col("url").fill_null("")
+    repo = pl.col("repository")
+    repo_name = repo.str.split("/").list.last()
+    upstream_raw = pl.concat_str(pl.lit(RAW_HOST), repo, pl.lit("/"))
+    from_upstream = url.str.starts_with(upstream_raw).fill_null(False)
+    is_tree = pl.col("path") == TREE_FILE
+    commit = (
+        pl.when(~is_tree)
+        .then(pl.col("_file_commit"))
+        .when(pl.col("_tree_commit") & ~from_upstream)
+        .then(pl.col("_commit"))
+    )
+    basis = (
+        pl.when(~is_tree & pl.col("_file_commit").is_not_null())
+        .then(pl.format("sha256 matches the file at this commit ({})", "_evidence"))
+        .when(commit.is_not_null())
+        .then(
+            pl.format(
+                "stated by the mirror, not checked file by file ({})", "_evidence"
+            )
+        )
+        .when(from_upstream)
+        .then(pl.lit(f"{NOT_RECORDED}: read from upstream's HEAD"))
+        .when(~is_tree & pl.col("_commit").is_not_null())
+        .then(
+            pl.format(
+                "{}: these bytes are not the file at {}",
+                pl.lit(NOT_RECORDED),
+                "_commit",
+            )
+        )
+        .otherwise(pl.lit(NOT_RECORDED))
+    )
+    ref = commit.fill_null("HEAD")
+    upstream_url = (
+        pl.when(repo.is_null())
+        .then(None)
+        .when(is_tree)
+        .then(pl.format("{}/{}/tree/{}", pl.lit(GITHUB), repo, ref))
+        .otherwise(pl.format("{}/{}/blob/{}/{}", pl.lit(GITHUB), repo, ref, "path"))
+    )
+    inside = pl.when(is_tree).then(pl.lit("")).otherwise(pl.col("path"))
+    read_from = (
+        pl.when(from_upstream)
+        .then(pl.format("upstream: {}", url))
+        .when(url.str.contains(r"^https?://"))
+        .then(pl.format("HTTP mirror: {}", url))
+        .when(repo.is_not_null())
+        .then(pl.format("local mirror: {}/{}", repo_name, inside))
+        .otherwise(pl.format("local mirror: {}", inside))
+    )
+    return (
+        snapshots.lazy()
+        .join(rounds.lazy(), on="release", how="left", maintain_order="left")
+        .join(
+            files.lazy(),
+            on=["release", "path", "sha256"],
+            how="left",
+            maintain_order="left",
+        )
+        .with_columns(
+            upstream_url=upstream_url,
+            upstream_commit=commit,
+            commit_basis=basis,
+            read_from=read_from,
+        )
+        .drop("_commit", "_evidence", "_tree_commit", "_file_commit")
+        .collect()
+    )
