@@ -18,8 +18,11 @@ from pipeline.manifest import ManifestError, Release, load_manifest, release_for
 from pipeline.render.site_data import release_order
 
 SUMMARY_FILE = "summary file"
-RAW_TREE = "raw tree"
+#: Rounds before v4.1 publish no summary: their rows come from the submission tree.
+RAW_TREE = "raw tree only"
 NOT_IN_SOURCE = "not in source"
+#: A round the build read a file of (a snapshot exists) that gave no result row.
+NOT_INGESTED = "not ingested"
 #: What the note says of a skipped round that is in the ledger, unless told otherwise.
 IN_SOURCE = "in source"
 
@@ -33,28 +36,34 @@ STATUS_SCHEMA: dict[str, pl.DataType] = {
 
 
 def round_status(
-    present: Iterable[str], manifest: Sequence[Release] | None = None
+    present: Iterable[str],
+    manifest: Sequence[Release] | None = None,
+    *,
+    read: Iterable[str] = (),
 ) -> pl.DataFrame:
     """Every round of the manifest and every release with rows, with its status.
 
     Args:
         present: Releases that have at least one canonical result row.
         manifest: The rounds to list (the committed manifest by default).
+        read: Releases the build holds a snapshot of, rows or not.
 
     Returns:
         ``STATUS_SCHEMA`` rows in version order. ``status`` is ``"summary file"`` or
-        ``"raw tree"`` (what the manifest ingests for a round with rows; a summary
-        read together with its raw tree counts as the summary) or ``"not in source"``
-        (a listed round without rows).
+        ``"raw tree only"`` (what the manifest ingests for a round with rows; a
+        summary read together with its raw tree counts as the summary),
+        ``"not ingested"`` (a snapshot but no row) or ``"not in source"`` (a listed
+        round the build has nothing of).
     """
     releases = list(load_manifest() if manifest is None else manifest)
     known = {r.version: r for r in releases}
     with_rows = set(present)
+    snapshotted = set(read)
     rows = []
     for version in release_order([*known, *with_rows]):
         meta = known.get(version) or _discovered(version)
         if version not in with_rows:
-            status = NOT_IN_SOURCE
+            status = NOT_INGESTED if version in snapshotted else NOT_IN_SOURCE
         elif meta is not None and "summary" not in meta.ingest:
             status = RAW_TREE
         else:
@@ -91,20 +100,21 @@ def skip_note(
 ) -> str:
     """The rounds a comparison from old to new jumps over, as one phrase.
 
-    Rounds absent from the source come first; rounds the ledger holds follow with
-    ``in_source`` as their reason: "skips v3.0, v3.1, v4.0: not in source" or
-    "skips v5.0: not in source; v5.1: in source".
+    Rounds absent from the source come first, then rounds read without a row; rounds
+    the ledger holds follow with ``in_source`` as their reason: "skips v3.0, v3.1,
+    v4.0: not in source" or "skips v5.0: not in source; v5.1: in source".
     Returns "" when the two rounds are adjacent. Plain text: callers escape it.
     """
     skipped = set(skipped_rounds(old, new, status))
     if not skipped:
         return ""
     rows = status.filter(pl.col("release").is_in(list(skipped)))
-    absent = rows.filter(~pl.col("has_rows"))["release"].to_list()
     held = rows.filter(pl.col("has_rows"))["release"].to_list()
     parts = []
-    if absent:
-        parts.append(f"{', '.join(absent)}: {NOT_IN_SOURCE}")
+    for reason in (NOT_IN_SOURCE, NOT_INGESTED):
+        absent = rows.filter(~pl.col("has_rows") & (pl.col("status") == reason))
+        if absent.height:
+            parts.append(f"{', '.join(absent['release'])}: {reason}")
     if held:
         parts.append(f"{', '.join(held)}: {in_source}")
     return "skips " + "; ".join(parts)

@@ -48,16 +48,26 @@ MANIFEST = [
 def test_round_status_comes_from_the_manifest_and_the_rows() -> None:
     status = round_status(["v4.1", "v1.0", "v2.1", "v9.9"], MANIFEST)
     assert status.select("release", "status").rows() == [
-        ("v1.0", "raw tree"),
+        ("v1.0", "raw tree only"),
         ("v1.1", "not in source"),
         ("v2.0", "not in source"),
-        ("v2.1", "raw tree"),
+        ("v2.1", "raw tree only"),
         ("v3.0", "not in source"),
         ("v4.1", "summary file"),
         # Found with rows but not yet in the manifest: read as a summary.
         ("v9.9", "summary file"),
     ]
     assert status["published_date"][0] == dt.date(2020, 1, 2)
+
+
+def test_a_round_read_without_rows_is_not_ingested_not_absent() -> None:
+    status = round_status(["v1.0", "v4.1"], MANIFEST, read=["v2.1", "v4.1"])
+    assert status.filter(pl.col("release").is_in(["v2.0", "v2.1"])).select(
+        "release", "status", "has_rows"
+    ).rows() == [("v2.0", "not in source", False), ("v2.1", "not ingested", False)]
+    assert skip_note("v1.0", "v4.1", status) == (
+        "skips v1.1, v2.0, v3.0: not in source; v2.1: not ingested"
+    )
 
 
 def test_skip_notes_name_absent_and_held_rounds() -> None:
@@ -84,7 +94,7 @@ def test_releases_index_lists_every_round_with_its_source(site: Path) -> None:
     page = (site / "releases" / "index.md").read_text()
     assert "| Release | Published | Source | Results |" in page
     assert "| [v5.1](v5.1.md) | 2025-09-09 | summary file | 2 | 2 | 2 | 1 |" in page
-    assert "| [v2.1](v2.1.md) | 2022-09-08 | raw tree | 1 |" in page
+    assert "| [v2.1](v2.1.md) | 2022-09-08 | raw tree only | 1 |" in page
     assert "| v3.0 | 2023-04-05 | not in source | — | — | — | — |" in page
     assert "Rounds not in source (v0.5, v0.7, v1.0, v1.1, v2.0, v3.0" in page
 
