@@ -6,16 +6,81 @@ downstream assets stale and the Audit page can name the code behind every number
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib
+import importlib.util
 import inspect
+from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 
+#: Only the project's own modules are followed; third-party code is pinned by version.
+PACKAGE = "pipeline"
+REGISTRY = Path(__file__).parent / "registry"
 
-def code_version(*modules: ModuleType, extra: tuple[str, ...] = ()) -> str:
-    """Short sha256 over the source text of modules (and extra data files' text)."""
+
+def _imported(module: ModuleType, source: str) -> set[str]:
+    """Names of the project modules ``source`` imports (absolute and relative)."""
+    found: set[str] = set()
+    package = module.__name__ if hasattr(module, "__path__") else module.__package__
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = importlib.util.resolve_name("." * node.level + base, package)
+            # ``from pipeline.render import charts`` imports a module, not a name.
+            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found |= {n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")}
+    return found
+
+
+def module_closure(
+    *modules: ModuleType, read: Callable[[ModuleType], str] = inspect.getsource
+) -> dict[str, str]:
+    """Every project module the given ones import, transitively: name -> source.
+
+    An asset's code version must change when any code it runs changes, not only its
+    own module (a chart module edited must make the site stale), so the version is
+    taken over this closure rather than a hand-kept list.
+    """
+    seen: dict[str, str] = {}
+    todo = list(modules)
+    while todo:
+        module = todo.pop()
+        if module.__name__ in seen:
+            continue
+        source = read(module)
+        seen[module.__name__] = source
+        for name in sorted(_imported(module, source)):
+            try:
+                todo.append(importlib.import_module(name))
+            except ImportError:
+                continue  # a name imported from a module, not a module itself
+    return seen
+
+
+def code_version(
+    *modules: ModuleType,
+    extra: tuple[str, ...] = (),
+    read: Callable[[ModuleType], str] = inspect.getsource,
+) -> str:
+    """Short sha256 over the source of modules and every project module they import.
+
+    Registry files are code too: when the closure reaches ``pipeline.registry`` every
+    reviewed TOML file is included. ``extra`` adds other data files' text.
+    """
+    closure = module_closure(*modules, read=read)
     digest = hashlib.sha256()
-    for module in modules:
-        digest.update(inspect.getsource(module).encode())
+    for name in sorted(closure):
+        digest.update(name.encode() + b"\0" + closure[name].encode())
+    if any(name.startswith(f"{PACKAGE}.registry") for name in closure):
+        for path in sorted(REGISTRY.glob("*.toml")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
     for text in extra:
         digest.update(text.encode())
     return digest.hexdigest()[:12]

@@ -1,0 +1,46 @@
+"""Honest staleness: an asset's code version covers every module it runs."""
+
+from __future__ import annotations
+
+import inspect
+from types import ModuleType
+
+import pipeline.defs.raw_tree as raw_tree_defs
+import pipeline.defs.site as site_defs
+import pipeline.render.charts as charts
+from pipeline.lineage import code_version, module_closure
+
+
+def _edited(target: ModuleType):
+    def read(module: ModuleType) -> str:
+        source = inspect.getsource(module)
+        return source + "\n# edited\n" if module is target else source
+
+    return read
+
+
+def test_editing_a_chart_module_makes_the_site_asset_stale():
+    # The site asset's own module never mentions the chart code it runs through
+    # the renderer; before, only pages.py was hashed.
+    before = code_version(site_defs)
+    assert code_version(site_defs, read=_edited(charts)) != before
+
+
+def test_the_tree_reader_version_covers_the_registry_and_the_shared_canonicaliser():
+    closure = module_closure(raw_tree_defs)
+    assert {
+        "pipeline.extract.raw_tree",
+        "pipeline.transform.results",
+        "pipeline.rounds",
+        "pipeline.ingest",
+        "pipeline.source",
+    } <= set(closure)
+
+
+def test_a_module_outside_the_closure_does_not_change_the_version():
+    import pipeline.analysis.scaling as scaling
+
+    assert "pipeline.analysis.scaling" not in module_closure(raw_tree_defs)
+    assert code_version(raw_tree_defs, read=_edited(scaling)) == code_version(
+        raw_tree_defs
+    )
