@@ -1,0 +1,327 @@
+"""The Audit page: lineage, raw snapshots, rejected records, coverage, cross-check."""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+
+from pipeline.labels import NO_NAME
+from pipeline.render.escape import escape, safe_url
+from pipeline.render.flags_section import flags_section
+from pipeline.render.site import (
+    Site,
+    release_index,
+)
+from pipeline.render.site_data import (
+    release_order,
+)
+from pipeline.render.tables import (
+    external_link,
+    html_table,
+    markdown_table,
+    number,
+    stringify,
+)
+
+_NODE = r"([\w.:-]+)\s*(?:[\[({]+\"?([^\]\")}]*)\"?[\])}]+)?"
+_EDGE = re.compile(rf"^\s*{_NODE}\s*[-=.]+>(?:\|[^|]*\|)?\s*{_NODE}")
+
+
+def lineage_edges(mermaid: str) -> list[tuple[str, str]]:
+    """(upstream, downstream) asset names from a Mermaid flowchart's arrows.
+
+    Material for MkDocs renders Mermaid with a script from unpkg.com, and this site
+    loads nothing from other hosts, so the Audit page shows the graph as a table.
+    """
+    labels: dict[str, str] = {}
+    edges = []
+    for line in mermaid.splitlines():
+        match = _EDGE.match(line)
+        if not match:
+            continue
+        source, source_label, target, target_label = match.groups()
+        for node, label in ((source, source_label), (target, target_label)):
+            if label or node not in labels:
+                labels[node] = label or node
+        edges.append((source, target))
+    return [(labels[s], labels[t]) for s, t in edges]
+
+
+def _lineage_table(mermaid: str) -> str:
+    edges = lineage_edges(mermaid)
+    if not edges:
+        return "_No lineage was recorded._\n"
+    nodes = sorted({n for edge in edges for n in edge})
+    # Step = longest path from a source asset: the order in which assets are built.
+    step = dict.fromkeys(nodes, 0)
+    for _ in nodes:
+        for upstream, asset in edges:
+            step[asset] = max(step[asset], step[upstream] + 1)
+    reads = (
+        pl.DataFrame(edges, schema=["upstream", "asset"], orient="row")
+        .group_by("asset")
+        .agg(pl.col("upstream").unique().sort())
+        .join(pl.DataFrame({"asset": nodes}), on="asset", how="right")
+        .with_columns(step=pl.col("asset").replace_strict(step, return_dtype=pl.Int32))
+        .sort("step", "asset")
+        .with_columns(
+            c_step=pl.col("step").cast(pl.String),
+            c_asset=pl.format("<code>{}</code>", escape(pl.col("asset"))),
+            c_reads=pl.col("upstream")
+            .list.eval(pl.format("<code>{}</code>", escape(pl.element())))
+            .list.join(", ")
+            .fill_null("— (source)"),
+        )
+    )
+    return markdown_table(
+        reads,
+        {"c_step": "Step", "c_asset": "Asset", "c_reads": "Reads"},
+        numeric=("c_step",),
+    )
+
+
+def _crosscheck_section(report: pl.DataFrame) -> list[str]:
+    """Per release agreement of summary and raw tree, then every exception."""
+    per_release = (
+        report.group_by("release")
+        .agg(
+            (pl.col("status").is_in(["agree", "disagree"])).sum().alias("matched"),
+            (pl.col("status") == "agree").sum().alias("agree"),
+            (pl.col("status") == "disagree").sum().alias("disagree"),
+            (pl.col("status") == "summary_only").sum().alias("summary_only"),
+            (pl.col("status") == "raw_only").sum().alias("raw_only"),
+        )
+        .with_columns(
+            rate=pl.when(pl.col("matched") > 0).then(
+                pl.format("{}%", (100 * pl.col("agree") / pl.col("matched")).round(2))
+            )
+        )
+        .sort("release")
+    )
+    exceptions = report.filter(pl.col("status") != "agree").sort(
+        "release", "status", "submitter", "platform"
+    )
+
+    def side(prefix: str) -> pl.Expr:
+        value = number(pl.col(f"{prefix}_value"))
+        linked = pl.format(
+            '<a href="{}">{}</a> {}',
+            safe_url(pl.col(f"{prefix}_url")),
+            value,
+            escape(pl.col(f"{prefix}_unit")),
+        )
+        return pl.when(pl.col(f"{prefix}_value").is_not_null()).then(linked)
+
+    shown = exceptions.with_columns(
+        c_release=escape(pl.col("release")),
+        c_status=escape(pl.col("status")),
+        c_result=pl.format(
+            "{} · {} · {} · {}",
+            escape(pl.col("submitter")),
+            escape(pl.col("platform")),
+            escape(pl.col("benchmark")),
+            escape(pl.col("scenario")),
+        ),
+        c_summary=side("summary").fill_null("—"),
+        c_raw=side("raw").fill_null("—"),
+    )
+    return [
+        "## Cross-check with the raw result tree\n",
+        "Where a release's raw submission tree is read too, each published summary "
+        "value is matched to the metric of its `mlperf_log_summary.txt` (division, "
+        "submitter, system, benchmark, scenario); values agree within 0.1%.\n",
+        markdown_table(
+            per_release.with_columns(pl.all().cast(pl.String).fill_null("—")),
+            {
+                "release": "Release",
+                "matched": "Matched",
+                "agree": "Agree",
+                "disagree": "Disagree",
+                "summary_only": "Summary only",
+                "raw_only": "Raw tree only",
+                "rate": "Agreement",
+            },
+        ),
+        f"\n{exceptions.height:,} result(s) disagree or appear on one side only"
+        + (":\n" if exceptions.height else ".\n"),
+        html_table(
+            shown,
+            {
+                "c_release": "Release",
+                "c_status": "Status",
+                "c_result": "Result",
+                "c_summary": "Summary value",
+                "c_raw": "Raw-tree value",
+            },
+            numeric=("c_summary", "c_raw"),
+        ),
+    ]
+
+
+def audit_page(site: Site, flagged: pl.DataFrame) -> str:
+    """Lineage, snapshots, rejections, coverage, flags and cross-check of a build."""
+    data = site.data
+    extra = stringify(data.snapshots.select("rows", "rejected", "checks"))
+    snapshots = data.snapshots.with_columns(
+        c_release=escape(pl.col("release")),
+        c_file=external_link(escape(pl.col("path")), pl.col("url"), pl.col("url")),
+        c_sha=pl.format("<code>{}</code>", escape(pl.col("sha256"))),
+        c_bytes=number(pl.col("bytes").cast(pl.Float64), digits=15),
+        c_fetched=escape(pl.col("fetched_at").cast(pl.String)),
+        c_rows=extra["rows"],
+        c_rejected=extra["rejected"],
+        c_checks=extra["checks"],
+    ).sort("release", "path")
+    rejected = (
+        data.rejected.group_by("release", "reason")
+        .agg(pl.len().alias("records"), pl.col("result_key").first().alias("example"))
+        .sort(["records", "release"], descending=[True, False])
+        .with_columns(
+            c_release=escape(pl.col("release")),
+            c_reason=escape(pl.col("reason")),
+            c_records=pl.col("records").cast(pl.String),
+            c_example=pl.format("<code>{}</code>", escape(pl.col("example"))),
+        )
+    )
+    parts = [
+        "# Audit\n",
+        "How the numbers on this site were produced, and from which bytes.\n",
+        f"- Pipeline commit: <code>{escape(data.pipeline_commit)}</code>",
+        f"- Built at: {escape(data.built_at)}",
+        f"- Canonical results: {data.results.height:,}; rejected upstream records: "
+        f"{data.rejected.height:,}\n",
+        "## Lineage\n",
+        "Each asset and the assets it reads, in build order. The Mermaid source below "
+        "can be pasted into any Mermaid viewer.\n",
+        _lineage_table(data.lineage_mermaid),
+        "\n<details><summary>Mermaid source</summary><pre><code>"
+        + "\n".join(escape(line) for line in data.lineage_mermaid.splitlines())
+        + "</code></pre></details>\n",
+        "## Raw snapshots\n",
+        "Every upstream file the build read, as stored: a new upstream version becomes "
+        "a new snapshot next to the old one, never an overwrite.\n",
+        html_table(
+            snapshots,
+            {
+                "c_release": "Release",
+                "c_file": "Source file",
+                "c_sha": "sha256",
+                "c_bytes": "Bytes",
+                "c_fetched": "Fetched at",
+                "c_rows": "Rows",
+                "c_rejected": "Rejected",
+                "c_checks": "Checks",
+            },
+            numeric=("c_bytes", "c_rows", "c_rejected"),
+        )
+        or "_No snapshots were recorded._\n",
+        "## Rejected records\n",
+        html_table(
+            rejected,
+            {
+                "c_release": "Release",
+                "c_reason": "Reason",
+                "c_records": "Records",
+                "c_example": "Example key",
+            },
+            numeric=("c_records",),
+        )
+        or "_No upstream record was rejected._\n",
+    ]
+    parts += accelerator_coverage(data.results)
+    parts += flags_section(flagged)
+    if data.crosscheck is not None:
+        parts += _crosscheck_section(data.crosscheck)
+    return site.write_page("audit.md", "\n".join(parts))
+
+
+def accelerator_coverage(results: pl.DataFrame) -> list[str]:
+    """Per release, how result rows are classed by the accelerator registry."""
+    if "is_accelerator_mapped" not in results.columns:
+        return []
+    unclassified = (
+        pl.col("is_accelerator_unclassified")
+        if "is_accelerator_unclassified" in results.columns
+        else pl.lit(False)
+    )
+    mapped = pl.col("is_accelerator_mapped").fill_null(False)
+    cpu, mixed = pl.col("is_cpu_only"), pl.col("is_mixed_accelerators")
+    per_release = (
+        results.group_by("release")
+        .agg(
+            pl.len().alias("rows"),
+            (mapped & ~cpu & ~mixed & ~unclassified).sum().alias("chip"),
+            (mapped & mixed).sum().alias("mixed"),
+            (mapped & cpu).sum().alias("cpu"),
+            unclassified.fill_null(False).sum().alias("unclassified"),
+            (~mapped).sum().alias("unmapped"),
+        )
+        .with_columns(order=release_index(release_order(results["release"].unique())))
+        .sort("order")
+        .with_columns(
+            [
+                pl.col(c).cast(pl.String).alias(f"c_{c}")
+                for c in ("rows", "chip", "mixed", "cpu", "unclassified", "unmapped")
+            ],
+            c_release=escape(pl.col("release")),
+            c_share=pl.format(
+                "{}%", (100 * pl.col("unmapped") / pl.col("rows")).round(2)
+            ),
+        )
+    )
+    names = (
+        results.filter(~mapped)
+        .group_by("accelerator_name")
+        .agg(
+            pl.len().alias("rows"),
+            pl.col("release").unique().sort().alias("releases"),
+        )
+        .sort(["rows", "accelerator_name"], descending=[True, False], nulls_last=True)
+        .with_columns(
+            c_name=escape(pl.col("accelerator_name").fill_null(NO_NAME)),
+            c_rows=pl.col("rows").cast(pl.String),
+            c_releases=escape(pl.col("releases").list.join(", ")),
+        )
+    )
+    return [
+        "## Accelerator coverage\n",
+        "How every result row is classed by the reviewed accelerator registry "
+        "(`pipeline/registry/accelerators.toml`): a single chip, a mixed system, a "
+        "CPU-only system (classed by host CPU), a name the registry lists as "
+        "unclassified with a reason, or unmapped. Only single chips enter generation "
+        "ratios and per-accelerator numbers.\n",
+        html_table(
+            per_release,
+            {
+                "c_release": "Release",
+                "c_rows": "Rows",
+                "c_chip": "Single chip",
+                "c_mixed": "Mixed",
+                "c_cpu": "CPU only",
+                "c_unclassified": "Unclassified",
+                "c_unmapped": "Unmapped",
+                "c_share": "Unmapped share",
+            },
+            numeric=(
+                "c_rows",
+                "c_chip",
+                "c_mixed",
+                "c_cpu",
+                "c_unclassified",
+                "c_unmapped",
+            ),
+        ),  # fmt: skip
+        "### Unmapped accelerator names\n",
+        html_table(
+            names,
+            {"c_name": "Accelerator name", "c_rows": "Rows", "c_releases": "Releases"},
+            numeric=("c_rows",),
+        )  # fmt: skip
+        or "_Every accelerator name is in the registry._\n",
+    ]
+
+
+def build(site: Site) -> None:
+    """The Audit page."""
+    audit_page(site, site.flagged)

@@ -1,0 +1,219 @@
+"""Benchmark pages: the best result of every accelerator type, release after release."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pipeline.render import charts
+from pipeline.render.escape import escape
+from pipeline.render.site import (
+    GENERATED,
+    GROUP,
+    Site,
+    page_link,
+    release_index,
+    sorted_groups,
+)
+from pipeline.render.slugs import slug
+from pipeline.render.tables import (
+    html_table,
+    markdown_table,
+    result_cell,
+)
+
+
+def best_per_accelerator(results: pl.DataFrame) -> pl.DataFrame:
+    """Best result of every accelerator type per benchmark group and release.
+
+    Throughput is compared per accelerator (systems differ in chip count); latency is
+    a property of the whole system and is compared as reported. CPU-only systems have
+    no accelerator to divide by, and the open division lets submitters replace the
+    model, so neither belongs in a like-for-like view; the release pages list them.
+    """
+    metric = (
+        pl.when(pl.col("is_higher_better"))
+        .then(pl.col("result_per_accelerator"))
+        .otherwise(pl.col("result_value"))
+    )
+    return (
+        results.filter(~pl.col("is_cpu_only") & (pl.col("division") != "open"))
+        .with_columns(metric=metric)
+        .with_columns(
+            better_first=pl.when(pl.col("is_higher_better"))
+            .then(-pl.col("metric"))
+            .otherwise(pl.col("metric"))
+        )
+        .filter(pl.col("metric").is_not_null())
+        .sort("better_first", "result_key")
+        .unique(
+            subset=[*GROUP, "accelerator_id", "release"],
+            keep="first",
+            maintain_order=True,
+        )
+    )
+
+
+def benchmark_page(site: Site, benchmark: str, best: pl.DataFrame) -> str:
+    """A chart and table per scenario, division and unit of one benchmark."""
+    rel = site.page_of("benchmarks", benchmark)
+    page = f"{GENERATED}/{rel}"
+    results = site.results.filter(pl.col("benchmark") == benchmark)
+    counts = dict(results.group_by("release").len().iter_rows())
+    appearances = ", ".join(
+        f"[{escape(r)}]({page_link(page, site.page_of('releases', r))}) ({counts[r]:,})"
+        for r in site.releases
+        if r in counts
+    )
+    parts = [
+        f"# {escape(benchmark)}\n",
+        f"Results per release: {appearances}.\n",
+        "Each section shows the best result of every accelerator type in each release: "
+        "throughput **per accelerator** (the system's result divided by its "
+        "accelerator count, a derived normalisation, not an MLPerf metric) and latency "
+        "as reported. "
+        "Each value links to its upstream result; the submitter and accelerator count "
+        "are under it.\n",
+    ]
+    left_out = results.select(
+        cpu=pl.col("is_cpu_only").sum(),
+        open=(~pl.col("is_cpu_only") & (pl.col("division") == "open")).sum(),
+    ).row(0, named=True)
+    reasons = [
+        f"{left_out['open']:,} open-division results (the open division lets "
+        "submitters replace the model)"
+        if left_out["open"]
+        else "",
+        f"{left_out['cpu']:,} CPU-only results (no accelerator count to divide by)"
+        if left_out["cpu"]
+        else "",
+    ]
+    if any(reasons):
+        parts.append(
+            "Not shown here, listed on the release pages: "
+            + " and ".join(r for r in reasons if r)
+            + ".\n"
+        )
+    # One unit per chart: a metric that changed unit (MultiStream samples per query
+    # before v2.0, latency from v2.0) gets a section per unit.
+    for (scenario, division, unit), group in sorted_groups(
+        best.filter(pl.col("benchmark") == benchmark),
+        ["scenario", "division", "result_unit"],
+    ):
+        higher = bool(group["is_higher_better"].first())
+        metric = f"{unit} per accelerator" if higher else f"{unit}, lower is better"
+        present = [r for r in site.releases if r in set(group["release"])]
+        parts.append(
+            f"\n## {escape(scenario)} · {escape(division)} · {escape(str(unit))}\n"
+        )
+        built = charts.best_per_accelerator_chart(
+            group,
+            title=f"{benchmark} · {scenario} · {division}",
+            metric_title=metric,
+            releases=present,
+        )
+        name = "-".join(
+            [
+                "benchmark",
+                site.entity_slug("benchmarks", benchmark),
+                slug(scenario),
+                slug(division),
+                slug(unit),
+            ]
+        )
+        caption = f"{benchmark} {scenario} {division}: best {metric} by accelerator"
+        parts.append(site.chart(page, built, name, caption))
+        cells = (
+            group.with_columns(
+                overall=pl.col("better_first").min().over("accelerator_id"),
+                cell=pl.concat_str(
+                    result_cell(
+                        pl.col("metric"),
+                        pl.col("result_url"),
+                        pl.col("result_key"),
+                        pl.col("is_preview"),
+                        pl.col("is_inferred"),
+                    ),
+                    pl.format(
+                        "<br><small>{} · {} ×</small>",
+                        escape(pl.col("submitter")),
+                        pl.col("total_accelerators").cast(pl.String).fill_null("?"),
+                    ),
+                ),
+            )
+            .sort("overall", "accelerator_id")
+            .pivot(
+                on="release",
+                index=["accelerator_id", "accelerator_label", "accelerator_vendor"],
+                values="cell",
+            )
+            .with_columns(
+                *[pl.col(r).fill_null("—") for r in present],
+                c_accelerator=escape(pl.col("accelerator_label")),
+                c_vendor=escape(pl.col("accelerator_vendor")),
+            )
+        )
+        columns = {"c_accelerator": "Accelerator", "c_vendor": "Vendor"}
+        columns |= {r: escape(r) for r in present}
+        parts.append(f"\n{escape(metric)}, best per accelerator type:\n")
+        parts.append(
+            html_table(cells, columns, numeric=tuple(present), searchable=False)
+        )
+    return site.write_page(rel, "\n".join(parts))
+
+
+def benchmarks_index(site: Site, benchmarks: list[str]) -> str:
+    """The Benchmarks index: releases, scenarios and result counts per benchmark."""
+    page = f"{GENERATED}/benchmarks/index.md"
+    links = {b: page_link(page, site.page_of("benchmarks", b)) for b in benchmarks}
+    order = {r: i for i, r in enumerate(site.releases)}
+    summary = (
+        site.results.with_columns(index=release_index(site.releases))
+        .group_by("benchmark")
+        .agg(
+            pl.len().alias("results"),
+            pl.col("index").unique().sort().alias("indexes"),
+            pl.col("scenario").unique().sort().alias("scenarios"),
+        )
+        .sort("benchmark")
+        .with_columns(
+            c_benchmark=pl.format(
+                "[{}]({})",
+                escape(pl.col("benchmark")),
+                pl.col("benchmark").replace_strict(links),
+            ),
+            c_results=pl.col("results").cast(pl.String),
+            c_releases=pl.col("indexes")
+            .list.eval(pl.element().replace_strict({i: r for r, i in order.items()}))
+            .list.eval(escape(pl.element()))
+            .list.join(", "),
+            c_scenarios=pl.col("scenarios")
+            .list.eval(escape(pl.element()))
+            .list.join(", "),
+        )
+    )
+    text = (
+        "# Benchmarks\n\nOne page per benchmark: the best result of every accelerator "
+        "type in every release, with a chart per scenario and division.\n\n"
+        + markdown_table(
+            summary,
+            {
+                "c_benchmark": "Benchmark",
+                "c_releases": "Releases",
+                "c_scenarios": "Scenarios",
+                "c_results": "Results",
+            },
+            numeric=("c_results",),
+        )
+    )
+    return site.write_page("benchmarks/index.md", text)
+
+
+def build(site: Site) -> None:
+    """One page per benchmark and the Benchmarks index listing them."""
+    best = best_per_accelerator(site.results)
+    pages = {b: benchmark_page(site, b, best) for b in site.benchmarks}
+    benchmarks_index(site, site.benchmarks)
+    site.nav[f"{GENERATED}/benchmarks/index.md"] = [
+        {escape(b): p} for b, p in pages.items()
+    ]
+    site.page_index["benchmarks"] = {b: site.page_of("benchmarks", b) for b in pages}

@@ -1,0 +1,174 @@
+"""The home page body: the latest release in numbers and the headline derived metrics.
+
+``site/index.md`` includes ``generated/partials/home.md`` with pymdownx.snippets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import altair as alt
+import polars as pl
+
+from pipeline.render import charts, history_page
+from pipeline.render.escape import escape
+from pipeline.render.pairs_pages import (
+    GAINS,
+    GENERATIONS,
+    SCALING,
+    PairPage,
+    compare_by,
+    definition_block,
+    headline_numbers,
+    latest_pairs,
+    pair_cells,
+    pair_table,
+)
+from pipeline.render.release_pages import new_in, release_stats
+from pipeline.render.site import (
+    Site,
+    notice,
+    numbers_block,
+    page_link,
+)
+from pipeline.render.site_data import (
+    release_order,
+)
+
+#: Rows of each headline table on the home page.
+HEADLINE_ROWS = 5
+
+
+@dataclass(frozen=True)
+class _Headline:
+    """One derived metric on the home page."""
+
+    spec: PairPage
+    chart: Callable[[pl.DataFrame], tuple[alt.TopLevelMixin, pl.DataFrame]]
+    caption: str
+
+
+def _strip_chart(kind: str, title: str, ends: tuple[str, str]) -> Callable:
+    compare, compare_title = compare_by(kind)
+    return lambda p: charts.ratio_strip_chart(
+        p, title=title, ends=ends, compare=compare, compare_title=compare_title
+    )
+
+
+HEADLINES = (
+    _Headline(
+        GAINS,
+        _strip_chart(
+            "gains", "Software gains into the latest release", ("older", "newer")
+        ),
+        "Software gains into the latest release, by benchmark",
+    ),
+    _Headline(
+        GENERATIONS,
+        _strip_chart(
+            "generations",
+            "Generation ratios in the latest release",
+            ("predecessor", "successor"),
+        ),
+        "Successor over predecessor accelerator in the latest release, by benchmark",
+    ),
+    _Headline(
+        SCALING,
+        lambda p: charts.efficiency_chart(
+            p,
+            title="Scaling efficiency in the latest release",
+            compare=compare_by("scaling")[0],
+        ),
+        "Scaling efficiency against the growth in accelerator count",
+    ),
+)
+
+
+def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> str:
+    """A sentence, its definition, a chart with a static SVG fallback, the top rows.
+
+    Everything here comes from the strictest, unflagged pairs (``is_headline``) of
+    the newest release that has any; the detail page keeps every pair, flagged ones
+    with a badge and the reason.
+    """
+    spec = item.spec
+    target = page_link(page, spec.rel)
+    shown = latest_pairs(pairs.filter("is_headline")) if pairs.height else pairs
+    parts = [f"\n### {spec.title}\n"]
+    if shown.height == 0:
+        parts.append(
+            f"No {spec.noun} at the strictest reading without a plausibility flag. "
+            f"[All pairs]({target})\n"
+        )
+        return "\n".join(parts)
+    release = shown["release_new"].first()
+    if spec.kind == "gains":
+        olds = ", ".join(release_order(shown["release_old"].unique()))
+        scope = f"{olds} → {release}"
+    else:
+        scope = str(release)
+    others = pairs.filter(pl.col("release_new") == release).height - shown.height
+    more = (
+        f" {others:,} more pair(s) into {escape(str(release))}, at looser readings or "
+        "with a plausibility flag, are on the detail page."
+        if others
+        else ""
+    )
+    parts += [
+        f"{shown.height:,} {spec.noun} ({escape(scope)}): "
+        f"{headline_numbers(spec.kind, shown)}.{more}\n",
+        definition_block(spec),
+        site.chart(
+            page, item.chart(shown), f"home-{spec.stem}", item.caption, svg=True
+        ),
+        f"The {HEADLINE_ROWS} largest:\n",
+        pair_table(
+            pair_cells(shown, site.rounds),
+            spec.ends,
+            with_efficiency=spec.kind == "scaling",
+            limit=HEADLINE_ROWS,
+        ),
+        f"[All {spec.noun} →]({target})\n",
+    ]
+    return "\n".join(parts)
+
+
+def home(
+    site: Site,
+    pairs: dict[str, pl.DataFrame],
+    histories: pl.DataFrame | None = None,
+) -> str:
+    """The home page body; site/index.md includes it with pymdownx.snippets."""
+    page = "index.md"
+    parts = []
+    if site.releases:
+        latest = site.releases[-1]
+        stats = release_stats(site.results.filter(pl.col("release") == latest))
+        new = new_in(site, latest, "accelerator_id", "accelerator_label")
+        link = page_link(page, site.page_of("releases", latest))
+        parts += [
+            f"## Latest release: {escape(latest)}\n",
+            numbers_block(
+                [
+                    (stats["results"], "results"),
+                    (stats["submitters"], "submitters"),
+                    (stats["systems"], "systems"),
+                    (len(new), "new accelerator types"),
+                ]
+            ),
+            "New accelerators: "
+            + (", ".join(escape(a) for a in new) or "none")
+            + ".\n",
+            f"[Everything in {escape(latest)} →]({link})\n",
+        ]
+    parts += ["\n## Derived metrics\n", notice(page)]
+    parts += [_headline(site, page, item, pairs[item.spec.kind]) for item in HEADLINES]
+    if histories is not None:
+        parts.append(history_page.home_block(page, histories))
+    return site.write_page("partials/home.md", "\n".join(parts))
+
+
+def build(site: Site) -> None:
+    """The home page body (``partials/home.md``)."""
+    home(site, site.pairs, site.histories)

@@ -1,0 +1,606 @@
+"""The derived pair pages: software gains, hardware generations and scaling.
+
+Pairs come from the analyses (``pipeline.analysis``); this module merges the
+identity levels of one pair, lays out cells, tables and charts, and writes the
+pages. The home page reuses its summaries and tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import altair as alt
+import polars as pl
+
+from pipeline.analysis.plausibility import STRICTEST_LEVEL, headline_pairs
+from pipeline.render import charts
+from pipeline.render.coverage import (
+    skip_note,
+    skip_note_expr,
+)
+from pipeline.render.escape import escape
+from pipeline.render.site import (
+    GENERATED,
+    METHODOLOGY,
+    Site,
+    chips,
+    notice,
+    page_link,
+    sorted_groups,
+)
+from pipeline.render.site_data import (
+    release_order,
+    vendor_of,
+)
+from pipeline.render.slugs import slug
+from pipeline.render.tables import (
+    html_table,
+    markdown_table,
+    number,
+    percent,
+    ratio,
+    relative,
+    result_cell,
+)
+
+
+def _end_cell(suffix: str) -> pl.Expr:
+    """One end of a pair in one cell: release, linked value, system, chips, key."""
+
+    def col(name: str) -> pl.Expr:
+        return pl.col(f"{name}{suffix}")
+
+    per_accelerator = (
+        pl.when(
+            pl.col("is_per_accelerator") & col("result_per_accelerator").is_not_null()
+        )
+        .then(pl.format(" ({} per accelerator)", number(col("result_per_accelerator"))))
+        .otherwise(pl.lit(""))
+    )
+    value = result_cell(
+        col("result_value"),
+        col("result_url"),
+        None,
+        col("is_preview"),
+        col("is_inferred"),
+    )
+    return pl.concat_str(
+        pl.format("<b>{}</b> ", escape(col("release"))),
+        value.fill_null("—"),
+        pl.format(" {}", escape(pl.col("result_unit"))),
+        per_accelerator,
+        pl.format("<br>{} · {}", escape(col("submitter")), escape(col("system_name"))),
+        pl.format(
+            "<br>{}",
+            chips(
+                f"total_accelerators{suffix}",
+                f"accelerator_name{suffix}",
+                f"nodes{suffix}",
+            ),
+        ),
+        pl.format(
+            "<br>software: {} · {}",
+            escape(col("software").fill_null("not stated")),
+            escape(col("availability")),
+        ),
+        pl.format("<br><code>{}</code>", escape(col("result_key"))),
+    )
+
+
+def _flag_cell() -> pl.Expr:
+    """Badges naming a pair's plausibility flags, then their reasons ("" if none)."""
+    badges = (
+        pl.col("flags")
+        .fill_null([])
+        .list.eval(
+            pl.format(
+                '<span class="ledger-badge ledger-badge--flag">{}</span>',
+                escape(pl.element().str.replace_all("_", " ", literal=True)),
+            )
+        )
+        .list.join(" ")
+    )
+    return (
+        pl.when(pl.col("flags").list.len().fill_null(0) > 0)
+        .then(
+            pl.format(
+                '<br>{}<br><small class="ledger-flag-reason">{}</small>',
+                badges,
+                escape(pl.col("flag_reasons").fill_null("")),
+            )
+        )
+        .otherwise(pl.lit(""))
+    )
+
+
+def pair_cells(pairs: pl.DataFrame, rounds: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Display cells of pair rows, computed once per page for all its tables.
+
+    With ``rounds`` (``coverage.round_status``), a pair whose releases are not
+    adjacent names the rounds it skips ("skips v3.0, v3.1, v4.0: not in source").
+    """
+    skipped = (
+        skip_note_expr(pl.col("release_old"), pl.col("release_new"), rounds)
+        if rounds is not None
+        else pl.lit("")
+    )
+    efficiency = percent(pl.col("efficiency")).fill_null("—")
+    return pairs.with_columns(
+        c_ratio=ratio(pl.col("ratio")).fill_null("—"),
+        c_efficiency=efficiency,
+        c_comparison=pl.format(
+            "{} · {}<br><small>{} · {}{}</small>",
+            escape(pl.col("benchmark")),
+            escape(pl.col("scenario")),
+            escape(pl.col("division")),
+            escape(charts.reading_label(pl.col("identity_level"), pl.col("kind"))),
+            pl.when(pl.col("is_per_accelerator"))
+            .then(pl.lit(" · per accelerator"))
+            .otherwise(pl.lit("")),
+        )
+        + pl.when(skipped != "")
+        .then(pl.format("<br><small>{}</small>", escape(skipped)))
+        .otherwise(pl.lit(""))
+        + _flag_cell(),
+        c_old=_end_cell("_old"),
+        c_new=_end_cell("_new"),
+    )
+
+
+def pair_table(
+    cells: pl.DataFrame,
+    ends: tuple[str, str],
+    *,
+    with_efficiency: bool = False,
+    efficiency_title: str = "Efficiency",
+    limit: int | None = None,
+) -> str:
+    """A sortable table of pairs (from ``pair_cells``), best ratio first."""
+    if cells.height == 0:
+        return "_No pairs._\n"
+    shown = cells.sort("ratio", descending=True, nulls_last=True)
+    if limit is not None:
+        shown = shown.head(limit)
+    columns = {"c_ratio": "Ratio"}
+    if with_efficiency:
+        columns["c_efficiency"] = efficiency_title
+    columns |= {"c_comparison": "Compared", "c_old": ends[0], "c_new": ends[1]}
+    return html_table(
+        shown,
+        columns,
+        numeric=("c_ratio", "c_efficiency"),
+        wide=("c_old", "c_new"),
+        searchable=False,
+    )
+
+
+def with_vendor(pairs: pl.DataFrame, results: pl.DataFrame) -> pl.DataFrame:
+    """Add the newer end's vendor and each end's canonical chip name (``chip_*``).
+
+    Charts colour and label chips by their registry name ("NVIDIA H200 SXM"), so
+    upstream's spellings of one chip share a colour.
+    """
+    names = (
+        results.select("accelerator_id", "accelerator_vendor", "accelerator_label")
+        .drop_nulls("accelerator_id")
+        .sort("accelerator_id")
+        .unique(subset="accelerator_id", keep="first", maintain_order=True)
+    )
+    for end in ("old", "new"):
+        pairs = pairs.join(
+            names.select(
+                pl.col("accelerator_id").alias(f"accelerator_id_{end}"),
+                pl.col("accelerator_label").alias(f"chip_{end}"),
+                *(
+                    [pl.col("accelerator_vendor").alias("vendor")]
+                    if end == "new"
+                    else []
+                ),
+            ),
+            on=f"accelerator_id_{end}",
+            how="left",
+            maintain_order="left",
+        ).with_columns(
+            pl.coalesce(
+                f"chip_{end}", f"accelerator_name_{end}", pl.lit("CPU only")
+            ).alias(f"chip_{end}")
+        )
+    return pairs.with_columns(
+        vendor=pl.coalesce("vendor", vendor_of(pl.col("accelerator_name_new")))
+    )
+
+
+def merge_levels(pairs: pl.DataFrame) -> pl.DataFrame:
+    """One row per pair of results, listing every identity level it qualifies at.
+
+    The analyses report a pair once per reading ("best_of_any" and "same_submitter"
+    often pick the same two results, with and without per-accelerator normalisation).
+    Two ends reported as an equal-count pair have equal counts, so normalising does
+    not change their ratio: pages show the pair once, name all its levels, and call it
+    per accelerator only when no reading compared the raw results.
+
+    Levels are listed strictest first. Its flags are those of its strictest reading
+    (a scaling pair of one system family is not a size comparison because it is also
+    the best at both sizes);
+    ``is_strict`` says whether it qualifies at the strictest level of its kind and
+    ``is_headline`` whether that reading is unflagged (``headline_pairs``): only
+    those enter headlines, summaries and top-N lists.
+    """
+    keys = ["result_key_old", "result_key_new"]
+    indexed = pairs.with_row_index("_row")
+    chosen = headline_pairs(indexed)["_row"]
+    strictest = pl.col("kind").replace_strict(STRICTEST_LEVEL, default=None)
+    marked = indexed.with_columns(
+        _strict=(pl.col("identity_level") == strictest).fill_null(False),
+        _headline=pl.col("_row").is_in(chosen.implode()),
+    ).with_columns(_rank=pl.when("_strict").then(0).otherwise(1))
+    merged_apart = [*keys, "identity_level", "is_per_accelerator"]
+    helpers = ["_row", "_strict", "_headline", "_rank"]
+    merged = marked.group_by(keys, maintain_order=True).agg(
+        pl.exclude([*merged_apart, *helpers])
+        .sort_by("_rank", maintain_order=True)
+        .first(),
+        pl.col("identity_level")
+        .sort_by("_rank", maintain_order=True)
+        .unique(maintain_order=True)
+        .str.join(", "),
+        pl.col("is_per_accelerator").all(),
+        pl.col("_strict").any().alias("is_strict"),
+        pl.col("_headline").any().alias("is_headline"),
+    )
+    return merged
+
+
+def latest_pairs(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Pairs whose newer end is in the newest release that has any pairs."""
+    present = release_order(pairs["release_new"].unique())
+    return pairs.filter(pl.col("release_new") == present[-1]) if present else pairs
+
+
+def _pair_label() -> pl.Expr:
+    # Scenario first: a label shortened on the axis keeps what tells rows apart; the
+    # chips are the colour (generations) and every name is whole in the tooltip.
+    return pl.format(
+        "{} · {} · {}",
+        pl.col("scenario"),
+        pl.col("submitter_new"),
+        pl.col("system_name_new"),
+    )
+
+
+@dataclass(frozen=True)
+class PairPage:
+    """What differs between the software-gains, generations and scaling pages."""
+
+    rel: str
+    title: str
+    kind: str
+    intro: str
+    ends: tuple[str, str]
+    #: What a headline counts ("software gains").
+    noun: str
+    #: One line saying what a headline or summary of this page counts.
+    definition: str
+    #: Sub-sections within a benchmark (gains: one per release pair).
+    sections: tuple[str, ...] = ()
+
+    @property
+    def stem(self) -> str:
+        """The page name without ``.md``: prefix of its anchors and charts."""
+        return self.rel.removesuffix(".md")
+
+
+#: Unflagged pairs only, at the strictest identity level of each kind
+#: (``pipeline.analysis.plausibility.headline_pairs``); Methodology repeats these.
+HEADLINE_DEFINITIONS = {
+    "gains": "software-only gain of one submitter's same system (same accelerator, "
+    "accelerator count and nodes) between two rounds, newer ÷ older result; "
+    "unflagged pairs only.",
+    "generations": "successor ÷ predecessor accelerator, both results from one "
+    "submitter in the same round, benchmark, scenario and division; unflagged pairs "
+    "only.",
+    "scaling": "one submitter's one system family (same accelerator, accelerators per "
+    "node and software) at two accelerator counts in one round; efficiency = "
+    "throughput ratio ÷ count ratio (100% = linear); unflagged pairs only, never a "
+    "size comparison.",
+}
+
+GAINS = PairPage(
+    rel="software-gains.md",
+    title="Software gains",
+    kind="gains",
+    ends=("Older result", "Newer result"),
+    noun="software gains",
+    definition=HEADLINE_DEFINITIONS["gains"],
+    sections=("release_old", "release_new"),
+    intro="""
+A software gain divides a result by the result of the *same* hardware in an earlier
+release: what newer software, drivers and tuning bought without new chips. This page
+shows two identity levels: **system** (same submitter and system) and **hardware** (same
+accelerator model, accelerator count and node count, best result of any submitter).
+A third, looser level (same accelerator at any scale, compared per accelerator) is in
+the `software_gains` download on the [Data](data.md) page. A ratio above 1× means the
+newer result is better, for latency benchmarks too. Charts put ratios on a log axis
+with a dashed line at 1× (no change), colour the accelerator, and draw flagged pairs
+faint.
+""",
+)
+GENERATIONS = PairPage(
+    rel="generations.md",
+    title="Hardware generations",
+    kind="generations",
+    ends=("Predecessor", "Successor"),
+    noun="generation ratios",
+    definition=HEADLINE_DEFINITIONS["generations"],
+    intro="""
+A generation ratio divides the result of an accelerator by the result of its
+predecessor (for example H200 over H100) on the same benchmark, scenario and division
+of one release. **same_submitter** pairs come from one submitter's systems;
+**best_of_any** pairs take the best result of each accelerator, whoever submitted it.
+Rows marked *per accelerator* compare results divided by accelerator count, which
+mixes system sizes; the others compare systems with equal counts. A ratio above 1×
+means the successor is better. Charts put ratios on a log axis with a dashed line at
+1×, colour each predecessor → successor pair, and draw flagged pairs faint.
+""",
+)
+SCALING = PairPage(
+    rel="scaling.md",
+    title="Scaling",
+    kind="scaling",
+    ends=("Smaller system", "Larger system"),
+    noun="scaling pairs",
+    definition=HEADLINE_DEFINITIONS["scaling"],
+    intro="""
+Scaling compares one submitter's one system family (the same accelerator,
+accelerators per node and software stack) at two accelerator counts on the same
+benchmark, scenario and division of one release: only the count changes. The ratio
+divides the larger system's throughput by the smaller's; efficiency divides that ratio
+by the growth in accelerator count (100% is perfectly linear). Each chart shows one
+scenario and unit; the dashed segment from each smaller system is linear scaling, and
+an axis title says "log scale" where the axis is one. The best results at two sizes
+from any submitters are **size comparisons**: listed under each scenario, never called
+scaling and never counted in a summary.
+""",
+)
+
+
+def compare_by(kind: str) -> tuple[pl.Expr, str]:
+    """What a pair chart's colour tells apart, and the legend's title."""
+    if kind == "generations":
+        return (
+            pl.format("{} → {}", pl.col("chip_old"), pl.col("chip_new")),
+            "predecessor → successor",
+        )
+    if kind == "scaling":
+        return pl.format("{} · {}", pl.col("submitter_new"), pl.col("chip_new")), (
+            "system family"
+        )
+    return pl.col("chip_new"), "accelerator"
+
+
+def _pair_chart(
+    spec: PairPage, pairs: pl.DataFrame, title: str
+) -> tuple[alt.TopLevelMixin, pl.DataFrame]:
+    compare, compare_title = compare_by(spec.kind)
+    if spec.kind == "scaling":
+        return charts.scaling_chart(pairs, title=title, compare=compare)
+    return charts.pair_ratio_chart(
+        pairs,
+        title=title,
+        label=_pair_label(),
+        ends=(spec.ends[0].lower(), spec.ends[1].lower()),
+        compare=compare,
+        compare_title=compare_title,
+    )
+
+
+def _ratio_text(value: float | None) -> str:
+    return pl.select(ratio(pl.lit(value, dtype=pl.Float64))).item() or "—"
+
+
+def _percent(value: float | None) -> str:
+    return pl.select(percent(pl.lit(value, dtype=pl.Float64))).item() or "—"
+
+
+def headline_numbers(kind: str, shown: pl.DataFrame) -> str:
+    """Median and largest ratio of headline pairs (scaling: median efficiency)."""
+    if kind == "scaling":
+        top = shown.sort("ratio", descending=True, nulls_last=True).row(0, named=True)
+        median = shown["efficiency"].median()
+        return (
+            f"median efficiency **{_percent(median)}**, largest "
+            f"**{_ratio_text(top['ratio'])}** at "
+            f"{_percent(top['efficiency'])} efficiency"
+        )
+    return (
+        f"median **{_ratio_text(shown['ratio'].median())}**, "
+        f"largest **{_ratio_text(shown['ratio'].max())}**"
+    )
+
+
+def definition_block(spec: PairPage) -> str:
+    """The definition every headline and summary of ``spec`` states."""
+    return (
+        f'<p class="ledger-definition"><b>Definition:</b> {escape(spec.definition)}'
+        "</p>\n"
+    )
+
+
+def _flagged(pairs: pl.DataFrame) -> pl.Expr:
+    return pl.col("flags").list.len().fill_null(0) > 0
+
+
+def _page_summary(page: str, spec: PairPage, pairs: pl.DataFrame) -> list[str]:
+    """The page's headline sentence, its definition, and the flag count."""
+    shown = pairs.filter("is_headline")
+    flagged = pairs.filter(_flagged(pairs)).height
+    if shown.height:
+        rounds = release_order(shown["release_new"].unique())
+        scope = rounds[0] if len(rounds) == 1 else f"{rounds[0]} to {rounds[-1]}"
+        sentence = (
+            f"**{shown.height:,} {spec.noun}** ({escape(scope)}): "
+            f"{headline_numbers(spec.kind, shown)}.\n"
+        )
+    else:
+        sentence = f"No {spec.noun} at the strictest reading is unflagged.\n"
+    return [
+        sentence,
+        definition_block(spec),
+        f"{flagged:,} of the {pairs.height:,} pairs below carry a plausibility flag "
+        f"(see [Methodology]({relative(page, METHODOLOGY)})): they keep their place "
+        "in the tables, with a badge and the reason, and never enter a summary, a "
+        "headline or a top-N list.\n",
+    ]
+
+
+def _summary_table(spec: PairPage, pairs: pl.DataFrame, anchors: dict[str, str]) -> str:
+    """Per benchmark: every pair, the flagged ones, and the headline numbers."""
+    headline = pl.col("is_headline")
+    summary = (
+        pairs.group_by("benchmark")
+        .agg(
+            pl.len().alias("pairs"),
+            _flagged(pairs).sum().alias("flagged"),
+            headline.sum().alias("headline"),
+            pl.col("ratio").filter(headline).median().alias("median"),
+            pl.col("ratio").filter(headline).min().alias("min"),
+            pl.col("ratio").filter(headline).max().alias("max"),
+            pl.col("efficiency").filter(headline).median().alias("efficiency"),
+        )
+        .sort("benchmark")
+        .with_columns(
+            c_benchmark=pl.format(
+                "[{}](#{})",
+                escape(pl.col("benchmark")),
+                pl.col("benchmark").replace_strict(anchors),
+            ),
+            c_pairs=pl.col("pairs").cast(pl.String),
+            c_flagged=pl.col("flagged").cast(pl.String),
+            c_headline=pl.col("headline").cast(pl.String),
+            c_median=ratio(pl.col("median")).fill_null("—"),
+            c_range=pl.format(
+                "{} – {}", ratio(pl.col("min")), ratio(pl.col("max"))
+            ).fill_null("—"),
+            c_efficiency=percent(pl.col("efficiency")).fill_null("—"),
+        )
+    )
+    strict = "Scaling, unflagged" if spec.kind == "scaling" else "Strictest, unflagged"
+    columns = {
+        "c_benchmark": "Benchmark",
+        "c_pairs": "Pairs",
+        "c_flagged": "Flagged",
+        "c_headline": strict,
+        "c_median": "Median ratio",
+        "c_range": "Range",
+    }
+    if spec.kind == "scaling":
+        columns["c_efficiency"] = "Median efficiency"
+    return (
+        "Medians and ranges count the strictest, unflagged pairs only (the "
+        "definition above); *Pairs* counts every row of the tables.\n\n"
+        + markdown_table(
+            summary,
+            columns,
+            numeric=("c_pairs", "c_flagged", "c_headline", "c_median", "c_efficiency"),
+        )  # fmt: skip
+    )
+
+
+def _size_comparisons(pairs: pl.DataFrame, ends: tuple[str, str]) -> str:
+    """Best results at two sizes from any submitter, folded away: not scaling."""
+    return (
+        f"\n<details><summary>{pairs.height:,} size comparison(s): the best result at "
+        "each size from any submitter; not scaling, never in a summary</summary>\n\n"
+        + pair_table(
+            pairs, ends, with_efficiency=True, efficiency_title="Ratio ÷ count growth"
+        )
+        + "</details>\n"
+    )
+
+
+def _scaling_sections(
+    site: Site, page: str, spec: PairPage, benchmark: str, pairs: pl.DataFrame
+) -> list[str]:
+    """Per scenario and unit: a chart and table of scaling, then size comparisons."""
+    parts = []
+    for scenario, unit, part in charts.split_by_unit(pairs):
+        parts.append(f"\n### {escape(scenario)} · {escape(unit)}\n")
+        strict = part.filter("is_strict")
+        if strict.height:
+            name = "-".join(
+                [
+                    spec.stem,
+                    site.entity_slug("benchmarks", benchmark),
+                    slug(scenario),
+                    slug(unit),
+                ]
+            )
+            built = _pair_chart(spec, strict, f"{benchmark} · {scenario} · {unit}")
+            caption = f"Scaling: {benchmark} {scenario} ({unit})"
+            parts.append(site.chart(page, built, name, caption))
+            parts.append(pair_table(strict, spec.ends, with_efficiency=True))
+        else:
+            parts.append(
+                "No scaling pair: no submitter ran one system family at two sizes "
+                "here.\n"
+            )
+        sizes = part.filter(~pl.col("is_strict"))
+        if sizes.height:
+            parts.append(_size_comparisons(sizes, spec.ends))
+    return parts
+
+
+def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
+    """Notice, summary by benchmark, then a chart and a table per benchmark section."""
+    page = f"{GENERATED}/{spec.rel}"
+    parts = [f"# {spec.title}\n", notice(page), spec.intro]
+    if pairs.height == 0:
+        parts.append("\n_No pairs in the current data._\n")
+        return site.write_page(spec.rel, "\n".join(parts))
+    anchors = {
+        b: f"{spec.stem}-{site.entity_slug('benchmarks', b)}"
+        for b in pairs["benchmark"].unique()
+    }
+    parts += [
+        "\n## Summary\n",
+        *_page_summary(page, spec, pairs),
+        _summary_table(spec, pairs, anchors),
+    ]
+    for (benchmark,), bench_pairs in sorted(
+        pair_cells(pairs, site.rounds).partition_by("benchmark", as_dict=True).items()
+    ):
+        parts.append(f"\n## {escape(benchmark)} {{ #{anchors[benchmark]} }}\n")
+        link = page_link(page, site.page_of("benchmarks", benchmark))
+        parts.append(f"[Best results per accelerator for this benchmark]({link})\n")
+        if spec.kind == "scaling":
+            parts += _scaling_sections(site, page, spec, benchmark, bench_pairs)
+            continue
+        sections = (
+            sorted_groups(bench_pairs, list(spec.sections), site.releases)
+            if spec.sections
+            else [((), bench_pairs)]
+        )
+        for key, section in sections:
+            words = [benchmark, " → ".join(key)] if key else [benchmark]
+            if key:
+                parts.append(f"\n### {' → '.join(escape(k) for k in key)}\n")
+                if note := skip_note(key[0], key[-1], site.rounds):
+                    parts.append(f"This pair of releases {escape(note)}.\n")
+            name = "-".join(
+                [
+                    spec.stem,
+                    site.entity_slug("benchmarks", benchmark),
+                    *(slug(k) for k in key),
+                ]
+            )
+            caption = f"{spec.title}: {' '.join(words)}"
+            built = _pair_chart(spec, section, " · ".join(w for w in words if w))
+            parts.append(site.chart(page, built, name, caption))
+            parts.append(pair_table(section, spec.ends))
+    return site.write_page(spec.rel, "\n".join(parts))
+
+
+def build(site: Site) -> None:
+    """The software-gains, generations and scaling pages."""
+    for spec in (GAINS, GENERATIONS, SCALING):
+        pairs_page(site, spec, site.pairs[spec.kind])

@@ -1,0 +1,329 @@
+"""Release pages: what each round brought, who submitted, best results per benchmark.
+
+Also the "Latest release" digest and the Releases index listing every known
+round with its status (``coverage.round_status``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import polars as pl
+
+from pipeline.manifest import release_for
+from pipeline.render.coverage import (
+    NOT_IN_SOURCE,
+)
+from pipeline.render.escape import escape
+from pipeline.render.site import (
+    GENERATED,
+    GROUP,
+    Site,
+    chips,
+    numbers_block,
+    page_link,
+    release_index,
+    sorted_groups,
+)
+from pipeline.render.tables import (
+    html_table,
+    number,
+    result_cell,
+)
+
+#: Rows per benchmark, scenario and division on the "Latest release" digest.
+LATEST_TOP_N = 3
+
+
+RESULT_COLUMNS = {
+    "c_rank": "#",
+    "c_submitter": "Submitter",
+    "c_system": "System",
+    "c_chips": "Accelerators",
+    "c_result": "Result",
+    "c_per_accelerator": "Per accelerator",
+    "c_software": "Software",
+    "c_availability": "Availability",
+}
+
+
+def _result_cells(frame: pl.DataFrame) -> pl.DataFrame:
+    """Display cells of ranked canonical results, computed once per page."""
+    return frame.with_columns(
+        c_rank=pl.col("rank").cast(pl.String),
+        c_submitter=escape(pl.col("submitter")),
+        c_system=pl.format(
+            "{}<br><small>{}</small>",
+            escape(pl.col("system_name")),
+            escape(pl.col("platform")),
+        ),
+        c_chips=chips("total_accelerators", "accelerator_name", "nodes"),
+        c_result=result_cell(
+            pl.col("result_value"),
+            pl.col("result_url"),
+            pl.col("result_key"),
+            pl.col("is_preview"),
+            pl.col("is_inferred"),
+        ),
+        c_per_accelerator=number(pl.col("result_per_accelerator")).fill_null("—"),
+        c_software=escape(pl.col("software").fill_null("not stated")),
+        c_availability=escape(pl.col("availability")),
+    )
+
+
+def _result_table(cells: pl.DataFrame) -> str:
+    """Ranked canonical results (from ``_result_cells``) as a sortable table."""
+    return html_table(
+        cells, RESULT_COLUMNS, numeric=("c_rank", "c_result", "c_per_accelerator")
+    )
+
+
+def _ranked(results: pl.DataFrame) -> pl.DataFrame:
+    """Each submitter's best result per accelerator type in every benchmark group.
+
+    One row per (submitter, accelerator) keeps a table readable when a submitter lists
+    many near-identical systems, while every submitter and every chip stays visible.
+    """
+    better_first = (
+        pl.when(pl.col("is_higher_better"))
+        .then(-pl.col("result_value"))
+        .otherwise(pl.col("result_value"))
+    )
+    return (
+        results.sort(better_first, "result_key")
+        .unique(
+            subset=[*GROUP, "submitter", "accelerator_id"],
+            keep="first",
+            maintain_order=True,
+        )
+        .with_columns(rank=pl.int_range(1, pl.len() + 1).over(GROUP))
+    )
+
+
+def release_stats(results: pl.DataFrame) -> dict[str, int]:
+    """Counts a release page and the index show (results, submitters, ...)."""
+    return results.select(
+        results=pl.len(),
+        submitters=pl.col("submitter").n_unique(),
+        systems=pl.col("system_name").n_unique(),
+        accelerators=pl.col("accelerator_id").filter(~pl.col("is_cpu_only")).n_unique(),
+        benchmarks=pl.col("benchmark").n_unique(),
+        preview=pl.col("is_preview").sum(),
+        inferred=pl.col("is_inferred").sum(),
+    ).row(0, named=True)
+
+
+def new_in(
+    site: Site, release: str, column: str, label: str | None = None
+) -> list[str]:
+    """Values of ``column`` whose first appearance in the ledger is ``release``."""
+    rows = site.results.filter(pl.col(column).is_not_null())
+    if column == "accelerator_id":
+        rows = rows.filter(~pl.col("is_cpu_only"))
+    label = label or column
+    firsts = (
+        rows.with_columns(index=release_index(site.releases))
+        .group_by(column)
+        .agg(pl.col("index").min(), pl.col(label).first().alias("label"))
+    )
+    position = site.releases.index(release)
+    return sorted(firsts.filter(pl.col("index") == position)["label"].to_list())
+
+
+def release_page(
+    site: Site,
+    release: str,
+    rel: str,
+    *,
+    title: str,
+    top_n: int | None,
+    notes: Callable[[str, str], str] | None = None,
+) -> str:
+    """One release's page (``top_n``: the Latest digest's rows per group)."""
+    page = f"{GENERATED}/{rel}"
+    results = site.results.filter(pl.col("release") == release)
+    stats = release_stats(results)
+    meta = release_for(release)
+    if meta.published_date:
+        note = f" ({escape(meta.date_note)})" if meta.date_note else ""
+        published = f"published {meta.published_date.isoformat()}{note}"
+    else:
+        published = "publication date unknown"
+    parts = [
+        f"# {title}\n",
+        f"MLPerf Inference {escape(release)}, {published}. Upstream: "
+        f"[{escape(meta.repository)}](https://github.com/{meta.repository}).\n",
+        numbers_block(
+            [
+                (stats["results"], "results"),
+                (stats["submitters"], "submitters"),
+                (stats["systems"], "systems"),
+                (stats["accelerators"], "accelerator types"),
+                (stats["benchmarks"], "benchmarks"),
+            ]
+        ),
+        f"{stats['preview']:,} preview and {stats['inferred']:,} inferred results are "
+        "marked with badges.\n",
+        notes(release, page) if notes else "",
+        "## What's new\n",
+    ]
+    position = site.releases.index(release)
+    if position == 0:
+        parts.append(f"{escape(release)} is the oldest release in the ledger.\n")
+    else:
+        parts.append(
+            "First appearances in the ledger (earlier releases: "
+            + ", ".join(escape(r) for r in site.releases[:position])
+            + "):\n"
+        )
+        for label, values in (
+            (
+                "Accelerators",
+                new_in(site, release, "accelerator_id", "accelerator_label"),
+            ),
+            ("Benchmarks", new_in(site, release, "benchmark")),
+            ("Submitters", new_in(site, release, "submitter")),
+        ):
+            listed = ", ".join(escape(v) for v in values) or "none"
+            parts.append(f"- **{label}** ({len(values)}): {listed}")
+        parts.append("")
+    submitters = (
+        results.group_by("submitter")
+        .agg(
+            pl.len().alias("results"),
+            pl.col("system_name").n_unique().alias("systems"),
+            pl.col("accelerator_label").unique().sort().alias("chips"),
+            pl.col("division").unique().sort().alias("divisions"),
+        )
+        .sort(["results", "submitter"], descending=[True, False])
+        .with_columns(
+            c_submitter=escape(pl.col("submitter")),
+            c_results=pl.col("results").cast(pl.String),
+            c_systems=pl.col("systems").cast(pl.String),
+            c_chips=pl.col("chips").list.eval(escape(pl.element())).list.join(", "),
+            c_divisions=pl.col("divisions")
+            .list.eval(escape(pl.element()))
+            .list.join(", "),
+        )
+    )
+    parts += [
+        f"\n## Submitters\n\n{stats['submitters']:,} organisations submitted "
+        "results.\n",
+        html_table(
+            submitters,
+            {
+                "c_submitter": "Submitter",
+                "c_results": "Results",
+                "c_systems": "Systems",
+                "c_chips": "Accelerators",
+                "c_divisions": "Divisions",
+            },
+            numeric=("c_results", "c_systems"),
+        ),
+    ]
+    ranked = _ranked(results)
+    if top_n is not None:
+        ranked = ranked.filter(pl.col("rank") <= top_n)
+    ranked = _result_cells(ranked)
+    if top_n:
+        scope = f"the top {top_n} (best per submitter and accelerator type)"
+        full = page_link(page, site.page_of("releases", release))
+        more = f" The [full {escape(release)} page]({full}) lists every submitter."
+    else:
+        scope = "each submitter's best result per accelerator type"
+        more = ""
+    parts.append(
+        f"\n## Results by benchmark\n\nTables list {scope}, ranked by the MLPerf "
+        "metric (higher throughput or lower latency first). Each value links to its "
+        f"upstream result folder; hover it for the result key.{more}\n"
+    )
+    for (benchmark,), bench_rows in sorted(
+        ranked.partition_by("benchmark", as_dict=True).items()
+    ):
+        link = page_link(page, site.page_of("benchmarks", benchmark))
+        parts.append(f"\n### {escape(benchmark)}\n\n[Across releases]({link})\n")
+        for (scenario, division), group in sorted_groups(
+            bench_rows, ["scenario", "division"]
+        ):
+            unit = escape(group["result_unit"].first())
+            parts.append(f"\n#### {escape(scenario)} · {escape(division)} · {unit}\n")
+            parts.append(_result_table(group))
+    return site.write_page(rel, "\n".join(parts))
+
+
+def releases_index(site: Site) -> str:
+    """Every known round with its status, linked to its page when it has rows."""
+    page = f"{GENERATED}/releases/index.md"
+    rows = []
+    rounds = site.rounds
+    for release, status in reversed(rounds.select("release", "status").rows()):
+        meta = release_for(release)
+        date = meta.published_date.isoformat() if meta.published_date else "unknown"
+        if release not in site.releases:
+            rows.append(
+                f"| {escape(release)} | {date} | {escape(status)} | — | — | — | — |"
+            )
+            continue
+        stats = release_stats(site.results.filter(pl.col("release") == release))
+        link = page_link(page, site.page_of("releases", release))
+        rows.append(
+            f"| [{escape(release)}]({link}) | {date} | {escape(status)} | "
+            f"{stats['results']:,} | {stats['submitters']:,} | {stats['systems']:,} | "
+            f"{stats['accelerators']:,} |"
+        )
+    absent = rounds.filter(~pl.col("has_rows"))["release"].to_list()
+    missing = (
+        f"Rounds {NOT_IN_SOURCE} ({', '.join(escape(r) for r in absent)}) are listed "
+        "so that no gap is silent: the source this build read has no result of "
+        "theirs, so cross-round comparisons skip them and say so.\n\n"
+        if absent
+        else ""
+    )
+    text = (
+        "# Releases\n\nOne page per MLPerf Inference release in the ledger: what was "
+        "new, who submitted, and the best results of every benchmark. *Source* says "
+        "how a round's rows were read: from its published **summary file**, from its "
+        "**raw tree** of submission logs (rounds without a summary), or "
+        f"**{NOT_IN_SOURCE}** (a round of the manifest without any row here).\n\n"
+        + missing
+        + "| Release | Published | Source | Results | Submitters | Systems | "
+        "Accelerator types |\n"
+        "|---|---|---|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n"
+    )
+    return site.write_page("releases/index.md", text)
+
+
+def build_latest(site: Site) -> None:
+    """The "Latest release" digest: the top rows of the newest release."""
+    if not site.releases:
+        site.write_page("latest.md", "# Latest release\n\nNo results yet.\n")
+        return
+    latest = site.releases[-1]
+    release_page(
+        site,
+        latest,
+        "latest.md",
+        title=f"Latest release: {escape(latest)}",
+        top_n=LATEST_TOP_N,
+        notes=site.release_notes,
+    )
+
+
+def build(site: Site) -> None:
+    """One page per release, newest first, and the Releases index listing them."""
+    pages = {
+        r: release_page(
+            site,
+            r,
+            site.page_of("releases", r),
+            title=f"MLPerf Inference {escape(r)}",
+            top_n=None,
+            notes=site.release_notes,
+        )
+        for r in reversed(site.releases)
+    }
+    releases_index(site)
+    site.nav[f"{GENERATED}/releases/index.md"] = [
+        {escape(r): p} for r, p in pages.items()
+    ]
+    site.page_index["releases"] = {r: site.page_of("releases", r) for r in pages}

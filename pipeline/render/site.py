@@ -1,0 +1,204 @@
+"""What every page module shares: the render in progress (``Site``) and small helpers.
+
+``Site`` carries one render's inputs, the pages and charts written so far, and
+what the pages register for the navigation and the page index. Page modules
+(``home``, ``pairs_pages``, ``release_pages``, ...) each take a ``Site`` and write
+their pages through it; ``pages.render_site`` runs them in order.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import altair as alt
+import polars as pl
+
+from pipeline.render import charts
+from pipeline.render.coverage import (
+    STATUS_SCHEMA,
+)
+from pipeline.render.escape import escape
+from pipeline.render.site_data import (
+    SiteData,
+)
+from pipeline.render.slugs import capped, name_hash
+from pipeline.render.tables import (
+    DERIVED_NOTICE,
+    relative,
+)
+from pipeline.transform.results import DIVISIONS, SCENARIOS
+
+#: The generated folder's name inside docs_dir; mkdocs.yml and the hook expect it.
+GENERATED = "generated"
+#: Entity kind -> entity name -> its page under GENERATED (``slugs.page_problems``).
+PAGE_INDEX = "partials/pages.json"
+#: Nav section (its index page) -> its children, read by ``mkdocs_hooks``.
+NAV_FILE = "partials/nav.json"
+METHODOLOGY = "methodology.md"
+GROUP = ["benchmark", "scenario", "division"]
+
+
+@dataclass
+class Site:
+    """State shared by one render: the data, the output folder, the files written."""
+
+    data: SiteData
+    results: pl.DataFrame
+    out_dir: Path
+    releases: list[str]
+    written: list[Path] = field(default_factory=list)
+    #: Every known round with its status (``coverage.round_status``).
+    rounds: pl.DataFrame = field(
+        default_factory=lambda: pl.DataFrame(schema=STATUS_SCHEMA)
+    )
+    #: Page folder ("releases", "benchmarks") -> entity name -> its unique slug.
+    slugs: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Chart file stems written so far: two charts never share a file.
+    chart_names: set[str] = field(default_factory=set)
+    #: Pair frames shown on the pages ("gains", "generations", "scaling"), one row per
+    #: pair of results (``pairs_pages.merge_levels``).
+    pairs: dict[str, pl.DataFrame] = field(default_factory=dict)
+    #: ``analysis.history.accelerator_histories`` of the results.
+    histories: pl.DataFrame | None = None
+    #: Benchmarks with results, sorted: one page each.
+    benchmarks: list[str] = field(default_factory=list)
+    #: Derived pairs a plausibility rule flagged (``flags_section.flagged_pairs``).
+    flagged: pl.DataFrame | None = None
+    #: ``(release, page path) -> Markdown`` added near the top of each release page.
+    release_notes: Callable[[str, str], str] | None = None
+    #: More downloads on the Data page: name -> (frame, description).
+    extra_tables: Mapping[str, tuple[pl.DataFrame, str]] = field(default_factory=dict)
+    #: Nav section (docs path of its index page) -> its children ``{title: path}``,
+    #: written to ``NAV_FILE`` for ``mkdocs_hooks``.
+    nav: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    #: Entity kind -> entity name -> its page (``PAGE_INDEX``).
+    page_index: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def page_of(self, kind: str, name: str) -> str:
+        """The page of one release or benchmark, under ``generated/`` (unique)."""
+        return f"{kind}/{self.slugs[kind][name]}.md"
+
+    def entity_slug(self, kind: str, name: str) -> str:
+        """The unique slug of an entity, for anchors and chart names."""
+        return self.slugs[kind][name]
+
+    def write_page(self, rel: str, text: str) -> str:
+        """Write ``generated/<rel>``; returns its docs-relative path."""
+        path = self.out_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        self.written.append(path)
+        return f"{GENERATED}/{rel}"
+
+    def chart(
+        self,
+        page: str,
+        built: tuple[alt.TopLevelMixin, pl.DataFrame],
+        name: str,
+        caption: str,
+        *,
+        svg: bool = False,
+    ) -> str:
+        """Write a chart's files; returns the container ``<div>`` for ``page``."""
+        chart, frame = built
+        name = capped(name)
+        if name in self.chart_names:
+            # Two upstream spellings with one slug ("Offline", "offline"): the
+            # caption names them exactly, so its hash tells the charts apart.
+            name = f"{name}--{name_hash(caption)}"
+        if name in self.chart_names:
+            raise ValueError(f"two charts of one build are both named {name!r}")
+        self.chart_names.add(name)
+        files = charts.write_chart(chart, frame, self.out_dir / "charts", name, svg=svg)
+        self.written += [p for p in (files.spec, files.data, files.svg) if p]
+        spec = relative(page, f"{GENERATED}/charts/{files.spec.name}")
+        label = escape(caption)
+        if files.svg:
+            src = relative(page, f"{GENERATED}/charts/{files.svg.name}")
+            fallback = f'<img class="vega-fallback" src="{src}" alt="{label}">'
+        else:
+            fallback = "Charts need JavaScript; the table lists the same numbers."
+        return (
+            f'\n<div class="vega-chart" data-spec="{spec}" role="figure" '
+            f'aria-label="{label}"><noscript>{fallback}</noscript></div>\n'
+            f'<p class="ledger-chart-source"><a href="{spec}">Chart as Vega-Lite '
+            "JSON</a></p>\n"
+        )
+
+
+def notice(page: str) -> str:
+    """The "derived, unofficial" notice, linking Methodology from ``page``."""
+    return DERIVED_NOTICE.format(methodology=relative(page, METHODOLOGY))
+
+
+def page_link(page: str, rel: str) -> str:
+    """Link from ``page`` to the generated page ``rel``."""
+    return relative(page, f"{GENERATED}/{rel}")
+
+
+def release_index(releases: list[str]) -> pl.Expr:
+    """Position of ``release`` in version order (null when not listed)."""
+    order = {r: i for i, r in enumerate(releases)}
+    return pl.col("release").replace_strict(order, default=None, return_dtype=pl.Int32)
+
+
+def sorted_groups(
+    frame: pl.DataFrame, by: list[str], releases: list[str] | None = None
+) -> list[tuple[tuple, pl.DataFrame]]:
+    """Partitions of ``frame`` in reading order.
+
+    Scenarios and divisions follow MLPerf's order, releases their version order, other
+    values sort alphabetically.
+    """
+    if frame.height == 0:
+        return []
+    known = {"scenario": SCENARIOS, "division": DIVISIONS}
+
+    def rank(column: str, value: object) -> tuple[int, str]:
+        listed = known.get(column) or (releases if column.startswith("release") else ())
+        if listed and value in listed:
+            return (list(listed).index(value), "")
+        return (len(listed or ()), str(value))
+
+    parts = frame.partition_by(by, as_dict=True, maintain_order=True)
+    return sorted(
+        parts.items(),
+        key=lambda item: tuple(rank(c, v) for c, v in zip(by, item[0], strict=True)),
+    )
+
+
+def numbers_block(items: Iterable[tuple[int, str]]) -> str:
+    """A row of big numbers with labels ("409 results")."""
+    cells = "".join(f"<div><strong>{n:,}</strong>{label}</div>" for n, label in items)
+    return f'\n<div class="ledger-numbers">{cells}</div>\n'
+
+
+def chips(total: str, name: str, nodes: str) -> pl.Expr:
+    """The chip count every comparison states: "8 × AMD Instinct MI300X · 1 node"."""
+    count = pl.col(nodes).fill_null(1)
+    return pl.format(
+        "{} × {} · {} {}",
+        pl.col(total).cast(pl.String).fill_null("?"),
+        escape(pl.col(name).fill_null("CPU only")),
+        count.cast(pl.String),
+        pl.when(count == 1).then(pl.lit("node")).otherwise(pl.lit("nodes")),
+    )
+
+
+def clean(out_dir: Path) -> None:
+    """Empty the generated folder, keeping the cached JavaScript bundle."""
+    if out_dir.name != GENERATED:
+        raise ValueError(
+            f"render_site writes into a folder named {GENERATED!r}: {out_dir}"
+        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for child in out_dir.iterdir():
+        if child.name == "assets":
+            continue
+        if child.is_dir():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
