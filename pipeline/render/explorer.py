@@ -1,0 +1,236 @@
+"""The Explorer page: every result of every round, filtered, searched and sorted.
+
+Readers come to browse the canonical table the way the official results pages let
+them: by round, division, category, availability, submitter, accelerator, benchmark,
+scenario and power, with a text search, sorting, pages, a shareable address and a CSV
+of what they filtered. The page itself is a small shell (a form and an empty table);
+the rows ship as one gzip'd JSON file (``DATA_FILE``) that the page's script
+(``site/assets/js/explorer.js``) fetches on demand and decompresses with the browser's
+``DecompressionStream``.
+
+Why Tabulator (``tabulator-tables`` 6.5.3, MIT): it is mature and actively kept, has
+no dependencies, and brings sorting, pagination, frozen columns, programmatic filters
+and a CSV download of the filtered, sorted rows (with per-column download accessors,
+where the formula guard goes) built in, so the page has no hand-written table code.
+Grid.js is smaller but has no column filters or downloads; DataTables needs jQuery.
+Tabulator is vendored (``pipeline.render.vendor``) and loaded by the explorer script
+on this page only, never from a CDN.
+
+Upstream strings are hostile: the data file carries them as JSON text, the script
+inserts them with ``textContent`` only, and result URLs pass ``safe_url`` here (an
+unsafe one becomes null and its value is shown unlinked). The CSV download prefixes
+formula-leading text cells exactly as ``downloads.neutralise_formula`` does: the data
+file carries that rule (``FORMULA_START``, ``FORMULA_GUARD``) so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
+from pipeline.render.escape import safe_url
+from pipeline.render.site_data import release_order, with_accelerators
+from pipeline.render.tables import relative
+from pipeline.render.vendor import TABULATOR
+
+if TYPE_CHECKING:
+    from pipeline.render.site import Site
+
+#: The page and its data file, under ``generated/``.
+PAGE = "explorer.md"
+DATA_FILE = "explorer/results.json.gz"
+TITLE = "Explorer"
+#: Docs-relative paths of the page's script and library files.
+SCRIPT = "assets/js/explorer.js"
+LIBRARY = f"assets/vendor/{TABULATOR.name}/tabulator.min.js"
+STYLES = (
+    f"assets/vendor/{TABULATOR.name}/tabulator.min.css",
+    "assets/css/explorer.css",
+)
+#: Identifies the data file's layout; the script refuses any other.
+FORMAT = "mlperf-ledger explorer v1"
+
+#: Columns of the data file, in order, with their types. Canonical names (the CSV
+#: download uses them as headers) plus ``accelerator``, the registry's chip name.
+COLUMNS: dict[str, pl.DataType] = {
+    "release": pl.String(),
+    "benchmark": pl.String(),
+    "scenario": pl.String(),
+    "result_value": pl.Float64(),
+    "result_unit": pl.String(),
+    "is_higher_better": pl.Boolean(),
+    "result_per_accelerator": pl.Float64(),
+    "submitter": pl.String(),
+    "system_name": pl.String(),
+    "platform": pl.String(),
+    "division": pl.String(),
+    "category": pl.String(),
+    "availability": pl.String(),
+    "is_preview": pl.Boolean(),
+    "is_inferred": pl.Boolean(),
+    "accelerator": pl.String(),
+    "accelerator_name": pl.String(),
+    "total_accelerators": pl.Int32(),
+    "nodes": pl.Int32(),
+    "host_cpu_name": pl.String(),
+    "power_value": pl.Float64(),
+    "power_unit": pl.String(),
+    "software": pl.String(),
+    "result_key": pl.String(),
+    "result_url": pl.String(),
+}
+#: Canonical columns a caller may leave out (``SiteData`` requires fewer than
+#: ``RESULTS_SCHEMA``); they ship as nulls.
+OPTIONAL = ("category", "platform", "power_value", "power_unit")
+
+#: The filter form: data field -> label. ``power`` is derived in the browser
+#: (``power_value`` present or not); ``category`` matches each of a row's
+#: comma-separated categories ("datacenter,edge" is in both).
+FILTERS: tuple[tuple[str, str], ...] = (
+    ("release", "Round"),
+    ("division", "Division"),
+    ("category", "Category"),
+    ("availability", "Availability"),
+    ("submitter", "Submitter"),
+    ("accelerator", "Accelerator"),
+    ("benchmark", "Benchmark"),
+    ("scenario", "Scenario"),
+    ("power", "Power"),
+)
+
+
+def explorer_rows(results: pl.DataFrame) -> pl.DataFrame:
+    """The canonical results as the explorer ships them: one row per result.
+
+    Newest round first (version order, not text order), then by result key, so the
+    bytes depend only on the rows. URLs that are not plain http(s) become null.
+    """
+    present = set(results.columns)
+    missing = [
+        pl.lit(None, dtype=COLUMNS[c]).alias(c) for c in OPTIONAL if c not in present
+    ]
+    order = release_order(results["release"])
+    rank = {r: i for i, r in enumerate(order)}
+    return (
+        with_accelerators(results.with_columns(missing))
+        .lazy()
+        .with_columns(
+            accelerator=pl.col("accelerator_label"),
+            result_url=safe_url(pl.col("result_url"), html=False),
+            _rank=pl.col("release").replace_strict(
+                rank, default=len(order), return_dtype=pl.Int32
+            ),
+        )
+        .sort(["_rank", "result_key"], descending=[True, False], nulls_last=True)
+        .select([pl.col(c).cast(t) for c, t in COLUMNS.items()])
+        .collect()
+    )
+
+
+def explorer_data(results: pl.DataFrame) -> bytes:
+    """The gzip'd JSON data file: metadata, then every row as an object.
+
+    Deterministic: same rows, same bytes (gzip header without name or time).
+    """
+    rows = explorer_rows(results)
+    meta = {
+        "format": FORMAT,
+        "rows": rows.height,
+        "columns": list(COLUMNS),
+        "formula_start": FORMULA_START,
+        "formula_guard": FORMULA_GUARD,
+    }
+    head = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
+    body = f'{head[:-1]},"data":{rows.write_json()}}}'
+    return gzip.compress(body.encode("utf-8"), compresslevel=9, mtime=0)
+
+
+def _filter_controls() -> str:
+    fields = "".join(
+        f'<label class="ledger-explorer__field">{label}'
+        f'<select name="{name}" data-filter="{name}">'
+        '<option value="">all</option></select></label>'
+        for name, label in FILTERS
+    )
+    return (
+        '<form class="ledger-explorer__filters" role="search" '
+        'aria-label="Filter results" autocomplete="off">'
+        f"{fields}"
+        '<label class="ledger-explorer__field ledger-explorer__search">Search'
+        '<input type="search" name="q" placeholder="any text, e.g. MI300X"></label>'
+        '<div class="ledger-explorer__actions">'
+        '<button type="reset" class="md-button">Clear filters</button>'
+        '<button type="button" class="md-button md-button--primary" '
+        'data-action="download">Download CSV of these rows</button></div>'
+        "</form>"
+    )
+
+
+def explorer_page(rows: int, page: str = PAGE) -> str:
+    """The page's Markdown: intro, filter form, table container and script tag.
+
+    Holds no upstream text at all (the script fills the options from the data file),
+    so the page stays a few kilobytes however many results there are.
+    """
+    base = f"generated/{page}"
+    attrs = {
+        "data-source": relative(base, f"generated/{DATA_FILE}"),
+        "data-library": relative(base, LIBRARY),
+        "data-styles": " ".join(relative(base, s) for s in STYLES),
+        "data-rows": str(rows),
+    }
+    attributes = " ".join(f'{k}="{v}"' for k, v in attrs.items())
+    downloads = relative(base, "generated/data.md")
+    return f"""---
+title: {TITLE}
+hide:
+  - toc
+---
+
+# {TITLE}
+
+Every result of every round in the ledger: **{rows:,}** rows of the canonical table,
+as upstream published them (values link to the upstream result folder). Filter,
+search and sort; the address bar keeps the view, so a link to it shows the same rows.
+**Download CSV** saves the rows that pass the filters, in the order shown, across all
+pages. The complete table is also on the [Data]({downloads}) page.
+
+<div id="ledger-explorer" class="ledger-explorer" {attributes}>
+{_filter_controls()}
+<p class="ledger-explorer__status" role="status" aria-live="polite">
+Loading {rows:,} results…</p>
+<div class="ledger-explorer__table"></div>
+<noscript>The explorer needs JavaScript; every result is in the CSV and Parquet
+files on the Data page.</noscript>
+</div>
+<script src="{relative(base, SCRIPT)}"></script>
+"""
+
+
+def write_explorer(results: pl.DataFrame, out_dir: Path) -> list[Path]:
+    """Write the page and its data file under ``out_dir`` (``site/generated``).
+
+    Returns:
+        The two files written.
+    """
+    data_path = out_dir / DATA_FILE
+    data_path.parent.mkdir(parents=True, exist_ok=True)
+    data_path.write_bytes(explorer_data(results))
+    page_path = out_dir / PAGE
+    page_path.parent.mkdir(parents=True, exist_ok=True)
+    page_path.write_text(explorer_page(results.height), encoding="utf-8")
+    return [page_path, data_path]
+
+
+def build(site: Site) -> None:
+    """The Explorer in a site render (one line in ``pages.PAGE_BUILDERS``).
+
+    Reads ``site.data.results``, the canonical table as the downloads hold it (nulls
+    stay null, not the pages' placeholder name), so its CSV matches the Data page's.
+    """
+    site.written += write_explorer(site.data.results, site.out_dir)

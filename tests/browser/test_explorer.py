@@ -1,0 +1,432 @@
+"""The Explorer page in headless Chromium at 1440 and 390 px, on the real mirror.
+
+The page and its data file are rendered by ``pipeline.render.explorer`` from the
+canonical table of the four mirrored summary rounds plus one hostile row, built by
+MkDocs with the site's theme (Material, instant navigation) into a folder served by
+``http.server`` on 127.0.0.1, and driven with Debian's Chromium (as test_site.py).
+Building only this page keeps the test well under a minute; test_site.py visits it
+in the full site.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import polars as pl
+import pytest
+
+from pipeline.render.explorer import DATA_FILE, PAGE, write_explorer
+from pipeline.render.vendor import TABULATOR
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.browser
+
+# As in test_site.py: Debian's Chromium, never Playwright's own browser download.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = ROOT / "build" / "screenshots"
+URL_PATH = PAGE.replace(".md", ".html")
+PAGE_HTML_BUDGET = 300_000
+
+FORMULA_SYSTEM = '=HYPERLINK("https://evil.example/","click")'
+EVIL_SUBMITTER = "Evil <img src=x onerror=alert(2)>"
+EVIL_KEY = "v6.0:closed/Evil/evil-platform/llama2-70b-99/Offline"
+#: Fields the search box reads (the script's SEARCHED, minus the derived label, which
+#: equals ``accelerator_name`` without the analysis module's identities).
+SEARCHED = (
+    "release", "benchmark", "scenario", "result_unit", "submitter", "system_name",
+    "platform", "division", "category", "availability", "accelerator_name",
+    "host_cpu_name", "software", "result_key",
+)  # fmt: skip
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class ExplorerSite:
+    root: Path
+    url: str
+    results: pl.DataFrame
+
+
+def _results(mirror_results: pl.DataFrame) -> pl.DataFrame:
+    """The real rows plus one hostile v6.0 llama2-70b-99 Offline row."""
+    template = mirror_results.filter(
+        pl.col("release") == "v6.0",
+        pl.col("benchmark") == "llama2-70b-99",
+        pl.col("scenario") == "Offline",
+    ).head(1)
+    evil = template.with_columns(
+        system_name=pl.lit(FORMULA_SYSTEM),
+        submitter=pl.lit(EVIL_SUBMITTER),
+        software=pl.lit("@SUM(1+1)"),
+        result_key=pl.lit(EVIL_KEY),
+        result_url=pl.lit("javascript:alert(1)"),
+        result_value=pl.lit(1.5),
+    )
+    return pl.concat([mirror_results, evil])
+
+
+def _mkdocs_build(docs: Path, site: Path, url: str) -> None:
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    config = docs.parent / "mkdocs.yml"
+    config.write_text(
+        f"site_name: explorer test\nsite_url: {url}\ndocs_dir: {docs}\n"
+        f"site_dir: {site}\nuse_directory_urls: false\nstrict: true\n"
+        "theme:\n  name: material\n  font: false\n"
+        "  features: [navigation.instant]\n"
+        f"nav:\n  - Home: index.md\n  - Explorer: generated/{PAGE}\n"
+        "markdown_extensions: [tables, attr_list]\n"
+    )
+    build(load_config(str(config)))
+
+
+@pytest.fixture(scope="module")
+def explorer_site(
+    tmp_path_factory: pytest.TempPathFactory, mirror_results: pl.DataFrame
+) -> Iterator[ExplorerSite]:
+    work = tmp_path_factory.mktemp("explorer")
+    docs, site = work / "docs", work / "site"
+    for rel in (
+        "assets/js/explorer.js",
+        "assets/css/explorer.css",
+        f"assets/vendor/{TABULATOR.name}",
+    ):
+        source, target = ROOT / "site" / rel, docs / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            shutil.copy(source, target)
+    (docs / "index.md").write_text("# Home\n\n[Explorer](generated/explorer.md)\n")
+    (docs / "generated" / "data.md").parent.mkdir(parents=True)
+    (docs / "generated" / "data.md").write_text("# Data\n")
+    results = _results(mirror_results)
+    write_explorer(results, docs / "generated")
+    site.mkdir()
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), partial(_QuietHandler, directory=str(site))
+    )
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        _mkdocs_build(docs, site, url)
+        yield ExplorerSite(root=site, url=url, results=results)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@dataclass
+class Browser:
+    browser: object
+    dialogs: list[str]
+    hosts: set[str]
+    errors: list[str]
+
+    def page(self, width: int):  # noqa: ANN201 (playwright Page)
+        context = self.browser.new_context(  # type: ignore[attr-defined]
+            viewport={"width": width, "height": 900 if width > 500 else 844},
+            is_mobile=width < 500,
+            service_workers="block",
+            accept_downloads=True,
+        )
+        page = context.new_page()
+        page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        page.on("request", lambda r: self.hosts.add(urlparse(r.url).netloc))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on(
+            "console",
+            lambda m: self.errors.append(m.text) if m.type == "error" else None,
+        )
+        return page
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        yield Browser(browser=browser, dialogs=[], hosts=set(), errors=[])
+        browser.close()
+
+
+def _open(page, url: str) -> None:  # noqa: ANN001
+    page.goto(url, wait_until="load")
+    page.wait_for_function(
+        "() => ['ready', 'failed'].includes("
+        "document.getElementById('ledger-explorer').dataset.state)",
+        timeout=20_000,
+    )
+    assert page.locator("#ledger-explorer").get_attribute("data-state") == "ready", (
+        page.locator(".ledger-explorer__status").inner_text()
+    )
+
+
+def _matching(page) -> int:  # noqa: ANN001
+    return int(page.locator("#ledger-explorer").get_attribute("data-matching"))
+
+
+def _wait_matching(page, count: int) -> None:  # noqa: ANN001
+    page.wait_for_function(
+        f"() => document.getElementById('ledger-explorer').dataset.matching === '{count}'",
+        timeout=10_000,
+    )
+
+
+def _column(page, field: str) -> list[str]:  # noqa: ANN001
+    return page.locator(
+        f'.tabulator-row .tabulator-cell[tabulator-field="{field}"]'
+    ).all_inner_texts()
+
+
+def _visible_keys(page) -> list[str]:  # noqa: ANN001
+    return page.evaluate(
+        "() => document.getElementById('ledger-explorer').__table"
+        ".getRows('visible').map(r => r.getData().result_key)"
+    )
+
+
+def _v60_llama(results: pl.DataFrame) -> pl.DataFrame:
+    return results.filter(
+        pl.col("release") == "v6.0", pl.col("benchmark") == "llama2-70b-99"
+    )
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_filter_by_round_and_benchmark(
+    explorer_site: ExplorerSite, chromium: Browser, width: int
+) -> None:
+    page = chromium.page(width)
+    _open(page, explorer_site.url + "generated/" + URL_PATH)
+    total = explorer_site.results.height
+    assert total == 3398
+    assert _matching(page) == total
+    expected = _v60_llama(explorer_site.results)
+    assert expected.height == 102  # 101 real results + the hostile row
+    page.select_option('select[name="release"]', "v6.0")
+    page.select_option('select[name="benchmark"]', "llama2-70b-99")
+    _wait_matching(page, 102)
+    assert page.locator(".ledger-explorer__status").inner_text() == (
+        "102 of 3,398 results match."
+    )
+    assert set(_column(page, "release")) == {"v6.0"}
+    assert set(_column(page, "benchmark")) == {"llama2-70b-99"}
+    assert len(_column(page, "release")) == 25  # first page of 25
+    query = parse_qs(urlparse(page.url).query)
+    assert query == {"release": ["v6.0"], "benchmark": ["llama2-70b-99"]}
+    # The value column is on screen (at 390 px too: it is frozen on the left).
+    cell = page.locator(
+        '.tabulator-row .tabulator-cell[tabulator-field="result_value"]'
+    ).first
+    cell.scroll_into_view_if_needed()
+    box = cell.bounding_box()
+    assert box is not None and box["width"] > 40
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    # Nothing covers it: the element at its centre is the cell or inside it.
+    assert cell.evaluate(
+        """el => { const r = el.getBoundingClientRect();
+          return el.contains(document.elementFromPoint(r.x + r.width / 2,
+                                                       r.y + r.height / 2)); }"""
+    )
+    assert (
+        cell.locator("a").first.inner_text().replace(",", "").replace(".", "").isdigit()
+    )
+    page.screenshot(path=SCREENSHOTS / f"explorer-{width}.png")
+    page.context.close()
+
+
+def test_text_search_matches_every_field(
+    explorer_site: ExplorerSite, chromium: Browser
+) -> None:
+    page = chromium.page(1440)
+    _open(page, explorer_site.url + "generated/" + URL_PATH)
+    page.fill('input[name="q"]', "mi300x  Server")
+    words = ("mi300x", "server")
+    text = pl.concat_str(
+        [pl.col(c).fill_null("") for c in SEARCHED], separator=" "
+    ).str.to_lowercase()
+    expected = explorer_site.results.filter(
+        pl.all_horizontal(text.str.contains(w, literal=True) for w in words)
+    )
+    assert 0 < expected.height < 200
+    _wait_matching(page, expected.height)
+    assert parse_qs(urlparse(page.url).query) == {"q": ["mi300x  Server"]}
+    assert set(_column(page, "scenario")) == {"Server"}
+    page.context.close()
+
+
+def test_sort_by_value_and_url_round_trip(
+    explorer_site: ExplorerSite, chromium: Browser
+) -> None:
+    page = chromium.page(1440)
+    _open(page, explorer_site.url + "generated/" + URL_PATH)
+    page.select_option('select[name="release"]', "v6.0")
+    page.select_option('select[name="benchmark"]', "llama2-70b-99")
+    page.select_option('select[name="scenario"]', "Offline")
+    _wait_matching(page, 43)
+    header = page.locator('.tabulator-col[tabulator-field="result_value"]')
+    header.click()  # ascending
+    header.click()  # descending
+    page.wait_for_url("**sort=result_value%3Adesc**")
+    first = page.locator(
+        '.tabulator-row .tabulator-cell[tabulator-field="result_value"] a'
+    ).first
+    # NVIDIA's GB300 NVL72 leads v6.0 llama2-70b-99 Offline.
+    assert first.inner_text() == "1,126,850"
+    assert first.get_attribute("href") == (
+        "https://github.com/mlcommons/inference_results_v6.0/tree/main/closed/NVIDIA/"
+        "results/GB300-NVL72_GB300-288GB_aarch64x72_TRT/llama2-70b-99/Offline"
+    )
+    # Then every scenario again, searched for NVIDIA, on the second page.
+    page.select_option('select[name="scenario"]', "")
+    page.fill('input[name="q"]', "nvidia")
+    text = pl.concat_str(
+        [pl.col(c).fill_null("") for c in SEARCHED], separator=" "
+    ).str.to_lowercase()
+    expected_nvidia = (
+        _v60_llama(explorer_site.results)
+        .filter(text.str.contains("nvidia", literal=True))
+        .height
+    )
+    assert expected_nvidia > 25
+    _wait_matching(page, expected_nvidia)
+    page.locator(".tabulator-page[data-page='2']").click()
+    page.wait_for_url("**page=2**")
+    keys = _visible_keys(page)
+    values = [
+        float(v.split()[0].replace(",", "")) for v in _column(page, "result_value")
+    ]
+    assert values == sorted(values, reverse=True)
+    shared = page.url
+    assert parse_qs(urlparse(shared).query) == {
+        "release": ["v6.0"],
+        "benchmark": ["llama2-70b-99"],
+        "q": ["nvidia"],
+        "sort": ["result_value:desc"],
+        "page": ["2"],
+    }
+    page.context.close()
+    # A reader opening the shared link sees the same rows, form and sort.
+    other = chromium.page(390)
+    _open(other, shared)
+    assert _matching(other) == expected_nvidia
+    assert _visible_keys(other) == keys
+    assert other.locator('select[name="release"]').input_value() == "v6.0"
+    assert other.locator('select[name="scenario"]').input_value() == ""
+    assert other.locator('input[name="q"]').input_value() == "nvidia"
+    assert (
+        other.locator('.tabulator-col[tabulator-field="result_value"]').get_attribute(
+            "aria-sort"
+        )
+        == "descending"
+    )
+    assert other.url == shared
+    other.context.close()
+
+
+def test_csv_download_holds_the_filtered_rows(
+    explorer_site: ExplorerSite, chromium: Browser
+) -> None:
+    page = chromium.page(1440)
+    _open(page, explorer_site.url + "generated/" + URL_PATH)
+    page.select_option('select[name="release"]', "v6.0")
+    page.select_option('select[name="benchmark"]', "llama2-70b-99")
+    _wait_matching(page, 102)
+    with page.expect_download() as download:
+        page.click('button[data-action="download"]')
+    body = Path(download.value.path()).read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(body)))
+    assert len(rows) == 102
+    assert {r["result_key"] for r in rows} == set(
+        _v60_llama(explorer_site.results)["result_key"]
+    )
+    assert list(rows[0])[:5] == [
+        "result_value", "result_unit", "release", "benchmark", "scenario"
+    ]  # fmt: skip
+    evil = next(r for r in rows if r["result_key"] == EVIL_KEY)
+    # Formula-leading text is neutralised as in the site's CSV files; the rest stays.
+    assert evil["system_name"] == "'" + FORMULA_SYSTEM
+    assert evil["software"] == "'@SUM(1+1)"
+    assert evil["submitter"] == EVIL_SUBMITTER
+    assert evil["result_value"] == "1.5"
+    assert evil["result_url"] == ""  # a javascript: URL never ships
+    page.context.close()
+
+
+def test_hostile_row_renders_as_text_and_unlinked(
+    explorer_site: ExplorerSite, chromium: Browser
+) -> None:
+    page = chromium.page(1440)
+    _open(
+        page,
+        explorer_site.url + "generated/" + URL_PATH + "?q=" + "evil-platform",
+    )
+    _wait_matching(page, 1)
+    assert _column(page, "submitter") == [EVIL_SUBMITTER]
+    assert _column(page, "system_name") == [FORMULA_SYSTEM]
+    value = page.locator(
+        '.tabulator-row .tabulator-cell[tabulator-field="result_value"]'
+    )
+    assert value.inner_text() == "1.5"
+    assert value.locator("a").count() == 0
+    assert page.locator('img[src="x"], a[href^="javascript:" i]').count() == 0
+    assert chromium.dialogs == []
+    page.context.close()
+
+
+def test_page_is_small_self_hosted_and_error_free(
+    explorer_site: ExplorerSite, chromium: Browser
+) -> None:
+    html = explorer_site.root / "generated" / URL_PATH
+    assert html.stat().st_size < PAGE_HTML_BUDGET
+    assert (explorer_site.root / "generated" / DATA_FILE).stat().st_size < 300_000
+    page = chromium.page(1440)
+    _open(page, explorer_site.url + "generated/" + URL_PATH)
+    page.context.close()
+    assert chromium.hosts == {urlparse(explorer_site.url).netloc}
+    assert chromium.errors == []
+
+
+def test_instant_navigation_mounts_the_explorer(
+    explorer_site: ExplorerSite, chromium: Browser
+) -> None:
+    page = chromium.page(1440)
+    page.goto(explorer_site.url + "index.html", wait_until="load")
+    page.evaluate("() => { window.__sameDocument = true; }")
+    page.locator("article a", has_text="Explorer").click()
+    page.wait_for_url("**/explorer.html")
+    page.wait_for_function(
+        "() => document.getElementById('ledger-explorer')?.dataset.state === 'ready'",
+        timeout=20_000,
+    )
+    assert page.evaluate("() => window.__sameDocument === true")
+    assert _matching(page) == explorer_site.results.height
+    page.context.close()

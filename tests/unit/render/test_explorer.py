@@ -1,0 +1,148 @@
+"""The Explorer's data file and page shell (the browser test drives the page)."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+
+import polars as pl
+import pytest
+
+from pipeline.render import explorer
+from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
+from pipeline.render.vendor import TABULATOR, VendorError, check_integrity
+from tests.conftest import ROOT
+from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result
+
+
+def _decoded(blob: bytes) -> dict:
+    return json.loads(gzip.decompress(blob).decode("utf-8"))
+
+
+def _three() -> pl.DataFrame:
+    return frame(
+        result(),
+        result(
+            release="v10.0",
+            result_key="10.0-0007:llama2-70b-99:Server",
+            scenario="Server",
+            result_url="https://github.com/mlcommons/inference_results_v10.0/tree/main/x",
+        ),
+        result(
+            release="v4.1",
+            result_key="4.1-0002:llama2-70b-99:Offline",
+            result_value=11_000.5,
+            power_value=5_400.0,
+            power_unit="Watts",
+            category="datacenter,edge",
+        ),
+    )
+
+
+def test_one_row_per_canonical_result_newest_round_first() -> None:
+    data = _decoded(explorer.explorer_data(_three()))
+    assert data["format"] == "mlperf-ledger explorer v1"
+    assert data["rows"] == 3
+    assert data["columns"] == list(explorer.COLUMNS)
+    # Version order, not text order: v10.0 before v5.1 before v4.1.
+    assert [r["release"] for r in data["data"]] == ["v10.0", "v5.1", "v4.1"]
+    assert [list(r) for r in data["data"]] == [list(explorer.COLUMNS)] * 3
+    amd = data["data"][1]
+    assert amd["result_key"] == "5.1-0001:llama2-70b-99:Offline"
+    assert amd["result_value"] == 27803.9
+    assert amd["total_accelerators"] == 8
+    assert amd["accelerator"] == "AMD Instinct MI300X 192GB HBM3"
+    assert amd["result_url"] == AMD_V51_URL
+    assert amd["power_value"] is None
+    oldest = data["data"][2]
+    assert (oldest["power_value"], oldest["power_unit"]) == (5400.0, "Watts")
+    assert oldest["category"] == "datacenter,edge"
+
+
+def test_bytes_are_deterministic_whatever_the_input_order() -> None:
+    rows = _three()
+    first = explorer.explorer_data(rows)
+    assert explorer.explorer_data(rows.reverse()) == first
+    assert (
+        explorer.explorer_data(rows.sample(fraction=1.0, shuffle=True, seed=3)) == first
+    )
+    assert first[4:8] == b"\x00\x00\x00\x00"  # gzip header without a timestamp
+
+
+def test_hostile_text_ships_verbatim_and_unsafe_urls_never_ship() -> None:
+    rows = frame(
+        result(
+            system_name=EVIL,
+            submitter='=HYPERLINK("https://evil.example")',
+            result_url="javascript:alert(1)",
+        ),
+        result(result_key="k2", result_url="data:text/html,<script>alert(1)</script>"),
+    )
+    data = _decoded(explorer.explorer_data(rows))
+    evil = next(r for r in data["data"] if r["system_name"] == EVIL)
+    # Text, not HTML: the script sets it with textContent, so an entity would show.
+    assert (
+        evil["system_name"] == "<script>alert(1)</script> [click](javascript:alert(1))"
+    )
+    assert evil["submitter"] == '=HYPERLINK("https://evil.example")'
+    assert [r["result_url"] for r in data["data"]] == [None, None]
+    # The CSV download neutralises formulas with the very rule of the site's CSVs.
+    assert (data["formula_start"], data["formula_guard"]) == (FORMULA_START, "'")
+    assert FORMULA_GUARD == "'"
+
+
+def test_a_frame_without_optional_columns_still_ships() -> None:
+    rows = _three().drop("category", "platform", "power_value", "power_unit")
+    data = _decoded(explorer.explorer_data(rows))
+    assert data["rows"] == 3
+    assert {r["category"] for r in data["data"]} == {None}
+    assert {r["power_value"] for r in data["data"]} == {None}
+
+
+def test_page_is_a_small_shell_with_no_upstream_text() -> None:
+    rows = frame(result(system_name=EVIL, submitter="Evil_Corp <img src=x>"))
+    page = explorer.explorer_page(rows.height)
+    assert "alert" not in page and "Evil_Corp" not in page
+    assert len(page.encode()) < 10_000
+    assert '<div id="ledger-explorer" class="ledger-explorer" ' in page
+    assert 'data-source="explorer/results.json.gz"' in page
+    assert 'data-library="../assets/vendor/tabulator-tables/tabulator.min.js"' in page
+    assert (
+        'data-styles="../assets/vendor/tabulator-tables/tabulator.min.css '
+        '../assets/css/explorer.css"' in page
+    )
+    assert '<script src="../assets/js/explorer.js"></script>' in page
+    assert "**1** rows" in page
+    for name, label in explorer.FILTERS:
+        assert f'{label}<select name="{name}" data-filter="{name}">' in page
+    # Every file the page names exists in the site's source.
+    for rel in (explorer.SCRIPT, explorer.LIBRARY, *explorer.STYLES):
+        assert (ROOT / "site" / rel).is_file(), rel
+
+
+def test_write_explorer_writes_page_and_data(tmp_path) -> None:  # noqa: ANN001
+    written = explorer.write_explorer(_three(), tmp_path / "generated")
+    assert written == [
+        tmp_path / "generated" / "explorer.md",
+        tmp_path / "generated" / "explorer" / "results.json.gz",
+    ]
+    assert _decoded(written[1].read_bytes())["rows"] == 3
+    assert "**3** rows" in written[0].read_text()
+
+
+def test_vendored_library_is_the_pinned_release() -> None:
+    for name, digest in TABULATOR.file_sha256.items():
+        data = (TABULATOR.folder / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == digest, name
+    script = (TABULATOR.folder / "tabulator.min.js").read_bytes()
+    assert script.startswith(b"/* Tabulator v6.5.3 (c) Oliver Folkerd")
+    assert b"MIT License" in (TABULATOR.folder / "LICENSE").read_bytes()
+
+
+def test_a_tampered_tarball_is_refused() -> None:
+    with pytest.raises(
+        VendorError, match="tarball integrity mismatch: expected sha512-"
+    ):
+        check_integrity(b"not the tarball", TABULATOR.integrity)
+
