@@ -32,6 +32,7 @@ from pipeline.render import (
     audit_page,
     benchmark_pages,
     data_page,
+    explorer,
     history_page,
     home,
     pairs_pages,
@@ -95,6 +96,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     release_pages.build,
     benchmark_pages.build,
     _histories,
+    explorer.build,
     data_page.build,
     audit_page.build,
 ]
