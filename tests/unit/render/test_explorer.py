@@ -146,3 +146,16 @@ def test_a_tampered_tarball_is_refused() -> None:
     ):
         check_integrity(b"not the tarball", TABULATOR.integrity)
 
+
+def test_render_site_writes_the_explorer(tmp_path, site_data) -> None:  # noqa: ANN001
+    from pipeline.render.pages import render_site
+
+    out = tmp_path / "generated"
+    written = render_site(site_data, out, bundle=False)
+    assert out / "explorer.md" in written
+    assert out / "explorer" / "results.json.gz" in written
+    data = _decoded((out / "explorer" / "results.json.gz").read_bytes())
+    assert data["rows"] == site_data.results.height
+    assert {r["result_key"] for r in data["data"]} == set(
+        site_data.results["result_key"]
+    )
