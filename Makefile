@@ -12,7 +12,7 @@ MLPERF_SOURCE ?= $(if $(wildcard $(MIRROR)),$(MIRROR),)
 export MLPERF_SOURCE
 export DAGSTER_HOME ?= $(abspath data/dagster_home)
 
-.PHONY: venv test lint site serve ui bench browser-deps clean
+.PHONY: venv test lint site serve ui bench browser-deps clean vendor vendor-check
 
 venv: $(STAMP)
 
@@ -49,6 +49,15 @@ ui: venv
 
 bench: venv
 	$(BIN)/python -m benchmarks.bench
+
+# Browser libraries the site serves itself (Tabulator, for the Explorer page) are
+# committed under site/assets/vendor/, so `make site` and `make test` need no network.
+# These re-create or verify them from the npm registry: pinned version, sha512 checked.
+vendor: venv
+	$(BIN)/python -m pipeline.render.vendor
+
+vendor-check: venv
+	$(BIN)/python -m pipeline.render.vendor --check
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache
