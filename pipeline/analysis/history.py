@@ -17,7 +17,8 @@ the later point starts a new *segment*, carries the reason in ``break_reason`` a
 no step ratio. Segments are numbered per line from 0.
 
 Every point keeps the cited result (key, URL, submitter, system, chip count,
-availability, preview/inferred flags). These are derived, unofficial numbers.
+availability, preview/inferred flags), and the key and URL of the previous point.
+These are derived, unofficial numbers.
 Dagster wiring and page layout do not belong here.
 """
 
@@ -76,6 +77,8 @@ HISTORY_SCHEMA: dict[str, pl.DataType] = {
     "release_prev": pl.String,
     "value_prev": pl.Float64,
     "result_key_prev": pl.String,
+    # Its upstream result, so a step links both of the results it divides.
+    "result_url_prev": pl.String,
     # value / value_prev within a segment; null on a segment's first point.
     "step_ratio": pl.Float64,
     # value / the segment's first value.
@@ -127,6 +130,7 @@ def accelerator_histories(
         release_prev=previous("release"),
         value_prev=previous("value"),
         result_key_prev=previous("result_key"),
+        result_url_prev=previous("result_url"),
         model_upstream_prev=previous("model_upstream"),
     )
     # comparable() reads a pair's ends as *_old / *_new.

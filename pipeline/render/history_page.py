@@ -10,6 +10,7 @@ Polars expressions over the whole frame; Python loops walk charts and tables onl
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import altair as alt
@@ -23,6 +24,7 @@ from pipeline.render.escape import escape, safe_url
 from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.tables import (
     DERIVED_NOTICE,
+    external_link,
     html_table,
     markdown_table,
     number,
@@ -33,7 +35,7 @@ from pipeline.render.tables import (
 from pipeline.transform.results import DIVISIONS, RESULTS_SCHEMA, SCENARIOS
 
 if TYPE_CHECKING:
-    from pipeline.render.pages import _Site
+    from pipeline.render.site import Site
 
 PAGE = "histories.md"
 TITLE = "Accelerator histories"
@@ -91,8 +93,16 @@ def build_histories(results: pl.DataFrame) -> pl.DataFrame:
     return accelerator_histories(_complete(results).lazy()).collect()
 
 
-def _labelled(histories: pl.DataFrame, status: pl.DataFrame) -> pl.DataFrame:
-    """Shown segments with reader-facing labels, anchors and skip notes."""
+def _labelled(
+    histories: pl.DataFrame, status: pl.DataFrame, min_rounds: int = MIN_ROUNDS
+) -> pl.DataFrame:
+    """Shown segments with reader-facing labels, anchors and skip notes.
+
+    Args:
+        histories: ``HISTORY_SCHEMA`` rows (names already made displayable).
+        status: ``coverage.round_status`` of the ledger's releases.
+        min_rounds: Segments with fewer rounds are left out (1: every point).
+    """
     label = pl.coalesce(
         pl.format("{} {}", pl.col("accelerator_vendor"), pl.col("accelerator_model")),
         pl.col("accelerator_id"),
@@ -106,13 +116,13 @@ def _labelled(histories: pl.DataFrame, status: pl.DataFrame) -> pl.DataFrame:
     first = pl.col("release").first().over(SEGMENT)
     last = pl.col("release").last().over(SEGMENT)
     return (
-        histories.filter(pl.col("segment_rounds") >= MIN_ROUNDS)
+        histories.filter(pl.col("segment_rounds") >= min_rounds)
         .with_columns(
             accelerator_label=label,
             line_label=pl.concat_str(what, model.fill_null("")),
             span=pl.format("{} → {}", first, last),
             first_release=first,
-            skip=pl.when(pl.col("step") > 1)
+            skip=pl.when(pl.col("release_prev").is_not_null())
             .then(
                 skip_note_expr(
                     pl.col("release_prev"),
@@ -162,6 +172,11 @@ def _cells(shown: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.lit("nodes")),
     )
     first = pl.col("step") == 1
+    previous = external_link(
+        escape(pl.col("release_prev")),
+        pl.col("result_url_prev"),
+        title=pl.col("result_key_prev"),
+    )
     return shown.with_columns(
         c_round=pl.concat_str(
             pl.format("<b>{}</b>", escape(pl.col("release"))),
@@ -192,13 +207,19 @@ def _cells(shown: pl.DataFrame) -> pl.DataFrame:
             escape(pl.col("availability")),
             escape(pl.col("software").fill_null("not stated")),
         ),
-        c_step=pl.when(first)
+        c_step=pl.when(pl.col("break_reason").is_not_null())
+        .then(
+            pl.format(
+                "not chained<br><small>to {}: {}</small>",
+                previous,
+                escape(pl.col("break_reason")),
+            )
+        )
+        .when(first)
         .then(pl.lit("—"))
         .otherwise(
             pl.format(
-                "{}<br><small>vs {}</small>",
-                ratio(pl.col("step_ratio")),
-                escape(pl.col("release_prev")),
+                "{}<br><small>vs {}</small>", ratio(pl.col("step_ratio")), previous
             )
         ),
         c_since=pl.when(first)
@@ -411,16 +432,112 @@ def _broken(histories: pl.DataFrame, status: pl.DataFrame) -> str:
     )
 
 
+def line_anchors(histories: pl.DataFrame) -> pl.DataFrame:
+    """A distinct anchor per line of each accelerator (``LINE_KEYS`` + ``line_anchor``).
+
+    The anchor folds case and punctuation ("line-llama2-70b-99-offline-closed-
+    tokens-s"); lines of one accelerator that fold alike (an upstream "Offline" and
+    "offline") get "-2", "-3", … in the order of their exact names, so every line
+    keeps its own target.
+    """
+    keys = list(LINE_KEYS)
+    base = pl.concat_str(
+        pl.lit("line-"),
+        pl.concat_str(
+            [
+                pl.col(c).cast(pl.String).fill_null("")
+                for c in ("benchmark", "scenario", "division", "result_unit",
+                          "line_model")
+            ],
+            separator="-",
+        )
+        .str.to_lowercase()
+        .str.replace_all(r"[^a-z0-9]+", "-")
+        .str.strip_chars("-"),
+    )  # fmt: skip
+    return (
+        histories.select(keys)
+        .unique(maintain_order=True)
+        .sort(keys, nulls_last=True)
+        .with_columns(_base=base)
+        .with_columns(
+            _n=pl.int_range(1, pl.len() + 1).over(["accelerator_id", "_base"]),
+            _of=pl.len().over(["accelerator_id", "_base"]),
+        )
+        .with_columns(
+            line_anchor=pl.when(pl.col("_of") == 1)
+            .then(pl.col("_base"))
+            .otherwise(pl.format("{}-{}", pl.col("_base"), pl.col("_n")))
+        )
+        .drop("_base", "_n", "_of")
+    )
+
+
+def _accelerator_index(
+    page: str, histories: pl.DataFrame, accelerator_pages: Mapping[str, str]
+) -> str:
+    """One row per accelerator page: name, rounds, lines and steps, linked."""
+    label = pl.coalesce(
+        pl.format("{} {}", pl.col("accelerator_vendor"), pl.col("accelerator_model")),
+        pl.col("accelerator_id"),
+    )
+    index = (
+        histories.filter(pl.col("accelerator_id").is_in(list(accelerator_pages)))
+        .group_by("accelerator_id")
+        .agg(
+            label.first().alias("label"),
+            pl.col("accelerator_vendor").first(),
+            pl.col("release").unique().alias("releases"),
+            pl.struct(LINE_KEYS).n_unique().alias("lines"),
+            pl.col("step_ratio").is_not_null().sum().alias("steps"),
+        )
+        .with_columns(
+            target=pl.col("accelerator_id").replace_strict(
+                {k: relative(page, v) for k, v in accelerator_pages.items()},
+                return_dtype=pl.String,
+            ),
+            c_rounds=pl.col("releases").list.len(),
+        )
+        .sort(["accelerator_vendor", "label"], nulls_last=True)
+        .with_columns(
+            c_accelerator=pl.format(
+                "[{}]({})", escape(pl.col("label")), pl.col("target")
+            ),
+            c_lines=pl.col("lines").cast(pl.String),
+            c_steps=pl.col("steps").cast(pl.String),
+            c_rounds=pl.col("c_rounds").cast(pl.String),
+        )
+    )
+    return markdown_table(
+        index,
+        {
+            "c_accelerator": "Accelerator",
+            "c_rounds": "Rounds",
+            "c_lines": "Lines",
+            "c_steps": "Steps",
+        },
+        numeric=("c_rounds", "c_lines", "c_steps"),
+    )
+
+
 def render_history_page(
-    site: _Site, histories: pl.DataFrame, status: pl.DataFrame, methodology: str
+    site: Site,
+    histories: pl.DataFrame,
+    status: pl.DataFrame,
+    methodology: str,
+    accelerator_pages: Mapping[str, str] | None = None,
 ) -> str:
     """Write the page into the site; returns its docs-relative path.
 
     Args:
-        site: The render in progress (``pages._Site``): output folder and charts.
+        site: The render in progress (``site.Site``): output folder and charts.
         histories: ``accelerator_histories`` output (``HISTORY_SCHEMA``).
         status: ``coverage.round_status`` of the ledger's releases.
         methodology: Docs-relative path of the methodology page.
+        accelerator_pages: Accelerator id -> its page (docs-relative), when one page
+            per accelerator is written (``accelerator_pages``): the page is then an
+            index linking them, and each line's table is on its accelerator's page.
+            Without it, every line's table is on this page.
     """
     page = f"generated/{PAGE}"
     # Upstream may leave a name empty: show it as NO_NAME rather than lose a line.
@@ -435,14 +552,27 @@ def render_history_page(
         INTRO.format(methodology=relative(page, methodology)),
         _coverage_text(status),
     ]
+    if accelerator_pages:
+        parts += [
+            "\n## Accelerator pages { #accelerator-pages }\n",
+            f"{len(accelerator_pages):,} accelerators have a page of their own: every "
+            "line with its best result per round (one round or more), a chart per "
+            "unit and every step between consecutive rounds.\n",
+            _accelerator_index(page, histories, accelerator_pages),
+        ]
     if lines.height == 0:
         parts.append(f"\n_No accelerator appears in {MIN_ROUNDS} rounds or more._\n")
         parts += ["\n## Broken lines\n", _broken(histories, status)]
         return site.write_page(PAGE, "\n".join(parts))
     accelerators = lines["accelerator_id"].n_unique()
+    where = (
+        "its accelerator's page has its table"
+        if accelerator_pages
+        else "every one has a table below"
+    )
     parts.append(
         f"\n{lines.height:,} lines of {accelerators:,} accelerators appear in "
-        f"{MIN_ROUNDS} rounds or more; every one has a table below. The charts show, "
+        f"{MIN_ROUNDS} rounds or more; {where}. The charts show, "
         f"per unit, the {CHART_LINES} lines with the most rounds (ties: the longest "
         "span of rounds, then by name).\n"
     )
@@ -459,13 +589,31 @@ def render_history_page(
         name = "histories-" + re.sub(r"[^a-z0-9]+", "-", unit.lower()).strip("-")
         parts.append(f"\n### {escape(unit)}\n")
         parts.append(site.chart(page, built, name, title))
-    overview = lines.sort(
+    if accelerator_pages:
+        targets = lines.join(
+            line_anchors(histories), on=list(LINE_KEYS), how="left", nulls_equal=True
+        ).with_columns(
+            target=pl.format(
+                "{}#{}",
+                pl.col("accelerator_id").replace_strict(
+                    {k: relative(page, v) for k, v in accelerator_pages.items()},
+                    default=None,
+                    return_dtype=pl.String,
+                ),
+                pl.col("line_anchor"),
+            )
+        )
+    else:
+        targets = lines.with_columns(target=pl.format("#{}", pl.col("anchor")))
+    overview = targets.sort(
         ["rounds", "overall", "accelerator_label", "line_label"],
         descending=[True, True, False, False],
         nulls_last=True,
     ).with_columns(
         c_accelerator=escape(pl.col("accelerator_label")),
-        c_line=pl.format("[{}](#{})", escape(pl.col("line_label")), pl.col("anchor")),
+        c_line=pl.when(pl.col("target").is_not_null())
+        .then(pl.format("[{}]({})", escape(pl.col("line_label")), pl.col("target")))
+        .otherwise(escape(pl.col("line_label"))),
         c_rounds=pl.col("releases").list.eval(escape(pl.element())).list.join(" → "),
         c_overall=ratio(pl.col("overall")),
     )
@@ -484,6 +632,15 @@ def render_history_page(
             numeric=("c_overall",),
         ),
     ]
+    if not accelerator_pages:
+        parts += _line_tables(shown, lines)
+    parts += ["\n## Broken lines\n", _broken(histories, status)]
+    return site.write_page(PAGE, "\n".join(parts))
+
+
+def _line_tables(shown: pl.DataFrame, lines: pl.DataFrame) -> list[str]:
+    """Every shown segment's table, grouped by accelerator (the single-page layout)."""
+    parts = []
     tables = _cells(shown).partition_by(SEGMENT, as_dict=True, maintain_order=True)
     order = lines.sort(
         "accelerator_vendor",
@@ -514,8 +671,7 @@ def render_history_page(
                 searchable=False,
             )
         )
-    parts += ["\n## Broken lines\n", _broken(histories, status)]
-    return site.write_page(PAGE, "\n".join(parts))
+    return parts
 
 
 def home_block(page: str, histories: pl.DataFrame) -> str:

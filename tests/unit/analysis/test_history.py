@@ -94,6 +94,12 @@ def test_three_round_line_gives_best_per_accelerator_and_step_ratios() -> None:
     assert history["step_ratio"].to_list() == [None, 1.25, 1.2]
     assert history["cumulative_ratio"].to_list() == [1.0, 1.25, 1.5]
     assert history["release_prev"].to_list() == [None, "v4.1", "v5.1"]
+    # A step cites both results it divides.
+    assert history["result_url_prev"].to_list() == [
+        None,
+        "https://example.org/h41-1",
+        "https://example.org/h51",
+    ]
     assert history["step"].to_list() == [1, 2, 3]
     assert history["segment_rounds"].to_list() == [3, 3, 3]
     assert history["segment"].to_list() == [0, 0, 0]

@@ -1,0 +1,408 @@
+"""One page per accelerator: its best result per round on every line, and every step.
+
+The numbers are ``pipeline.analysis.history.accelerator_histories`` rows (pure
+Polars): per canonical accelerator (registry id) and line (benchmark, scenario,
+division, unit and, in the open division, submitted model) the best result per
+accelerator of each round, and the step to the previous round where the line has a
+result. This module lays them out: a chart per unit, a table of every step between
+consecutive rounds (the gains along the way, each citing both results), and a table
+per line. Every value links to its upstream result; every upstream string is escaped.
+Cells are Polars expressions over whole frames; Python loops walk pages, charts and
+tables only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import altair as alt
+import polars as pl
+
+from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS
+from pipeline.labels import display_name
+from pipeline.render import charts
+from pipeline.render import history_page as hp
+from pipeline.render.escape import escape, safe_url
+from pipeline.render.site import GENERATED, METHODOLOGY, Site
+from pipeline.render.slugs import slug, unique_slugs
+from pipeline.render.tables import (
+    DERIVED_NOTICE,
+    badges,
+    external_link,
+    html_table,
+    markdown_table,
+    number,
+    ratio,
+    relative,
+)
+from pipeline.transform.results import DIVISIONS, SCENARIOS
+
+#: Page folder under ``generated/`` (also the entity kind of ``slugs.page_problems``).
+FOLDER = "accelerators"
+#: Lines per chart: the most-covered lines of one unit on one accelerator.
+CHART_LINES = 12
+LINE = list(LINE_KEYS)
+
+INTRO = """
+Every throughput line of this accelerator: per benchmark, scenario and division, the
+best result **per accelerator** of each round (the system's result divided by its
+accelerator count, a derived normalisation, not an MLPerf metric), whoever submitted
+it and at whatever scale. Each value links to its upstream result, and its row states
+the submitter, system, chip count, availability and software of that result.
+
+A **step** divides a round's best by the previous round in which the line has a
+result (above 1×: more per accelerator). On unchanged silicon that is mostly
+software, but the two results may come from different submitters and system sizes.
+A step across a boundary a [compatibility rule]({methodology}#compatibility-rules)
+forbids is not chained and names the rule. Latency results (SingleStream, and
+MultiStream from v2.0) are not divided per accelerator and are on the benchmark pages.
+[All accelerators]({index}#accelerator-pages).
+"""
+
+
+def accelerator_slugs(histories: pl.DataFrame) -> dict[str, str]:
+    """Accelerator id -> a unique page slug (``slugs.unique_slugs``)."""
+    ids = histories["accelerator_id"].drop_nulls().unique().to_list()
+    return unique_slugs(ids)
+
+
+def _label(row: Mapping[str, object]) -> str:
+    parts = [row.get("accelerator_vendor"), row.get("accelerator_model")]
+    named = " ".join(str(p) for p in parts if p)
+    return named or str(row["accelerator_id"])
+
+
+def _step_cells(steps: pl.DataFrame) -> pl.DataFrame:
+    """Every step of every line (chained or not), both ends linked."""
+
+    def end(value: str, url: str, key: str, release: str) -> pl.Expr:
+        return pl.format(
+            "<b>{}</b> {} {}",
+            escape(pl.col(release)),
+            external_link(number(pl.col(value)), pl.col(url), title=pl.col(key)),
+            escape(pl.col("result_unit")),
+        )
+
+    return steps.with_columns(
+        c_line=pl.format(
+            '<a href="#{}">{}</a>', pl.col("line_anchor"), escape(pl.col("line_label"))
+        ),
+        c_from=end("value_prev", "result_url_prev", "result_key_prev", "release_prev"),
+        c_to=pl.concat_str(
+            end("value", "result_url", "result_key", "release"),
+            badges(
+                pl.col("is_preview").fill_null(False),
+                pl.col("is_inferred").fill_null(False),
+            ),
+            pl.when(pl.col("skip") != "")
+            .then(pl.format("<br><small>{}</small>", escape(pl.col("skip"))))
+            .otherwise(pl.lit("")),
+        ),
+        c_step=pl.when(pl.col("break_reason").is_not_null())
+        .then(
+            pl.format(
+                "not chained<br><small>{}</small>", escape(pl.col("break_reason"))
+            )
+        )
+        .otherwise(ratio(pl.col("step_ratio"))),
+    )
+
+
+STEP_COLUMNS = {
+    "c_line": "Benchmark · scenario · division",
+    "c_from": "From (per accelerator)",
+    "c_to": "To (per accelerator)",
+    "c_step": "Step",
+}
+
+
+def line_chart(
+    points: pl.DataFrame, *, title: str, unit: str, releases: list[str]
+) -> tuple[alt.Chart, pl.DataFrame]:
+    """One line per benchmark line across rounds, per-accelerator value on a log axis.
+
+    Args:
+        points: Labelled history rows of one accelerator and one unit.
+        title: Chart title.
+        unit: The result unit, for the axis title.
+        releases: Release order for the x axis.
+
+    Returns:
+        The chart (on named data) and its data frame.
+    """
+    frame = points.select(
+        "release",
+        pl.lit(unit).alias("result_unit"),
+        pl.col("line_label").alias("line"),
+        "value",
+        "step_ratio",
+        "result_value",
+        "total_accelerators",
+        "submitter",
+        "system_name",
+        "availability",
+        "result_key",
+        "is_preview",
+        "is_inferred",
+        safe_url(pl.col("result_url"), html=False).alias("url"),
+    )
+    scale = alt.Scale(type="log", base=10)
+    metric = charts.axis_title(f"{unit} per accelerator", scale)
+    chart = (
+        alt.Chart(alt.NamedData(name=charts.DATA_NAME))
+        .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
+        .encode(
+            x=alt.X(
+                "release:O", sort=releases, title="release", axis=alt.Axis(labelAngle=0)
+            ),
+            y=alt.Y("value:Q", scale=scale, title=metric),
+            color=alt.Color(
+                "line:N",
+                scale=alt.Scale(scheme="tableau20"),
+                legend=alt.Legend(
+                    orient="bottom", title="line", columns=1, labelLimit=360
+                ),
+            ),
+            tooltip=[
+                alt.Tooltip("line:N"),
+                alt.Tooltip("release:N"),
+                alt.Tooltip("value:Q", title=f"{unit} per accelerator", format=",.6~g"),
+                alt.Tooltip("step_ratio:Q", title="step (× previous)", format=".2f"),
+                alt.Tooltip("result_value:Q", title="system result", format=",.6~g"),
+                alt.Tooltip("total_accelerators:Q", title="accelerators"),
+                alt.Tooltip("submitter:N"),
+                alt.Tooltip("system_name:N", title="system"),
+                alt.Tooltip("availability:N"),
+                alt.Tooltip("result_key:N", title="result key"),
+                alt.Tooltip("is_preview:N", title="preview"),
+                alt.Tooltip("is_inferred:N", title="inferred"),
+            ],
+            href=alt.Href("url:N"),
+        )
+        .properties(width="container", height=320, title=title)
+    )
+    return chart, frame
+
+
+def _ordered_lines(points: pl.DataFrame) -> pl.DataFrame:
+    """One row per line of one accelerator, in reading order."""
+    return (
+        points.group_by(LINE, maintain_order=True)
+        .agg(
+            pl.col("line_label").first(),
+            pl.col("line_anchor").first(),
+            pl.col("release").alias("releases"),
+            pl.len().alias("rounds"),
+            pl.col("step_ratio").is_not_null().sum().alias("steps"),
+            pl.col("_order").min().alias("first_order"),
+        )
+        .with_columns(
+            scenario_rank=pl.col("scenario").replace_strict(
+                {s: i for i, s in enumerate(SCENARIOS)},
+                default=len(SCENARIOS),
+                return_dtype=pl.Int32,
+            ),
+            division_rank=pl.col("division").replace_strict(
+                {d: i for i, d in enumerate(DIVISIONS)},
+                default=len(DIVISIONS),
+                return_dtype=pl.Int32,
+            ),
+        )
+        .sort(
+            "benchmark",
+            "scenario_rank",
+            "division_rank",
+            "result_unit",
+            "line_model",
+            "scenario",
+            "division",
+        )  # fmt: skip
+    )
+
+
+def _charts(
+    site: Site, page: str, name: str, label: str, points: pl.DataFrame
+) -> list[str]:
+    """A chart per unit of the lines with two rounds or more (most rounds first)."""
+    parts: list[str] = []
+    multi = points.filter(pl.len().over(LINE) >= hp.MIN_ROUNDS)
+    if multi.height == 0:
+        return ["\n_No line of this accelerator has two rounds or more yet._\n"]
+    for (unit,), group in sorted(
+        multi.partition_by("result_unit", as_dict=True).items()
+    ):
+        ranked = (
+            _ordered_lines(group)
+            .sort(["rounds", "line_label"], descending=[True, False])
+            .head(CHART_LINES)
+        )
+        shown = group.join(ranked.select(LINE), on=LINE, how="semi", nulls_equal=True)
+        present = [r for r in site.releases if r in set(shown["release"])]
+        title = f"{label}: best {unit} per accelerator, by round"
+        built = line_chart(shown, title=title, unit=unit, releases=present)
+        lines = ranked.height
+        total = _ordered_lines(group).height
+        note = (
+            f"All {lines} lines with two rounds or more."
+            if lines == total
+            else f"The {lines} of {total} lines with the most rounds; the tables "
+            "below list every line."
+        )
+        parts += [
+            f"\n### {escape(unit)}\n",
+            note + "\n",
+            site.chart(page, built, f"{FOLDER}-{name}-{slug(unit)}", title),
+        ]
+    return parts
+
+
+def _page(
+    site: Site,
+    accelerator: str,
+    name: str,
+    points: pl.DataFrame,
+    methodology: str,
+) -> str:
+    rel = f"{FOLDER}/{name}.md"
+    page = f"generated/{rel}"
+    label = _label(points.row(0, named=True))
+    lines = _ordered_lines(points)
+    releases = [r for r in site.releases if r in set(points["release"])]
+    steps = points.filter(pl.col("release_prev").is_not_null()).sort(
+        "_order", "benchmark", "scenario_rank", "line_label"
+    )
+    chained = steps.filter(pl.col("step_ratio").is_not_null()).height
+    parts = [
+        f"# {escape(label)}\n",
+        DERIVED_NOTICE.format(methodology=relative(page, methodology)),
+        INTRO.format(
+            methodology=relative(page, methodology),
+            index=relative(page, f"generated/{hp.PAGE}"),
+        ),
+        f"\n{escape(label)} (registry id `{escape(accelerator)}`) has results in "
+        f"{len(releases)} round(s) ({', '.join(escape(r) for r in releases)}) on "
+        f"{lines.height:,} line(s); {chained:,} step(s) between consecutive rounds "
+        f"compare it with itself.\n",
+        "\n## Charts\n",
+        *_charts(site, page, name, label, points),
+        "\n## Gains along the way { #gains }\n",
+    ]
+    if steps.height:
+        parts += [
+            "Every step from a round to the next round where the line has a result, "
+            "oldest first. Both values are the best per accelerator of their round, "
+            "each linked to its result.\n",
+            html_table(
+                _step_cells(steps),
+                STEP_COLUMNS,
+                numeric=("c_step",),
+                wide=("c_from", "c_to"),
+                searchable=False,
+            ),
+        ]
+    else:
+        parts.append("_No line of this accelerator has two rounds yet._\n")
+    parts.append("\n## Results by benchmark\n")
+    overview = lines.with_columns(
+        c_line=pl.format("[{}](#{})", escape(pl.col("line_label")),
+                         pl.col("line_anchor")),
+        c_rounds=pl.col("releases").list.eval(escape(pl.element())).list.join(" → "),
+        c_steps=pl.col("steps").cast(pl.String),
+    )  # fmt: skip
+    parts.append(
+        markdown_table(
+            overview,
+            {"c_line": "Line", "c_rounds": "Rounds", "c_steps": "Steps"},
+            numeric=("c_steps",),
+        )
+    )
+    tables = hp._cells(points).partition_by(LINE, as_dict=True, maintain_order=True)
+    for line in lines.iter_rows(named=True):
+        unit = escape(line["result_unit"])
+        rounds = line["rounds"]
+        parts += [
+            f"\n### {escape(line['line_label'])} {{ #{line['line_anchor']} }}\n",
+            f"\n{unit} per accelerator, best per round; {rounds} round(s).\n",
+            html_table(
+                tables[tuple(line[k] for k in LINE)],
+                hp.LINE_COLUMNS,
+                numeric=("c_step", "c_since"),
+                searchable=False,
+            ),
+        ]
+    return site.write_page(rel, "\n".join(parts))
+
+
+def render_accelerator_pages(
+    site: Site, histories: pl.DataFrame, status: pl.DataFrame, methodology: str
+) -> dict[str, str]:
+    """Write one page per accelerator with a history line; returns id -> page path.
+
+    Args:
+        site: The render in progress: output folder, releases and charts.
+        histories: ``accelerator_histories`` output (``HISTORY_SCHEMA``).
+        status: ``coverage.round_status`` of the ledger's releases.
+        methodology: Docs-relative path of the methodology page.
+
+    Returns:
+        Accelerator id -> docs-relative path of its page (``generated/...``).
+    """
+    histories = histories.select(list(HISTORY_SCHEMA)).with_columns(
+        display_name(pl.col(c)).alias(c) for c in hp.NAMED
+    )
+    order = {r: i for i, r in enumerate(site.releases)}
+    points = (
+        hp._labelled(histories, status, min_rounds=1)
+        .join(hp.line_anchors(histories), on=LINE, how="left", nulls_equal=True)
+        .with_columns(
+            _order=pl.col("release").replace_strict(
+                order, default=len(order), return_dtype=pl.Int32
+            ),
+            scenario_rank=pl.col("scenario").replace_strict(
+                {s: i for i, s in enumerate(SCENARIOS)},
+                default=len(SCENARIOS),
+                return_dtype=pl.Int32,
+            ),
+        )
+        .sort([*LINE, "_order"], nulls_last=True)
+    )
+    slugs = accelerator_slugs(histories)
+    pages: dict[str, str] = {}
+    by_id = points.partition_by("accelerator_id", as_dict=True, maintain_order=True)
+    for (accelerator,), group in sorted(by_id.items(), key=lambda kv: str(kv[0][0])):
+        if accelerator is None:
+            continue
+        name = slugs[accelerator]
+        pages[accelerator] = _page(site, accelerator, name, group, methodology)
+    return pages
+
+
+def build(site: Site) -> None:
+    """The accelerator pages and the Accelerator histories page that indexes them."""
+    histories = site.histories
+    if histories is None:
+        histories = hp.build_histories(site.data.results)
+    pages = render_accelerator_pages(site, histories, site.rounds, METHODOLOGY)
+    hp.render_history_page(site, histories, site.rounds, METHODOLOGY, pages)
+    site.nav[f"{GENERATED}/{hp.PAGE}"] = nav_entries(histories, pages)
+    site.page_index[FOLDER] = {
+        accelerator: page.removeprefix(f"{GENERATED}/")
+        for accelerator, page in pages.items()
+    }
+
+
+def nav_entries(
+    histories: pl.DataFrame, pages: Mapping[str, str]
+) -> list[dict[str, str]]:
+    """Nav children ({label: page}) in vendor and name order, labels escaped."""
+    labels = (
+        histories.filter(pl.col("accelerator_id").is_in(list(pages)))
+        .group_by("accelerator_id")
+        .agg(pl.col("accelerator_vendor").first(), pl.col("accelerator_model").first())
+        .sort(["accelerator_vendor", "accelerator_model", "accelerator_id"],
+              nulls_last=True)
+    )  # fmt: skip
+    return [
+        {escape(_label(row)): pages[row["accelerator_id"]]}
+        for row in labels.iter_rows(named=True)
+    ]
