@@ -29,6 +29,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.render import (
+    accelerator_pages,
     audit_page,
     benchmark_pages,
     data_page,
@@ -45,7 +46,6 @@ from pipeline.render.flags_section import flagged_pairs
 from pipeline.render.pairs_pages import HEADLINE_DEFINITIONS
 from pipeline.render.site import (
     GENERATED,
-    METHODOLOGY,
     NAV_FILE,
     PAGE_INDEX,
     Site,
@@ -82,11 +82,6 @@ PAGE_GAIN_LEVELS = ("system", "hardware")
 PageBuilder = Callable[[Site], None]
 
 
-def _histories(site: Site) -> None:
-    """The Accelerator histories page (its module predates ``Site`` builders)."""
-    history_page.render_history_page(site, site.histories, site.rounds, METHODOLOGY)
-
-
 #: Every generated page kind, in build order (chart names that collide are told
 #: apart in this order). One line per kind.
 PAGE_BUILDERS: list[PageBuilder] = [
@@ -95,7 +90,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     pairs_pages.build,
     release_pages.build,
     benchmark_pages.build,
-    _histories,
+    accelerator_pages.build,
     explorer.build,
     data_page.build,
     audit_page.build,
