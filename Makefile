@@ -48,7 +48,7 @@ ui: venv
 	$(BIN)/dagster dev
 
 bench: venv
-	$(BIN)/python -m benchmarks.bench
+	$(BIN)/python -m benchmarks.bench $(BENCH_ARGS)
 
 # Browser libraries the site serves itself (Tabulator, for the Explorer page) are
 # committed under site/assets/vendor/, so `make site` and `make test` need no network.
