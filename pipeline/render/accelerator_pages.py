@@ -242,12 +242,17 @@ def _charts(
         built = line_chart(shown, title=title, unit=unit, releases=present)
         lines = ranked.height
         total = _ordered_lines(group).height
-        note = (
-            f"All {lines} lines with two rounds or more."
-            if lines == total
-            else f"The {lines} of {total} lines with the most rounds; the tables "
-            "below list every line."
-        )
+        if lines == total:
+            note = (
+                "The one line with two rounds or more."
+                if lines == 1
+                else f"All {lines} lines with two rounds or more."
+            )
+        else:
+            note = (
+                f"The {lines} of {total} lines with the most rounds; the tables "
+                "below list every line."
+            )
         parts += [
             f"\n### {escape(unit)}\n",
             note + "\n",

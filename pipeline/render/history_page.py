@@ -473,6 +473,11 @@ def line_anchors(histories: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _count(n: int, noun: str) -> str:
+    """A count and its noun, plural when it is not 1 ("37 accelerators")."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def _accelerator_index(
     page: str, histories: pl.DataFrame, accelerator_pages: Mapping[str, str]
 ) -> str:
@@ -555,9 +560,10 @@ def render_history_page(
     if accelerator_pages:
         parts += [
             "\n## Accelerator pages { #accelerator-pages }\n",
-            f"{len(accelerator_pages):,} accelerators have a page of their own: every "
-            "line with its best result per round (one round or more), a chart per "
-            "unit and every step between consecutive rounds.\n",
+            "Each accelerator below has a page of its own "
+            f"({_count(len(accelerator_pages), 'accelerator')} in all): every line "
+            "with its best result per round (one round or more), a chart per unit "
+            "and every step between consecutive rounds.\n",
             _accelerator_index(page, histories, accelerator_pages),
         ]
     if lines.height == 0:

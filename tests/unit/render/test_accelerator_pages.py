@@ -1,0 +1,105 @@
+"""Accelerator pages on hand-made histories: breaks, single rounds, hostile names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.analysis.accelerators import parse_accelerators
+from pipeline.analysis.benchmarks import parse_compatibility
+from pipeline.analysis.history import accelerator_histories
+from pipeline.render.accelerator_pages import render_accelerator_pages
+from pipeline.render.coverage import round_status
+from pipeline.render.pages import _Site
+from pipeline.render.site_data import SiteData, with_accelerators
+from tests.unit.render.conftest import frame
+from tests.unit.render.rounds_data import URL, h100
+
+RULE = "llama2-70b-99 Server changed in v6.0 - a test rule"
+RULES = parse_compatibility(
+    {
+        "compatibility": [
+            {
+                "benchmark": "llama2-70b-99",
+                "scenario": "Server",
+                "incompatible_between": ["v5.1", "v6.0"],
+                "reason": RULE,
+            }
+        ]
+    }
+)
+RELEASES = ["v5.1", "v6.0"]
+
+
+def _render(
+    out: Path, site_data: SiteData, rows: pl.DataFrame, **options: object
+) -> dict[str, str]:
+    histories = accelerator_histories(rows.lazy(), **options).collect()
+    site = _Site(
+        data=site_data, results=with_accelerators(rows), out_dir=out, releases=RELEASES
+    )
+    return render_accelerator_pages(
+        site, histories, round_status(RELEASES), "methodology.md"
+    )
+
+
+def test_a_forbidden_step_is_not_chained_and_names_its_rule(
+    tmp_path: Path, site_data: SiteData
+) -> None:
+    rows = frame(
+        h100("v5.1", 800.0, scenario="Server", result_key="s51"),
+        h100("v6.0", 1600.0, scenario="Server", result_key="s60"),
+        # A line with a single round still gets its table (no chart, no step).
+        h100("v6.0", 2400.0, benchmark="mixtral-8x7b", result_key="m60"),
+    )
+    pages = _render(tmp_path / "generated", site_data, rows, rules=RULES)
+    assert pages == {"nvidia-h100-sxm": "generated/accelerators/nvidia-h100-sxm.md"}
+    page = (tmp_path / "generated" / "accelerators" / "nvidia-h100-sxm.md").read_text()
+    assert "on 2 line(s); 0 step(s) between consecutive rounds" in page
+    # Two rounds on one line, but across the rule: charted, yet never a ratio.
+    gains = page.split("## Gains along the way")[1].split("## Results")[0]
+    assert "2.00×" not in page
+    assert (
+        f'<td style="text-align: right;">not chained<br><small>{RULE}</small></td>'
+    ) in gains
+    assert "<b>v5.1</b> <a href=" in gains and ">100</a> Tokens/s" in gains
+    assert "<b>v6.0</b> <a href=" in gains and ">200</a> Tokens/s" in gains
+    line = page.split("{ #line-llama2-70b-99-server-closed-tokens-s }")[1]
+    assert (f'not chained<br><small>to <a href="{URL}"') in line.split("</table>")[0]
+    assert "### mixtral-8x7b · Offline · closed" in page
+    assert "| [mixtral-8x7b · Offline · closed](#line-mixtral-8x7b-offline-" in page
+
+
+def test_hostile_registry_names_stay_text_and_slugs_stay_file_names(
+    tmp_path: Path, site_data: SiteData
+) -> None:
+    hostile = "<img src=x onerror=alert(1)>"
+    registry = parse_accelerators(
+        {
+            "accelerator": [
+                {
+                    "id": "evil-chip",
+                    "vendor": "Evil <b>Inc</b>",
+                    "family": "*bold*",
+                    "model": "<script>alert(3)</script> | pipe",
+                    "names": [hostile],
+                }
+            ]
+        },
+        "t.toml",
+    )
+    rows = frame(
+        h100("v5.1", 800.0, accelerator_name=hostile),
+        h100("v6.0", 1600.0, accelerator_name=hostile),
+    )
+    pages = _render(tmp_path / "generated", site_data, rows, registry=registry)
+    assert pages == {"evil-chip": "generated/accelerators/evil-chip.md"}
+    page = (tmp_path / "generated" / "accelerators" / "evil-chip.md").read_text()
+    for raw in ("<script", "<img", "<b>Inc", "javascript:", "| pipe"):
+        assert raw not in page, raw
+    assert page.startswith(
+        "# Evil &lt;b&gt;Inc&lt;/b&gt; &lt;script&gt;alert&#40;3&#41;&lt;/script&gt; "
+        "&#124; pipe\n"
+    )
+    assert '<td style="text-align: right;">2.00×</td>' in page
