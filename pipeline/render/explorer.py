@@ -14,7 +14,9 @@ and a CSV download of the filtered, sorted rows (with per-column download access
 where the formula guard goes) built in, so the page has no hand-written table code.
 Grid.js is smaller but has no column filters or downloads; DataTables needs jQuery.
 Tabulator is vendored (``pipeline.render.vendor``) and loaded by the explorer script
-on this page only, never from a CDN.
+on this page only, never from a CDN. The script itself is in ``mkdocs.yml``'s
+``extra_javascript`` (small; it acts only where the container is), so generated pages
+keep carrying no ``<script>`` element at all.
 
 Upstream strings are hostile: the data file carries them as JSON text, the script
 inserts them with ``textContent`` only, and result URLs pass ``safe_url`` here (an
@@ -45,7 +47,8 @@ if TYPE_CHECKING:
 PAGE = "explorer.md"
 DATA_FILE = "explorer/results.json.gz"
 TITLE = "Explorer"
-#: Docs-relative paths of the page's script and library files.
+#: Docs-relative paths of the script (``mkdocs.yml`` extra_javascript) and the
+#: library files it loads on this page.
 SCRIPT = "assets/js/explorer.js"
 LIBRARY = f"assets/vendor/{TABULATOR.name}/tabulator.min.js"
 STYLES = (
@@ -172,7 +175,7 @@ def _filter_controls() -> str:
 
 
 def explorer_page(rows: int, page: str = PAGE) -> str:
-    """The page's Markdown: intro, filter form, table container and script tag.
+    """The page's Markdown: intro, filter form and the table's container.
 
     Holds no upstream text at all (the script fills the options from the data file),
     so the page stays a few kilobytes however many results there are.
@@ -208,7 +211,6 @@ Loading {rows:,} results…</p>
 <noscript>The explorer needs JavaScript; every result is in the CSV and Parquet
 files on the Data page.</noscript>
 </div>
-<script src="{relative(base, SCRIPT)}"></script>
 """
 
 

@@ -98,6 +98,7 @@ def _mkdocs_build(docs: Path, site: Path, url: str) -> None:
         f"site_dir: {site}\nuse_directory_urls: false\nstrict: true\n"
         "theme:\n  name: material\n  font: false\n"
         "  features: [navigation.instant]\n"
+        "extra_javascript: [{path: assets/js/explorer.js, defer: true}]\n"
         f"nav:\n  - Home: index.md\n  - Explorer: generated/{PAGE}\n"
         "markdown_extensions: [tables, attr_list]\n"
     )

@@ -12,8 +12,11 @@
  * cells a spreadsheet would run as a formula with the guard the data file names (the
  * same rule as the site's CSV files, pipeline/render/downloads.py).
  *
- * Material's instant navigation re-runs scripts inside the page content, so this file
- * runs each time the page is shown; it mounts once per container.
+ * Listed in mkdocs.yml's extra_javascript (generated pages carry no <script> element
+ * at all), so it is on every page: it does nothing where there is no #ledger-explorer,
+ * and loads the table library only where there is one. Material's instant navigation
+ * swaps page content without reloading scripts; its document$ observable emits after
+ * every swap, so we mount there, once per container.
  */
 (function () {
   "use strict";
@@ -29,397 +32,407 @@
     "accelerator_name", "host_cpu_name", "software", "result_key",
   ];
 
-  var root = document.getElementById("ledger-explorer");
-  if (!root || root.getAttribute("data-state")) return;
-  root.setAttribute("data-state", "loading");
-  var form = root.querySelector("form");
-  var status = root.querySelector(".ledger-explorer__status");
-  var holder = root.querySelector(".ledger-explorer__table");
+  function start() {
+    var root = document.getElementById("ledger-explorer");
+    if (!root || root.getAttribute("data-state")) return;
+    root.setAttribute("data-state", "loading");
+    var form = root.querySelector("form");
+    var status = root.querySelector(".ledger-explorer__status");
+    var holder = root.querySelector(".ledger-explorer__table");
 
-  function resolve(path) {
-    return new URL(path, document.baseURI).href;
-  }
+    function resolve(path) {
+      return new URL(path, document.baseURI).href;
+    }
 
-  function fail(message) {
-    root.setAttribute("data-state", "failed");
-    status.textContent = "The explorer could not load: " + message;
-    console.error("ledger-explorer", message);
-  }
+    function fail(message) {
+      root.setAttribute("data-state", "failed");
+      status.textContent = "The explorer could not load: " + message;
+      console.error("ledger-explorer", message);
+    }
 
-  /* ---- loading --------------------------------------------------------------- */
+    /* ---- loading --------------------------------------------------------------- */
 
-  function loadStyles() {
-    (root.getAttribute("data-styles") || "").split(" ").filter(Boolean)
-      .forEach(function (path) {
-        var href = resolve(path);
-        var present = Array.prototype.some.call(
-          document.querySelectorAll("link[rel=stylesheet]"),
-          function (link) { return link.href === href; }
-        );
-        if (present) return;
-        var link = document.createElement("link");
-        link.rel = "stylesheet";
-        link.href = href;
-        document.head.appendChild(link);
+    function loadStyles() {
+      (root.getAttribute("data-styles") || "").split(" ").filter(Boolean)
+        .forEach(function (path) {
+          var href = resolve(path);
+          var present = Array.prototype.some.call(
+            document.querySelectorAll("link[rel=stylesheet]"),
+            function (link) { return link.href === href; }
+          );
+          if (present) return;
+          var link = document.createElement("link");
+          link.rel = "stylesheet";
+          link.href = href;
+          document.head.appendChild(link);
+        });
+    }
+
+    function loadLibrary() {
+      if (typeof window.Tabulator === "function") return Promise.resolve();
+      if (window.__ledgerTabulator) return window.__ledgerTabulator;
+      window.__ledgerTabulator = new Promise(function (ok, ko) {
+        var script = document.createElement("script");
+        script.src = resolve(root.getAttribute("data-library"));
+        script.onload = function () { ok(); };
+        script.onerror = function () {
+          window.__ledgerTabulator = null;
+          ko(new Error("the table library did not load"));
+        };
+        document.head.appendChild(script);
       });
-  }
-
-  function loadLibrary() {
-    if (typeof window.Tabulator === "function") return Promise.resolve();
-    if (window.__ledgerTabulator) return window.__ledgerTabulator;
-    window.__ledgerTabulator = new Promise(function (ok, ko) {
-      var script = document.createElement("script");
-      script.src = resolve(root.getAttribute("data-library"));
-      script.onload = function () { ok(); };
-      script.onerror = function () {
-        window.__ledgerTabulator = null;
-        ko(new Error("the table library did not load"));
-      };
-      document.head.appendChild(script);
-    });
-    return window.__ledgerTabulator;
-  }
-
-  function gunzip(buffer) {
-    var bytes = new Uint8Array(buffer);
-    // A server may already have decoded it (Content-Encoding: gzip): then it is JSON.
-    if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) {
-      return Promise.resolve(new TextDecoder().decode(bytes));
+      return window.__ledgerTabulator;
     }
-    if (typeof DecompressionStream !== "function") {
-      return Promise.reject(new Error("this browser cannot decompress the data"));
-    }
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(stream).text();
-  }
 
-  function loadData() {
-    var url = resolve(root.getAttribute("data-source"));
-    return fetch(url)
-      .then(function (response) {
-        if (!response.ok) throw new Error(response.status + " for " + url);
-        return response.arrayBuffer();
-      })
-      .then(gunzip)
-      .then(function (text) {
-        var data = JSON.parse(text);
-        if (!data || data.format !== FORMAT || !Array.isArray(data.data)) {
-          throw new Error("the data file is not in the " + FORMAT + " format");
+    function gunzip(buffer) {
+      var bytes = new Uint8Array(buffer);
+      // A server may already have decoded it (Content-Encoding: gzip): then it is JSON.
+      if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) {
+        return Promise.resolve(new TextDecoder().decode(bytes));
+      }
+      if (typeof DecompressionStream !== "function") {
+        return Promise.reject(new Error("this browser cannot decompress the data"));
+      }
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      return new Response(stream).text();
+    }
+
+    function loadData() {
+      var url = resolve(root.getAttribute("data-source"));
+      return fetch(url)
+        .then(function (response) {
+          if (!response.ok) throw new Error(response.status + " for " + url);
+          return response.arrayBuffer();
+        })
+        .then(gunzip)
+        .then(function (text) {
+          var data = JSON.parse(text);
+          if (!data || data.format !== FORMAT || !Array.isArray(data.data)) {
+            throw new Error("the data file is not in the " + FORMAT + " format");
+          }
+          return data;
+        });
+    }
+
+    /* ---- cells ----------------------------------------------------------------- */
+
+    function show(value) {
+      return value === null || value === undefined ? "" : String(value);
+    }
+
+    function number(value) {
+      if (typeof value !== "number" || !isFinite(value)) return "";
+      var abs = Math.abs(value);
+      if (abs !== 0 && (abs >= 1e15 || abs < 1e-4)) return value.toExponential(5);
+      return NUMBER.format(value);
+    }
+
+    function textCell(cell) {
+      var value = show(cell.getValue());
+      if (value) cell.getElement().title = value;
+      return document.createTextNode(value);
+    }
+
+    function numberCell(cell) {
+      return document.createTextNode(number(cell.getValue()));
+    }
+
+    function resultCell(cell) {
+      var row = cell.getRow().getData();
+      var text = number(row.result_value) || "—";
+      var wrap = document.createElement("span");
+      var url = show(row.result_url);
+      var main;
+      if (SAFE_URL.test(url)) {
+        main = document.createElement("a");
+        main.setAttribute("href", url);
+        main.rel = "noopener";
+        main.title = show(row.result_key);
+      } else {
+        main = document.createElement("span");
+      }
+      main.textContent = text;
+      wrap.appendChild(main);
+      [["is_preview", "preview"], ["is_inferred", "inferred"]].forEach(function (badge) {
+        if (!row[badge[0]]) return;
+        var small = document.createElement("small");
+        small.className = "ledger-explorer__badge";
+        small.textContent = badge[1];
+        wrap.appendChild(document.createTextNode(" "));
+        wrap.appendChild(small);
+      });
+      return wrap;
+    }
+
+    function powerCell(cell) {
+      var row = cell.getRow().getData();
+      if (row.power_value === null || row.power_value === undefined) {
+        return document.createTextNode("");
+      }
+      return document.createTextNode(number(row.power_value) + " " + show(row.power_unit));
+    }
+
+    function versionKey(release) {
+      var match = /^v(\d+)\.(\d+)$/.exec(show(release));
+      return match ? [Number(match[1]), Number(match[2])] : [Infinity, 0];
+    }
+
+    function versionSorter(a, b) {
+      var x = versionKey(a);
+      var y = versionKey(b);
+      return x[0] - y[0] || x[1] - y[1] || show(a).localeCompare(show(b));
+    }
+
+    /* ---- columns --------------------------------------------------------------- */
+
+    function columns(guard) {
+      function text(title, field, extra) {
+        return Object.assign({
+          title: title, field: field, formatter: textCell, sorter: "string",
+          titleDownload: field, accessorDownload: guard,
+        }, extra || {});
+      }
+      function numeric(title, field, extra) {
+        return Object.assign({
+          title: title, field: field, formatter: numberCell, sorter: "number",
+          hozAlign: "right", titleDownload: field,
+        }, extra || {});
+      }
+      function hidden(field, isText) {
+        return {
+          field: field, title: field, visible: false, download: true,
+          titleDownload: field, accessorDownload: isText ? guard : undefined,
+        };
+      }
+      return [
+        numeric("Result", "result_value", {
+          formatter: resultCell, frozen: true, cssClass: "ledger-explorer__value",
+        }),
+        text("Unit", "result_unit"),
+        text("Round", "release", { sorter: versionSorter }),
+        text("Benchmark", "benchmark"),
+        text("Scenario", "scenario"),
+        text("Submitter", "submitter", { maxWidth: 220 }),
+        text("System", "system_name", { maxWidth: 280 }),
+        text("Accelerator", "accelerator", { maxWidth: 260 }),
+        numeric("Chips", "total_accelerators"),
+        numeric("Per accelerator", "result_per_accelerator"),
+        text("Division", "division"),
+        text("Category", "category"),
+        text("Availability", "availability"),
+        numeric("Power", "power_value", { formatter: powerCell }),
+        text("Software", "software", { maxWidth: 280 }),
+        text("Result key", "result_key", { maxWidth: 280 }),
+        hidden("power_unit", true),
+        hidden("is_higher_better", false),
+        hidden("platform", true),
+        hidden("is_preview", false),
+        hidden("is_inferred", false),
+        hidden("accelerator_name", true),
+        hidden("nodes", false),
+        hidden("host_cpu_name", true),
+        hidden("result_url", true),
+      ];
+    }
+
+    /* ---- filters and the address bar -------------------------------------------- */
+
+    function selects() {
+      return Array.prototype.slice.call(form.querySelectorAll("select[data-filter]"));
+    }
+
+    function valuesOf(row, field) {
+      if (field === "power") return [row.power_value === null ? "no" : "yes"];
+      if (field === "category") return show(row.category).split(",").filter(Boolean);
+      return [show(row[field])];
+    }
+
+    function fillOptions(rows) {
+      selects().forEach(function (select) {
+        var field = select.getAttribute("data-filter");
+        var seen = new Set();
+        rows.forEach(function (row) {
+          valuesOf(row, field).forEach(function (v) { if (v) seen.add(v); });
+        });
+        var values = Array.from(seen);
+        values.sort(field === "release"
+          ? function (a, b) { return versionSorter(b, a); }
+          : function (a, b) { return a.localeCompare(b, "en", { sensitivity: "base" }); });
+        values.forEach(function (value) {
+          var label = field === "power" ? (value === "yes" ? "with power" : "without power") : value;
+          select.appendChild(new Option(label, value));
+        });
+      });
+    }
+
+    function readUrl(sortable) {
+      var params = new URLSearchParams(window.location.search);
+      var state = { filters: {}, q: params.get("q") || "", sort: null, page: 1, size: PAGE_SIZES[0] };
+      selects().forEach(function (select) {
+        var field = select.getAttribute("data-filter");
+        var value = params.get(field);
+        if (value) state.filters[field] = value;
+      });
+      var sort = /^([a-z_]+):(asc|desc)$/.exec(params.get("sort") || "");
+      if (sort && sortable.indexOf(sort[1]) >= 0) state.sort = { column: sort[1], dir: sort[2] };
+      var page = parseInt(params.get("page") || "1", 10);
+      if (page > 1) state.page = page;
+      var size = parseInt(params.get("size") || "", 10);
+      if (PAGE_SIZES.indexOf(size) >= 0) state.size = size;
+      return state;
+    }
+
+    function applyToForm(state) {
+      selects().forEach(function (select) {
+        var value = state.filters[select.getAttribute("data-filter")] || "";
+        if (value && !Array.prototype.some.call(select.options, function (o) { return o.value === value; })) {
+          // A shared link may name a value this build has no rows for: keep it visible.
+          select.appendChild(new Option(value + " (no results)", value));
         }
-        return data;
+        select.value = value;
       });
-  }
-
-  /* ---- cells ----------------------------------------------------------------- */
-
-  function show(value) {
-    return value === null || value === undefined ? "" : String(value);
-  }
-
-  function number(value) {
-    if (typeof value !== "number" || !isFinite(value)) return "";
-    var abs = Math.abs(value);
-    if (abs !== 0 && (abs >= 1e15 || abs < 1e-4)) return value.toExponential(5);
-    return NUMBER.format(value);
-  }
-
-  function textCell(cell) {
-    var value = show(cell.getValue());
-    if (value) cell.getElement().title = value;
-    return document.createTextNode(value);
-  }
-
-  function numberCell(cell) {
-    return document.createTextNode(number(cell.getValue()));
-  }
-
-  function resultCell(cell) {
-    var row = cell.getRow().getData();
-    var text = number(row.result_value) || "—";
-    var wrap = document.createElement("span");
-    var url = show(row.result_url);
-    var main;
-    if (SAFE_URL.test(url)) {
-      main = document.createElement("a");
-      main.setAttribute("href", url);
-      main.rel = "noopener";
-      main.title = show(row.result_key);
-    } else {
-      main = document.createElement("span");
+      form.elements.q.value = state.q;
     }
-    main.textContent = text;
-    wrap.appendChild(main);
-    [["is_preview", "preview"], ["is_inferred", "inferred"]].forEach(function (badge) {
-      if (!row[badge[0]]) return;
-      var small = document.createElement("small");
-      small.className = "ledger-explorer__badge";
-      small.textContent = badge[1];
-      wrap.appendChild(document.createTextNode(" "));
-      wrap.appendChild(small);
-    });
-    return wrap;
-  }
 
-  function powerCell(cell) {
-    var row = cell.getRow().getData();
-    if (row.power_value === null || row.power_value === undefined) {
-      return document.createTextNode("");
+    function formState() {
+      var filters = {};
+      selects().forEach(function (select) {
+        if (select.value) filters[select.getAttribute("data-filter")] = select.value;
+      });
+      return { filters: filters, q: form.elements.q.value.trim() };
     }
-    return document.createTextNode(number(row.power_value) + " " + show(row.power_unit));
-  }
 
-  function versionKey(release) {
-    var match = /^v(\d+)\.(\d+)$/.exec(show(release));
-    return match ? [Number(match[1]), Number(match[2])] : [Infinity, 0];
-  }
-
-  function versionSorter(a, b) {
-    var x = versionKey(a);
-    var y = versionKey(b);
-    return x[0] - y[0] || x[1] - y[1] || show(a).localeCompare(show(b));
-  }
-
-  /* ---- columns --------------------------------------------------------------- */
-
-  function columns(guard) {
-    function text(title, field, extra) {
-      return Object.assign({
-        title: title, field: field, formatter: textCell, sorter: "string",
-        titleDownload: field, accessorDownload: guard,
-      }, extra || {});
+    function writeUrl(table) {
+      var state = formState();
+      var params = new URLSearchParams();
+      Object.keys(state.filters).forEach(function (k) { params.set(k, state.filters[k]); });
+      if (state.q) params.set("q", state.q);
+      var sorters = table.getSorters();
+      if (sorters.length) params.set("sort", sorters[0].field + ":" + sorters[0].dir);
+      var page = table.getPage();
+      if (page > 1) params.set("page", String(page));
+      var size = table.getPageSize();
+      if (size !== PAGE_SIZES[0]) params.set("size", String(size));
+      var query = params.toString();
+      var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
+      if (url !== window.location.pathname + window.location.search + window.location.hash) {
+        window.history.replaceState(window.history.state, "", url);
+      }
     }
-    function numeric(title, field, extra) {
-      return Object.assign({
-        title: title, field: field, formatter: numberCell, sorter: "number",
-        hozAlign: "right", titleDownload: field,
-      }, extra || {});
-    }
-    function hidden(field, isText) {
-      return {
-        field: field, title: field, visible: false, download: true,
-        titleDownload: field, accessorDownload: isText ? guard : undefined,
+
+    function matcher(state) {
+      var words = state.q.toLowerCase().split(/\s+/).filter(Boolean);
+      var fields = Object.keys(state.filters);
+      return function (row) {
+        for (var i = 0; i < fields.length; i++) {
+          if (valuesOf(row, fields[i]).indexOf(state.filters[fields[i]]) < 0) return false;
+        }
+        for (var j = 0; j < words.length; j++) {
+          if (row._search.indexOf(words[j]) < 0) return false;
+        }
+        return true;
       };
     }
-    return [
-      numeric("Result", "result_value", {
-        formatter: resultCell, frozen: true, cssClass: "ledger-explorer__value",
-      }),
-      text("Unit", "result_unit"),
-      text("Round", "release", { sorter: versionSorter }),
-      text("Benchmark", "benchmark"),
-      text("Scenario", "scenario"),
-      text("Submitter", "submitter", { maxWidth: 220 }),
-      text("System", "system_name", { maxWidth: 280 }),
-      text("Accelerator", "accelerator", { maxWidth: 260 }),
-      numeric("Chips", "total_accelerators"),
-      numeric("Per accelerator", "result_per_accelerator"),
-      text("Division", "division"),
-      text("Category", "category"),
-      text("Availability", "availability"),
-      numeric("Power", "power_value", { formatter: powerCell }),
-      text("Software", "software", { maxWidth: 280 }),
-      text("Result key", "result_key", { maxWidth: 280 }),
-      hidden("power_unit", true),
-      hidden("is_higher_better", false),
-      hidden("platform", true),
-      hidden("is_preview", false),
-      hidden("is_inferred", false),
-      hidden("accelerator_name", true),
-      hidden("nodes", false),
-      hidden("host_cpu_name", true),
-      hidden("result_url", true),
-    ];
-  }
 
-  /* ---- filters and the address bar -------------------------------------------- */
+    /* ---- the table ------------------------------------------------------------- */
 
-  function selects() {
-    return Array.prototype.slice.call(form.querySelectorAll("select[data-filter]"));
-  }
-
-  function valuesOf(row, field) {
-    if (field === "power") return [row.power_value === null ? "no" : "yes"];
-    if (field === "category") return show(row.category).split(",").filter(Boolean);
-    return [show(row[field])];
-  }
-
-  function fillOptions(rows) {
-    selects().forEach(function (select) {
-      var field = select.getAttribute("data-filter");
-      var seen = new Set();
+    function mount(data) {
+      var start = new RegExp(data.formula_start);
+      var guardText = String(data.formula_guard);
+      function guard(value) {
+        if (typeof value !== "string") return value;
+        return start.test(value) ? guardText + value : value;
+      }
+      var rows = data.data;
       rows.forEach(function (row) {
-        valuesOf(row, field).forEach(function (v) { if (v) seen.add(v); });
+        row._search = SEARCHED.map(function (f) { return show(row[f]); }).join(" \u0001 ").toLowerCase();
       });
-      var values = Array.from(seen);
-      values.sort(field === "release"
-        ? function (a, b) { return versionSorter(b, a); }
-        : function (a, b) { return a.localeCompare(b, "en", { sensitivity: "base" }); });
-      values.forEach(function (value) {
-        var label = field === "power" ? (value === "yes" ? "with power" : "without power") : value;
-        select.appendChild(new Option(label, value));
+      fillOptions(rows);
+      var cols = columns(guard);
+      var sortable = cols.filter(function (c) { return c.visible !== false; })
+        .map(function (c) { return c.field; });
+      var state = readUrl(sortable);
+      applyToForm(state);
+      var total = rows.length;
+      var restoring = true;
+      var table = new window.Tabulator(holder, {
+        data: rows,
+        columns: cols,
+        layout: "fitDataFill",
+        pagination: true,
+        paginationSize: state.size,
+        paginationSizeSelector: PAGE_SIZES,
+        paginationCounter: "rows",
+        initialSort: state.sort ? [state.sort] : [],
+        placeholder: "No result matches these filters.",
+        downloadRowRange: "active",
       });
-    });
-  }
 
-  function readUrl(sortable) {
-    var params = new URLSearchParams(window.location.search);
-    var state = { filters: {}, q: params.get("q") || "", sort: null, page: 1, size: PAGE_SIZES[0] };
-    selects().forEach(function (select) {
-      var field = select.getAttribute("data-filter");
-      var value = params.get(field);
-      if (value) state.filters[field] = value;
-    });
-    var sort = /^([a-z_]+):(asc|desc)$/.exec(params.get("sort") || "");
-    if (sort && sortable.indexOf(sort[1]) >= 0) state.sort = { column: sort[1], dir: sort[2] };
-    var page = parseInt(params.get("page") || "1", 10);
-    if (page > 1) state.page = page;
-    var size = parseInt(params.get("size") || "", 10);
-    if (PAGE_SIZES.indexOf(size) >= 0) state.size = size;
-    return state;
-  }
-
-  function applyToForm(state) {
-    selects().forEach(function (select) {
-      var value = state.filters[select.getAttribute("data-filter")] || "";
-      if (value && !Array.prototype.some.call(select.options, function (o) { return o.value === value; })) {
-        // A shared link may name a value this build has no rows for: keep it visible.
-        select.appendChild(new Option(value + " (no results)", value));
+      function count(matching) {
+        root.setAttribute("data-matching", String(matching));
+        status.textContent = matching.toLocaleString("en-US") + " of " +
+          total.toLocaleString("en-US") + " results match.";
       }
-      select.value = value;
-    });
-    form.elements.q.value = state.q;
-  }
 
-  function formState() {
-    var filters = {};
-    selects().forEach(function (select) {
-      if (select.value) filters[select.getAttribute("data-filter")] = select.value;
-    });
-    return { filters: filters, q: form.elements.q.value.trim() };
-  }
-
-  function writeUrl(table) {
-    var state = formState();
-    var params = new URLSearchParams();
-    Object.keys(state.filters).forEach(function (k) { params.set(k, state.filters[k]); });
-    if (state.q) params.set("q", state.q);
-    var sorters = table.getSorters();
-    if (sorters.length) params.set("sort", sorters[0].field + ":" + sorters[0].dir);
-    var page = table.getPage();
-    if (page > 1) params.set("page", String(page));
-    var size = table.getPageSize();
-    if (size !== PAGE_SIZES[0]) params.set("size", String(size));
-    var query = params.toString();
-    var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
-    if (url !== window.location.pathname + window.location.search + window.location.hash) {
-      window.history.replaceState(window.history.state, "", url);
-    }
-  }
-
-  function matcher(state) {
-    var words = state.q.toLowerCase().split(/\s+/).filter(Boolean);
-    var fields = Object.keys(state.filters);
-    return function (row) {
-      for (var i = 0; i < fields.length; i++) {
-        if (valuesOf(row, fields[i]).indexOf(state.filters[fields[i]]) < 0) return false;
+      var applied = JSON.stringify(formState());
+      function refilter() {
+        // Leaving the search box fires "change" too: filtering again unchanged would
+        // send the reader back to page 1.
+        var current = formState();
+        var key = JSON.stringify(current);
+        if (key === applied) return;
+        applied = key;
+        table.setFilter(matcher(current));
       }
-      for (var j = 0; j < words.length; j++) {
-        if (row._search.indexOf(words[j]) < 0) return false;
-      }
-      return true;
-    };
-  }
 
-  /* ---- the table ------------------------------------------------------------- */
-
-  function mount(data) {
-    var start = new RegExp(data.formula_start);
-    var guardText = String(data.formula_guard);
-    function guard(value) {
-      if (typeof value !== "string") return value;
-      return start.test(value) ? guardText + value : value;
-    }
-    var rows = data.data;
-    rows.forEach(function (row) {
-      row._search = SEARCHED.map(function (f) { return show(row[f]); }).join(" \u0001 ").toLowerCase();
-    });
-    fillOptions(rows);
-    var cols = columns(guard);
-    var sortable = cols.filter(function (c) { return c.visible !== false; })
-      .map(function (c) { return c.field; });
-    var state = readUrl(sortable);
-    applyToForm(state);
-    var total = rows.length;
-    var restoring = true;
-    var table = new window.Tabulator(holder, {
-      data: rows,
-      columns: cols,
-      layout: "fitDataFill",
-      pagination: true,
-      paginationSize: state.size,
-      paginationSizeSelector: PAGE_SIZES,
-      paginationCounter: "rows",
-      initialSort: state.sort ? [state.sort] : [],
-      placeholder: "No result matches these filters.",
-      downloadRowRange: "active",
-    });
-
-    function count(matching) {
-      root.setAttribute("data-matching", String(matching));
-      status.textContent = matching.toLocaleString("en-US") + " of " +
-        total.toLocaleString("en-US") + " results match.";
-    }
-
-    var applied = JSON.stringify(formState());
-    function refilter() {
-      // Leaving the search box fires "change" too: filtering again unchanged would
-      // send the reader back to page 1.
-      var current = formState();
-      var key = JSON.stringify(current);
-      if (key === applied) return;
-      applied = key;
-      table.setFilter(matcher(current));
-    }
-
-    table.on("dataFiltered", function (filters, matched) {
-      count(matched.length);
-    });
-    ["dataSorted", "pageLoaded", "dataFiltered"].forEach(function (event) {
-      table.on(event, function () { if (!restoring) writeUrl(table); });
-    });
-    table.on("tableBuilt", function () {
-      table.setFilter(matcher(formState()));
-      count(table.getDataCount("active"));
-      var ready = state.page > 1 ? table.setPage(state.page) : Promise.resolve();
-      Promise.resolve(ready).catch(function () { return table.setPage(1); }).then(function () {
-        restoring = false;
-        writeUrl(table);
-        root.setAttribute("data-state", "ready");
+      table.on("dataFiltered", function (filters, matched) {
+        count(matched.length);
       });
-    });
+      ["dataSorted", "pageLoaded", "dataFiltered"].forEach(function (event) {
+        table.on(event, function () { if (!restoring) writeUrl(table); });
+      });
+      table.on("tableBuilt", function () {
+        table.setFilter(matcher(formState()));
+        count(table.getDataCount("active"));
+        var ready = state.page > 1 ? table.setPage(state.page) : Promise.resolve();
+        Promise.resolve(ready).catch(function () { return table.setPage(1); }).then(function () {
+          restoring = false;
+          writeUrl(table);
+          root.setAttribute("data-state", "ready");
+        });
+      });
 
-    form.addEventListener("change", refilter);
-    var typing = null;
-    form.elements.q.addEventListener("input", function () {
-      clearTimeout(typing);
-      typing = setTimeout(refilter, 200);
-    });
-    form.addEventListener("submit", function (event) {
-      event.preventDefault();
-      refilter();
-    });
-    form.addEventListener("reset", function () {
-      // The form clears its fields after this event: filter once they are empty.
-      setTimeout(function () { table.clearSort(); refilter(); }, 0);
-    });
-    form.querySelector("[data-action=download]").addEventListener("click", function () {
-      table.download("csv", "mlperf-ledger-explorer.csv", {}, "active");
-    });
-    root.__table = table;
+      form.addEventListener("change", refilter);
+      var typing = null;
+      form.elements.q.addEventListener("input", function () {
+        clearTimeout(typing);
+        typing = setTimeout(refilter, 200);
+      });
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        refilter();
+      });
+      form.addEventListener("reset", function () {
+        // The form clears its fields after this event: filter once they are empty.
+        setTimeout(function () { table.clearSort(); refilter(); }, 0);
+      });
+      form.querySelector("[data-action=download]").addEventListener("click", function () {
+        table.download("csv", "mlperf-ledger-explorer.csv", {}, "active");
+      });
+      root.__table = table;
+    }
+
+    loadStyles();
+    Promise.all([loadLibrary(), loadData()])
+      .then(function (loaded) { mount(loaded[1]); })
+      .catch(function (error) { fail(error.message); });
   }
 
-  loadStyles();
-  Promise.all([loadLibrary(), loadData()])
-    .then(function (loaded) { mount(loaded[1]); })
-    .catch(function (error) { fail(error.message); });
+  if (typeof window.document$ !== "undefined") {
+    window.document$.subscribe(start);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
 })();
