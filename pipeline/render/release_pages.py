@@ -13,8 +13,14 @@ import polars as pl
 from pipeline.manifest import release_for
 from pipeline.render.coverage import (
     NOT_IN_SOURCE,
+    NOT_INGESTED,
+    RAW_TREE,
+    SUMMARY_FILE,
+    round_status,
+    skip_note,
 )
-from pipeline.render.escape import escape
+from pipeline.render.escape import escape, safe_url
+from pipeline.render.provenance import NOT_RECORDED, TREE_FILE, with_upstream
 from pipeline.render.site import (
     GENERATED,
     GROUP,
@@ -26,6 +32,7 @@ from pipeline.render.site import (
     sorted_groups,
 )
 from pipeline.render.tables import (
+    external_link,
     html_table,
     number,
     result_cell,
@@ -251,44 +258,125 @@ def release_page(
     return site.write_page(rel, "\n".join(parts))
 
 
+#: Releases index columns of the snapshot table.
+SNAPSHOT_COLUMNS = {
+    "c_release": "Release",
+    "c_file": "Upstream file",
+    "c_commit": "Commit",
+    "c_sha": "sha256",
+    "c_read": "Read from",
+}
+
+
+def snapshot_cells(snapshots: pl.DataFrame) -> pl.DataFrame:
+    """Cells of the snapshot table: the upstream link, never the place read from.
+
+    ``snapshots`` carries ``provenance.with_upstream``'s columns. The file links to
+    its upstream address (at the commit where known); the place the build read it
+    from (a mirror, possibly a local folder shown by its path inside the mirror) is a
+    plain-text note, never a link.
+    """
+    label = (
+        pl.when(pl.col("path") == TREE_FILE)
+        .then(pl.lit("raw submission tree"))
+        .otherwise(escape(pl.col("path")))
+    )
+    commit = (
+        pl.when(pl.col("upstream_commit").is_not_null())
+        .then(pl.format("<code>{}</code>", escape(pl.col("upstream_commit"))))
+        .otherwise(pl.lit(NOT_RECORDED))
+    )
+    return snapshots.with_columns(
+        c_release=escape(pl.col("release")),
+        c_file=external_link(label, pl.col("upstream_url")),
+        c_commit=pl.format(
+            "{}<br><small>{}</small>", commit, escape(pl.col("commit_basis"))
+        ),
+        c_sha=pl.format("<code>{}</code>", escape(pl.col("sha256"))),
+        c_read=pl.format("<small>{}</small>", escape(pl.col("read_from"))),
+    )
+
+
+def _gaps(rounds: pl.DataFrame) -> list[str]:
+    """Each step between consecutive rounds with rows that jumps over other rounds."""
+    held = rounds.filter(pl.col("has_rows"))["release"].to_list()
+    return [
+        f"{escape(old)} → {escape(new)} {escape(note)}"
+        for old, new in zip(held, held[1:], strict=False)
+        if (note := skip_note(old, new, rounds))
+    ]
+
+
 def releases_index(site: Site) -> str:
-    """Every known round with its status, linked to its page when it has rows."""
+    """Every known round with its status and upstream repository; the snapshots read.
+
+    Rounds the source lacks are listed with the rest, so a step such as v4.1 → v5.1
+    is visibly not consecutive; each snapshot links to its upstream address and
+    commit, whatever the build read it from.
+    """
     page = f"{GENERATED}/releases/index.md"
+    snapshots = with_upstream(site.data.snapshots)
+    rounds = round_status(site.releases, read=snapshots["release"])
     rows = []
-    rounds = site.rounds
     for release, status in reversed(rounds.select("release", "status").rows()):
         meta = release_for(release)
         date = meta.published_date.isoformat() if meta.published_date else "unknown"
+        href = safe_url(f"https://github.com/{meta.repository}")
+        upstream = f'<a href="{href}">{escape(meta.repo_name)}</a>'
         if release not in site.releases:
             rows.append(
-                f"| {escape(release)} | {date} | {escape(status)} | — | — | — | — |"
+                f"| {escape(release)} | {date} | {escape(status)} | {upstream} | "
+                "— | — | — | — |"
             )
             continue
         stats = release_stats(site.results.filter(pl.col("release") == release))
         link = page_link(page, site.page_of("releases", release))
         rows.append(
-            f"| [{escape(release)}]({link}) | {date} | {escape(status)} | "
+            f"| [{escape(release)}]({link}) | {date} | {escape(status)} | {upstream} | "
             f"{stats['results']:,} | {stats['submitters']:,} | {stats['systems']:,} | "
             f"{stats['accelerators']:,} |"
         )
     absent = rounds.filter(~pl.col("has_rows"))["release"].to_list()
-    missing = (
-        f"Rounds {NOT_IN_SOURCE} ({', '.join(escape(r) for r in absent)}) are listed "
-        "so that no gap is silent: the source this build read has no result of "
-        "theirs, so cross-round comparisons skip them and say so.\n\n"
-        if absent
-        else ""
+    notes = []
+    if absent:
+        notes.append(
+            f"Rounds without results here ({', '.join(escape(r) for r in absent)}) "
+            "are listed so that no gap is silent: cross-round comparisons skip them "
+            "and say so."
+        )
+    if gaps := _gaps(rounds):
+        notes.append(f"Steps that are not consecutive: {'; '.join(gaps)}.")
+    missing = " ".join(notes) + "\n\n" if notes else ""
+    order = {r: i for i, r in enumerate(rounds["release"].to_list())}
+    cells = snapshot_cells(
+        snapshots.with_columns(
+            _order=pl.col("release").replace_strict(
+                order, default=len(order), return_dtype=pl.Int32
+            )
+        ).sort("_order", "path")
     )
     text = (
         "# Releases\n\nOne page per MLPerf Inference release in the ledger: what was "
         "new, who submitted, and the best results of every benchmark. *Source* says "
-        "how a round's rows were read: from its published **summary file**, from its "
-        "**raw tree** of submission logs (rounds without a summary), or "
-        f"**{NOT_IN_SOURCE}** (a round of the manifest without any row here).\n\n"
+        f"how a round's rows were read: from its published **{SUMMARY_FILE}**, from "
+        f"its raw tree of submission logs (**{RAW_TREE}**: rounds before v4.1 "
+        f"publish no summary), **{NOT_INGESTED}** (the build read a file of the round "
+        f"but no result came of it) or **{NOT_IN_SOURCE}** (a round of the manifest "
+        "the source this build read does not have). *Upstream* is the round's "
+        "MLCommons repository.\n\n"
         + missing
-        + "| Release | Published | Source | Results | Submitters | Systems | "
-        "Accelerator types |\n"
-        "|---|---|---|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n"
+        + "| Release | Published | Source | Upstream | Results | Submitters | "
+        "Systems | Accelerator types |\n"
+        "|---|---|---|---|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n\n"
+        "## Snapshots read by this build\n\n"
+        "Each file this build read, linked to its upstream address: at the commit "
+        "where it is known (and why), else at HEAD. *Read from* says where this build "
+        "fetched it (the upstream host or a mirror); the full record is on the "
+        f"[Audit page]({page_link(page, 'audit.md')}).\n\n"
+        + (
+            html_table(cells, SNAPSHOT_COLUMNS, searchable=False)
+            or "_No snapshots were recorded._\n"
+        )
     )
     return site.write_page("releases/index.md", text)
 

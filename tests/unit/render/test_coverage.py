@@ -92,11 +92,21 @@ def test_skip_notes_name_absent_and_held_rounds() -> None:
 
 def test_releases_index_lists_every_round_with_its_source(site: Path) -> None:
     page = (site / "releases" / "index.md").read_text()
-    assert "| Release | Published | Source | Results |" in page
-    assert "| [v5.1](v5.1.md) | 2025-09-09 | summary file | 2 | 2 | 2 | 1 |" in page
-    assert "| [v2.1](v2.1.md) | 2022-09-08 | raw tree only | 1 |" in page
-    assert "| v3.0 | 2023-04-05 | not in source | — | — | — | — |" in page
-    assert "Rounds not in source (v0.5, v0.7, v1.0, v1.1, v2.0, v3.0" in page
+    assert "| Release | Published | Source | Upstream | Results |" in page
+    repo = '<a href="https://github.com/mlcommons/inference_results_{0}">inference&#95;results&#95;{0}</a>'
+    assert (
+        f"| [v5.1](v5.1.md) | 2025-09-09 | summary file | {repo.format('v5.1')} | "
+        "2 | 2 | 2 | 1 |"
+    ) in page
+    assert (
+        f"| [v2.1](v2.1.md) | 2022-09-08 | raw tree only | {repo.format('v2.1')} | 1 |"
+        in page
+    )
+    assert (
+        f"| v3.0 | 2023-04-05 | not in source | {repo.format('v3.0')} | — | — | — | — |"
+        in page
+    )
+    assert "Rounds without results here (v0.5, v0.7, v1.0, v1.1, v2.0, v3.0" in page
 
 
 def test_software_gain_across_absent_rounds_names_them(site: Path) -> None:
