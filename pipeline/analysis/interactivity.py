@@ -71,6 +71,7 @@ INTERACTIVITY_SCHEMA: dict[str, pl.DataType] = {
     "accelerator_model": pl.String,
     "accelerator_name": pl.String,
     "total_accelerators": pl.Int32,
+    "nodes": pl.Int32,
     **{
         f"{p}_{name}": t for p in SCENARIO_PREFIXES.values() for name, t in _END.items()
     },
@@ -164,6 +165,7 @@ def interactivity(
             pl.col("accelerator_model").first(),
             pl.col("accelerator_name").first(),
             pl.col("total_accelerators").first(),
+            pl.col("nodes").first(),
             *(best(s, c) for s in SCENARIO_PREFIXES for c in columns),
             (pl.len() - pl.col("scenario").n_unique())
             .cast(pl.Int32)

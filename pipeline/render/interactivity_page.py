@@ -1,0 +1,506 @@
+"""The Interactivity pages: LLM latency limits per round, each system's three scenarios.
+
+The index (``interactivity/index.md``) lists the TTFT and TPOT limits of every LLM
+benchmark's Server and Interactive scenario per round, each with its source (the
+submission checker at a commit, from ``pipeline/registry/latency_limits.toml``), and
+links one page per LLM benchmark. A benchmark page shows, per round, every system's
+Offline, Server and Interactive throughput per accelerator side by side, and a chart
+placing each scenario at its interactivity target (the slowest token rate a user may
+see, 1000 / TPOT limit). Numbers come from ``pipeline.analysis.interactivity`` (pure
+Polars); every value links its upstream result; every upstream string is escaped.
+"""
+
+from __future__ import annotations
+
+import re
+
+import altair as alt
+import polars as pl
+
+from pipeline.analysis.benchmarks import release_order
+from pipeline.analysis.interactivity import (
+    INTERACTIVITY_SCHEMA,
+    SCENARIO_PREFIXES,
+    SYSTEM_KEYS,
+    interactivity,
+    interactivity_points,
+)
+from pipeline.labels import display_name
+from pipeline.latency_limits import limits_frame
+from pipeline.render import charts
+from pipeline.render.escape import escape, safe_url
+from pipeline.render.site import GENERATED, METHODOLOGY, Site, chips
+from pipeline.render.slugs import slug, unique_slugs
+from pipeline.render.tables import (
+    DERIVED_NOTICE,
+    badges,
+    external_link,
+    html_table,
+    markdown_table,
+    number,
+    percent,
+    relative,
+)
+
+FOLDER = "interactivity"
+INDEX = f"{FOLDER}/index.md"
+TITLE = "Interactivity"
+#: Systems per chart: the ones with the most scenarios, best Interactive first.
+CHART_SYSTEMS = 10
+NAMED = ("benchmark", "division", "submitter", "system_name", "platform")
+NOT_REGISTERED = "not in the registry"
+
+INTRO = """
+MLPerf's LLM benchmarks measure throughput three ways. **Offline** hands the system
+every request at once: tokens per second with no latency bound. **Server** and
+**Interactive** send requests as a Poisson stream, and a run only counts if the 99th
+percentile of its **time to first token** (TTFT) and of its **time per output token**
+(TPOT) stay within the round's limits; Interactive's limits are tighter. A TPOT limit
+of 40 ms means every user sees at least 1000 ÷ 40 = 25 tokens per second: the
+*interactivity target* the charts place each scenario at (Offline at 0: no target).
+
+The limits are upstream rules, entered as reviewed data with their sources
+(`pipeline/registry/latency_limits.toml`: the submission checker's
+`LLM_LATENCY_LIMITS` at a named commit); a round whose limits no source gives says
+"{not_registered}" rather than a guess. Per-accelerator values divide a system's
+result by its accelerator count (a derived normalisation, not an MLPerf metric);
+**Server ÷ Offline** and **Interactive ÷ Offline** divide one system's constrained
+throughput by its unconstrained one: what the latency target costs that system.
+See the [methodology]({methodology}).
+"""
+
+
+def limits_table(page: str, registry: pl.DataFrame, table: pl.DataFrame) -> str:
+    """Every round and LLM benchmark: its Server and Interactive limits and source.
+
+    A scenario with results but no registered limit says so; "—" means the round
+    has neither a limit nor a result for that scenario.
+    """
+    keys = ["release", "benchmark"]
+
+    def side(scenario: str) -> pl.DataFrame:
+        prefix = SCENARIO_PREFIXES[scenario]
+        return registry.filter(pl.col("scenario") == scenario).select(
+            *keys,
+            pl.col("ttft_ms").alias(f"{prefix}_ttft"),
+            pl.col("tpot_ms").alias(f"{prefix}_tpot"),
+            pl.col("source_url").alias(f"{prefix}_url"),
+            pl.col("source_path").alias(f"{prefix}_path"),
+            pl.col("source_commit").alias(f"{prefix}_commit"),
+        )
+
+    seen = table.group_by(keys).agg(
+        pl.col("server_value").is_not_null().any().alias("has_server"),
+        pl.col("interactive_value").is_not_null().any().alias("has_interactive"),
+        pl.len().alias("systems"),
+    )
+    rows = (
+        side("Server")
+        .join(side("Interactive"), on=keys, how="full", coalesce=True)
+        .join(seen, on=keys, how="full", coalesce=True)
+        .with_columns(_order=release_order(pl.col("release")))
+        .sort(["_order", "benchmark"], descending=[True, False], nulls_last=True)
+    )
+
+    def limit(prefix: str) -> pl.Expr:
+        return (
+            pl.when(pl.col(f"{prefix}_tpot").is_not_null())
+            .then(
+                pl.format(
+                    "{} ms · {} ms",
+                    number(pl.col(f"{prefix}_ttft")),
+                    number(pl.col(f"{prefix}_tpot")),
+                )
+            )
+            .when(pl.col(f"has_{prefix}").fill_null(False))
+            .then(pl.lit(NOT_REGISTERED))
+            .otherwise(pl.lit("—"))
+        )
+
+    def source(prefix: str) -> pl.Expr:
+        return pl.when(pl.col(f"{prefix}_url").is_not_null()).then(
+            external_link(
+                pl.format(
+                    "{} @ {}",
+                    escape(pl.col(f"{prefix}_path")),
+                    escape(pl.col(f"{prefix}_commit").str.slice(0, 7)),
+                ),
+                pl.col(f"{prefix}_url"),
+            )
+        )
+
+    cells = rows.with_columns(
+        c_release=escape(pl.col("release")),
+        c_benchmark=escape(display_name(pl.col("benchmark"))),
+        c_server=limit("server"),
+        c_interactive=limit("interactive"),
+        c_source=pl.coalesce(source("server"), source("interactive"), pl.lit("—")),
+        c_systems=pl.when(pl.col("systems").is_not_null())
+        .then(pl.col("systems").cast(pl.String))
+        .otherwise(pl.lit("none in the ledger")),
+    )
+    return html_table(
+        cells,
+        {
+            "c_release": "Round",
+            "c_benchmark": "Benchmark",
+            "c_server": "Server TTFT · TPOT",
+            "c_interactive": "Interactive TTFT · TPOT",
+            "c_source": "Source",
+            "c_systems": "Systems",
+        },
+    )
+
+
+def _scenario_cell(prefix: str) -> pl.Expr:
+    """Per-accelerator throughput linked to its result, the system result below."""
+    per = pl.col(f"{prefix}_per_accelerator")
+    system = pl.col(f"{prefix}_value")
+    url = pl.col(f"{prefix}_result_url")
+    key = pl.col(f"{prefix}_result_key")
+    flagged = badges(pl.lit(False), pl.col(f"{prefix}_is_inferred").fill_null(False))
+    return (
+        pl.when(system.is_null())
+        .then(pl.lit("—"))
+        .when(per.is_not_null())
+        .then(
+            pl.format(
+                "{}{}<br><small>system {}</small>",
+                external_link(number(per), url, title=key),
+                flagged,
+                number(system),
+            )
+        )
+        .otherwise(
+            pl.format(
+                "{}{}<br><small>system result; mixed accelerators: none per "
+                "accelerator</small>",
+                external_link(number(system), url, title=key),
+                flagged,
+            )
+        )
+    )
+
+
+def _ratio_cell(column: str) -> pl.Expr:
+    return (
+        pl.when(pl.col(column).is_not_null())
+        .then(percent(pl.col(column)))
+        .otherwise(pl.lit("—"))
+    )
+
+
+SYSTEM_COLUMNS = {
+    "c_system": "System",
+    "c_offline": "Offline",
+    "c_server": "Server",
+    "c_interactive": "Interactive",
+    "c_server_ratio": "Server ÷ Offline",
+    "c_interactive_ratio": "Interactive ÷ Offline",
+}
+
+
+def system_cells(table: pl.DataFrame) -> pl.DataFrame:
+    """Reader-facing cells of ``interactivity`` rows (every upstream string escaped)."""
+    model = pl.when(
+        (pl.col("division") != "closed")
+        & (pl.col("model_upstream") != pl.col("benchmark"))
+    ).then(pl.format(" · model {}", escape(pl.col("model_upstream"))))
+    extra = pl.when(pl.col("extra_results") > 0).then(
+        pl.format(
+            "<br><small>{} more result(s) for a scenario; the best is shown</small>",
+            pl.col("extra_results"),
+        )
+    )
+    return table.with_columns(
+        c_system=pl.concat_str(
+            pl.format(
+                "{} · {}<br><small>{} · {}{}</small>",
+                escape(pl.col("submitter")),
+                escape(pl.col("system_name")),
+                chips("total_accelerators", "accelerator_name", "nodes"),
+                escape(pl.col("division")),
+                model.fill_null(""),
+            ),
+            badges(pl.col("is_preview").fill_null(False), pl.lit(False)),
+            extra.fill_null(""),
+        ),
+        c_offline=_scenario_cell("offline"),
+        c_server=_scenario_cell("server"),
+        c_interactive=_scenario_cell("interactive"),
+        c_server_ratio=_ratio_cell("server_vs_offline"),
+        c_interactive_ratio=_ratio_cell("interactive_vs_offline"),
+    )
+
+
+def interactivity_chart(
+    points: pl.DataFrame, *, title: str
+) -> tuple[alt.Chart, pl.DataFrame]:
+    """Per-accelerator throughput against the interactivity target, a line per system.
+
+    Args:
+        points: ``interactivity_points`` rows of one benchmark and round, with a
+            ``system`` label column.
+        title: Chart title.
+
+    Returns:
+        The chart (on named data) and its data frame.
+    """
+    frame = points.select(
+        "system",
+        "scenario",
+        "target_tokens_per_user",
+        "tpot_ms",
+        "per_accelerator",
+        "value",
+        "total_accelerators",
+        "result_key",
+        safe_url(pl.col("result_url"), html=False).alias("url"),
+    )
+    scale = alt.Scale(type="log", base=10)
+    chart = (
+        alt.Chart(alt.NamedData(name=charts.DATA_NAME))
+        .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
+        .encode(
+            x=alt.X(
+                "target_tokens_per_user:Q",
+                title="interactivity target: tokens/s per user (1000 ÷ TPOT limit)",
+                scale=alt.Scale(zero=True, nice=True),
+            ),
+            y=alt.Y(
+                "per_accelerator:Q",
+                scale=scale,
+                title=charts.axis_title("Tokens/s per accelerator", scale),
+            ),
+            color=alt.Color(
+                "system:N",
+                scale=alt.Scale(scheme="tableau10"),
+                legend=alt.Legend(
+                    orient="bottom", title="system", columns=1, labelLimit=360
+                ),
+            ),
+            order=alt.Order("target_tokens_per_user:Q"),
+            tooltip=[
+                alt.Tooltip("system:N"),
+                alt.Tooltip("scenario:N"),
+                alt.Tooltip("tpot_ms:Q", title="TPOT limit (ms)", format=",.6~g"),
+                alt.Tooltip(
+                    "target_tokens_per_user:Q",
+                    title="tokens/s per user",
+                    format=",.3~g",
+                ),
+                alt.Tooltip(
+                    "per_accelerator:Q",
+                    title="Tokens/s per accelerator",
+                    format=",.6~g",
+                ),
+                alt.Tooltip("value:Q", title="system result", format=",.6~g"),
+                alt.Tooltip("total_accelerators:Q", title="accelerators"),
+                alt.Tooltip("result_key:N", title="result key"),
+            ],
+            href=alt.Href("url:N"),
+        )
+        .properties(width="container", height=300, title=title)
+    )
+    return chart, frame
+
+
+def _chosen_systems(group: pl.DataFrame) -> pl.DataFrame:
+    """The systems a round's chart shows: most charted scenarios, best Interactive."""
+    charted = sum(
+        (
+            pl.col(f"{p}_per_accelerator").is_not_null()
+            & (pl.lit(True) if p == "offline" else pl.col(f"{p}_tpot_ms").is_not_null())
+        ).cast(pl.Int32)
+        for p in SCENARIO_PREFIXES.values()
+    )
+    return (
+        group.with_columns(_charted=charted)
+        .filter(pl.col("_charted") >= 2)
+        .sort(
+            [
+                "_charted",
+                "interactive_per_accelerator",
+                "server_per_accelerator",
+                "offline_per_accelerator",
+                "platform",
+            ],
+            descending=[True, True, True, True, False],
+            nulls_last=True,
+        )  # fmt: skip
+        .head(CHART_SYSTEMS)
+    )
+
+
+def _round_section(
+    site: Site, page: str, name: str, benchmark: str, release: str, group: pl.DataFrame
+) -> list[str]:
+    first = group.row(0, named=True)
+    anchor = "round-" + re.sub(r"[^a-z0-9]+", "-", slug(release)).strip("-")
+    parts = [f"\n## {escape(release)} {{ #{anchor} }}\n"]
+    limits = []
+    for scenario, prefix in (("Server", "server"), ("Interactive", "interactive")):
+        if first[f"{prefix}_tpot_ms"] is None:
+            if group[f"{prefix}_value"].is_not_null().any():
+                limits.append(f"{scenario}: limits {NOT_REGISTERED}")
+            continue
+        ttft = pl.select(number(pl.lit(first[f"{prefix}_ttft_ms"]))).item()
+        tpot = pl.select(number(pl.lit(first[f"{prefix}_tpot_ms"]))).item()
+        target = pl.select(number(pl.lit(1000.0 / first[f"{prefix}_tpot_ms"]))).item()
+        source = safe_url(first[f"{prefix}_limit_source_url"])
+        cited = f'; <a href="{source}">source</a>' if source else ""
+        limits.append(
+            f"{scenario}: TTFT ≤ {ttft} ms, TPOT ≤ {tpot} ms (at least {target} "
+            f"tokens/s per user{cited})"
+        )
+    if limits:
+        parts.append("Limits (99th percentile): " + "; ".join(limits) + ".\n")
+    systems = group.height
+    parts.append(
+        f"\n{systems:,} system(s) with a Server or Interactive result, best "
+        "Interactive per accelerator first.\n"
+    )
+    chosen = _chosen_systems(group)
+    if chosen.height:
+        keys = list(SYSTEM_KEYS)
+        points = (
+            interactivity_points(chosen)
+            .collect()
+            .join(
+                chosen.select(
+                    *keys,
+                    pl.format(
+                        "{} · {}", pl.col("submitter"), pl.col("system_name")
+                    ).alias("system"),
+                ),
+                on=keys,
+                how="left",
+                nulls_equal=True,
+            )
+        )
+        title = f"{benchmark} {release}: Tokens/s per accelerator by interactivity"
+        note = (
+            f"The chart shows the {chosen.height} systems with the most scenarios it "
+            "can place (best Interactive first); the table lists every system."
+            if chosen.height < systems
+            else "The chart shows every system with two scenarios it can place."
+        )
+        parts += [
+            note + "\n",
+            site.chart(
+                page,
+                interactivity_chart(points, title=title),
+                f"{FOLDER}-{name}-{slug(release)}",
+                title,
+            ),
+        ]
+    parts.append(
+        html_table(
+            system_cells(group),
+            SYSTEM_COLUMNS,
+            numeric=(
+                "c_offline",
+                "c_server",
+                "c_interactive",
+                "c_server_ratio",
+                "c_interactive_ratio",
+            ),  # fmt: skip
+            wide=("c_system",),
+            searchable=False,
+        )
+    )
+    return parts
+
+
+def benchmark_page(site: Site, benchmark: str, name: str, table: pl.DataFrame) -> str:
+    """One LLM benchmark: per round (newest first) its limits, chart and systems."""
+    rel = f"{FOLDER}/{name}.md"
+    page = f"{GENERATED}/{rel}"
+    index = relative(page, f"{GENERATED}/{INDEX}")
+    parts = [
+        f"# {TITLE}: {escape(benchmark)}\n",
+        DERIVED_NOTICE.format(methodology=relative(page, METHODOLOGY)),
+        f"Offline, Server and Interactive throughput of every {escape(benchmark)} "
+        "system, per round, against the round's latency limits. "
+        f"[All LLM benchmarks and their limits]({index}).\n",
+    ]
+    order = {r: i for i, r in enumerate(site.releases)}
+    rounds = sorted(
+        table.partition_by("release", as_dict=True, maintain_order=True).items(),
+        key=lambda kv: -order.get(kv[0][0], -1),
+    )
+    for (release,), group in rounds:
+        parts += _round_section(site, page, name, benchmark, release, group)
+    return site.write_page(rel, "\n".join(parts))
+
+
+def build(site: Site) -> None:
+    """The Interactivity index and one page per LLM benchmark."""
+    registry = limits_frame()
+    table = (
+        interactivity(site.data.results.lazy(), limits=registry)
+        .collect()
+        .select(list(INTERACTIVITY_SCHEMA))
+        .with_columns(display_name(pl.col(c)).alias(c) for c in NAMED)
+    )
+    benchmarks = sorted(table["benchmark"].unique().to_list())
+    slugs = unique_slugs(benchmarks)
+    pages = {
+        b: benchmark_page(site, b, slugs[b], table.filter(pl.col("benchmark") == b))
+        for b in benchmarks
+    }
+    index = f"{GENERATED}/{INDEX}"
+    counts = (
+        table.group_by("benchmark")
+        .agg(
+            pl.len().alias("systems"),
+            pl.col("release").unique().sort().alias("releases"),
+        )
+        .sort("benchmark")
+        .with_columns(
+            c_benchmark=pl.format(
+                "[{}]({})",
+                escape(pl.col("benchmark")),
+                pl.col("benchmark").replace_strict(
+                    {b: relative(index, p) for b, p in pages.items()},
+                    return_dtype=pl.String,
+                ),
+            ),
+            c_rounds=pl.col("releases").list.eval(escape(pl.element())).list.join(", "),
+            c_systems=pl.col("systems").cast(pl.String),
+        )
+    )
+    text = "\n".join(
+        [
+            f"# {TITLE}\n",
+            DERIVED_NOTICE.format(methodology=relative(index, METHODOLOGY)),
+            INTRO.format(
+                methodology=relative(index, METHODOLOGY),
+                not_registered=NOT_REGISTERED,
+            ),
+            "\n## Latency limits per round\n",
+            "TTFT and TPOT limits (99th percentile) of each LLM benchmark's Server and "
+            "Interactive scenarios, newest round first; — where the scenario does not "
+            "exist in that round. Rounds with LLM results whose limits no reviewed "
+            f'source gives say "{NOT_REGISTERED}".\n',
+            limits_table(index, registry, table),
+            "\n## Systems per benchmark\n",
+            "Every system with a Server or Interactive result in Tokens/s, by "
+            "benchmark; each page shows them round by round.\n",
+            markdown_table(
+                counts,
+                {
+                    "c_benchmark": "Benchmark",
+                    "c_rounds": "Rounds",
+                    "c_systems": "Systems",
+                },
+                numeric=("c_systems",),
+            )
+            or "_No LLM system has a Server or Interactive result yet._\n",
+        ]
+    )
+    site.write_page(INDEX, text)
+    site.nav[index] = [{escape(b): p} for b, p in pages.items()]
+    site.page_index[FOLDER] = {
+        b: p.removeprefix(f"{GENERATED}/") for b, p in pages.items()
+    }
