@@ -36,7 +36,9 @@ from pipeline.render import (
     explorer,
     history_page,
     home,
+    interactivity_page,
     pairs_pages,
+    power_page,
     release_pages,
 )
 from pipeline.render.audit_page import accelerator_coverage, lineage_edges
@@ -91,6 +93,8 @@ PAGE_BUILDERS: list[PageBuilder] = [
     release_pages.build,
     benchmark_pages.build,
     accelerator_pages.build,
+    interactivity_page.build,
+    power_page.build,
     explorer.build,
     data_page.build,
     audit_page.build,
