@@ -203,6 +203,10 @@ GAIN_COLUMNS = {
 }
 
 
+def _results(n: int) -> str:
+    return f"{n:,} result" if n == 1 else f"{n:,} results"
+
+
 def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> str:
     """Write the page; returns its docs-relative path.
 
@@ -228,15 +232,20 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
         parts.append("\n_No result in the ledger reports power._\n")
         return site.write_page(PAGE, "\n".join(parts))
     usable = power.filter(pl.col("efficiency").is_not_null()).height
+    average = counted.get("average power", 0)
+    energy = counted.get("energy per query", 0)
+    other = power.height - average - energy
+    unusable = power.height - usable
     parts.append(
-        f"\n{power.height:,} results report power, in "
-        f"{', '.join(escape(r) for r in releases)}: "
-        f"{counted.get('average power', 0):,} as average power and "
-        f"{counted.get('energy per query', 0):,} as energy per query; "
-        f"{usable:,} have an efficiency"
+        f"\n{_results(power.height)} report power, in "
+        f"{', '.join(escape(r) for r in releases)}: {average:,} as average power, "
+        f"{energy:,} as energy per query"
+        + (f", {other:,} in a unit of neither kind" if other else "")
+        + f". {_results(usable)} {'has' if usable == 1 else 'have'} an efficiency"
         + (
-            f", {power.height - usable:,} do not (the table says why)"
-            if usable < power.height
+            f"; {unusable:,} {'has' if unusable == 1 else 'have'} none (the table "
+            "says why)"
+            if unusable
             else ""
         )
         + ".\n"
