@@ -40,7 +40,7 @@ def _imported(module: ModuleType, source: str) -> set[str]:
 
 
 def module_closure(
-    *modules: ModuleType, read: Callable[[ModuleType], str] = inspect.getsource
+    *modules: ModuleType | object, read: Callable[[ModuleType], str] = inspect.getsource
 ) -> dict[str, str]:
     """Every project module the given ones import, transitively: name -> source.
 
@@ -49,7 +49,8 @@ def module_closure(
     taken over this closure rather than a hand-kept list.
     """
     seen: dict[str, str] = {}
-    todo = list(modules)
+    # A function or class stands for its whole module: what it calls lives there.
+    todo = [m if inspect.ismodule(m) else inspect.getmodule(m) for m in modules]
     while todo:
         module = todo.pop()
         if module.__name__ in seen:
@@ -65,7 +66,7 @@ def module_closure(
 
 
 def code_version(
-    *modules: ModuleType,
+    *modules: ModuleType | object,
     extra: tuple[str, ...] = (),
     read: Callable[[ModuleType], str] = inspect.getsource,
 ) -> str:
