@@ -15,4 +15,9 @@ def latest_metadata(
     if not records or records[0].asset_materialization is None:
         return {}
     metadata = records[0].asset_materialization.metadata
-    return {k: getattr(v, "value", v) for k, v in metadata.items()}
+    values = {k: getattr(v, "value", v) for k, v in metadata.items()}
+    # A range step records each partition's own metadata under one key.
+    by_partition = values.get("by_partition")
+    if partition and isinstance(by_partition, dict) and partition in by_partition:
+        return dict(by_partition[partition])
+    return values

@@ -18,6 +18,7 @@ import pipeline.transform.results as results_module
 import pipeline.validate as validate_module
 from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM, RELEASES, release_partitions
+from pipeline.defs.ranges import Part, PerPartition, each_partition, outputs
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.ingest import IngestError, fetch_release
 from pipeline.lineage import code_version
@@ -48,6 +49,7 @@ RESULT_CHECKS = {
 
 @dg.asset(
     partitions_def=release_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
     group_name="raw",
     code_version=code_version(ingest_module, summary_module),
     kinds={"json"},
@@ -62,34 +64,41 @@ def raw_mlperf__summary(
     context: dg.AssetExecutionContext,
     source: SourceResource,
     data_dir: DataDirResource,
-) -> dg.Output[dict]:
-    """Fetch, validate and store one round's summary file."""
-    release = release_for(context.partition_key)
+) -> Iterator[dg.Output]:
+    """Fetch, validate and store each round's summary file (one or a range)."""
     src = source.get()
-    try:
-        outcome = fetch_release(release, src, data_dir.store())
-    except (IngestError, SourceError) as exc:
-        raise dg.Failure(
-            description=str(exc),
-            metadata={"release": release.version, "source": src.base},
-        ) from None
-    context.log.info(outcome.message)
-    snap = outcome.snapshot
-    metadata: dict = {"status": outcome.status, "message": outcome.message}
-    if snap:
-        metadata |= {
-            "sha256": snap.sha256,
-            "url": dg.MetadataValue.url(snap.url) if src.is_http else snap.url,
-            "bytes": snap.bytes,
-            "fetched_at": snap.fetched_at,
-            "is_new": outcome.is_new,
-            "blob": snap.blob,
-        }
-    return dg.Output(
-        outcome.to_json(),
-        data_version=dg.DataVersion(snap.sha256 if snap else outcome.status),
-        metadata=metadata,
-    )
+    store = data_dir.store()
+
+    def fetch(version: str) -> Part:
+        release = release_for(version)
+        try:
+            outcome = fetch_release(release, src, store)
+        except (IngestError, SourceError) as exc:
+            raise dg.Failure(
+                description=str(exc),
+                metadata={"release": release.version, "source": src.base},
+            ) from None
+        snap = outcome.snapshot
+        metadata: dict = {"status": outcome.status, "message": outcome.message}
+        if snap:
+            metadata |= {
+                "sha256": snap.sha256,
+                "url": dg.MetadataValue.url(snap.url) if src.is_http else snap.url,
+                "bytes": snap.bytes,
+                "fetched_at": snap.fetched_at,
+                "is_new": outcome.is_new,
+                "blob": snap.blob,
+            }
+        return Part(
+            {"result": outcome.to_json()},
+            {"result": metadata},
+            snap.sha256 if snap else outcome.status,
+        )
+
+    keys, parts = each_partition(context, fetch)
+    # One log line per step, not per release: every event is a database write.
+    context.log.info("; ".join(parts[k].metadata["result"]["message"] for k in keys))
+    yield from outputs(keys, parts, ["result"])
 
 
 def _previous_rows(instance: dg.DagsterInstance, partition: str) -> int | None:
@@ -112,6 +121,7 @@ def _check_result(
 
 @dg.multi_asset(
     partitions_def=release_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
     ins={
         "raw": dg.AssetIn(key="raw_mlperf__summary"),
         "tree_results": dg.AssetIn(key="core_mlperf__tree_results"),
@@ -161,67 +171,103 @@ def _check_result(
 )
 def core_mlperf__results(
     context: dg.AssetExecutionContext,
-    raw: dict,
-    tree_results: pl.LazyFrame,
-    tree_rejected: pl.LazyFrame,
+    raw: PerPartition,
+    tree_results: PerPartition,
+    tree_rejected: PerPartition,
     data_dir: DataDirResource,
 ) -> Iterator:
-    """Normalise one snapshot; publish it only if every blocking check passes.
+    """Normalise each snapshot; publish only if every blocking check passes.
 
     Rounds that publish no summary (before v4.1) take their rows from the raw tree.
+    In a range step one failing round fails the step; the runner then reruns the
+    rounds one by one, so the others still publish and the failure names its round.
     """
-    release = release_for(context.partition_key)
-    snap = Snapshot(**raw["snapshot"]) if raw.get("snapshot") else None
-    if "summary" not in release.ingest:
-        results, rejected = pl.collect_all([tree_results, tree_rejected])
-        layout = "raw tree"
-    elif snap is not None:
-        content = data_dir.store().read(snap)
-        results, rejected, layout = summary_tables(
-            content,
-            release=release.version,
-            repository=release.repository,
-            source_file=snap.path,
-            sha256=snap.sha256,
+    store = data_dir.store()
+    checked: dict[str, list[Outcome]] = {}
+    rejections: dict[str, Outcome] = {}
+
+    def normalise(version: str) -> Part:
+        release = release_for(version)
+        raw_value = raw[version]
+        snap = Snapshot(**raw_value["snapshot"]) if raw_value.get("snapshot") else None
+        if "summary" not in release.ingest:
+            results, rejected = pl.collect_all(
+                [tree_results[version], tree_rejected[version]]
+            )
+            layout = "raw tree"
+        elif snap is not None:
+            results, rejected, layout = summary_tables(
+                store.read(snap),
+                release=release.version,
+                repository=release.repository,
+                source_file=snap.path,
+                sha256=snap.sha256,
+            )
+        else:
+            results, rejected, layout = empty_results(), empty_rejected(), None
+        outcomes = check_results(
+            results, version, _previous_rows(context.instance, version)
         )
-    else:
-        results, rejected, layout = empty_results(), empty_rejected(), None
-    outcomes = check_results(
-        results, release.version, _previous_rows(context.instance, release.version)
-    )
-    for outcome in outcomes:
+        checked[version] = outcomes
+        rejections[version] = summarise_rejections(rejected, version)
+        counts = results.group_by("division").len().sort("division")
+        return Part(
+            {"core_mlperf__results": results, "core_mlperf__rejected": rejected},
+            {
+                "core_mlperf__results": {
+                    "status": raw_value["status"],
+                    "layout": layout or "none",
+                    "rows": results.height,
+                    "rejected": rejected.height,
+                    "snapshot_sha256": snap.sha256 if snap else "",
+                    "checks": f"{len(outcomes)}/{len(outcomes)} passed",
+                    "by_division": dict(
+                        zip(counts["division"], counts["len"], strict=True)
+                    ),
+                },
+                "core_mlperf__rejected": {"rows": rejected.height},
+            },
+        )
+
+    keys, parts = each_partition(context, normalise)
+    for outcome in _merged([checked[k] for k in keys], keys):
         yield _check_result(outcome, RESULTS)
-    failed = [o for o in outcomes if not o.passed]
+    failed = [
+        (version, o) for version in keys for o in checked[version] if not o.passed
+    ]
     if failed:
+        named = len(keys) > 1
         raise dg.Failure(
-            description="; ".join(o.description for o in failed)
+            description="; ".join(
+                (f"{version}: " if named else "") + o.description
+                for version, o in failed
+            )
             + " (blocking check failed; the previous table stays published)",
-            metadata={"failed_checks": [o.name for o in failed]},
+            metadata={"failed_checks": sorted({o.name for _, o in failed})},
         )
-    counts = results.group_by("division").len().sort("division")
-    yield dg.Output(
-        results,
-        output_name="core_mlperf__results",
-        metadata={
-            "status": raw["status"],
-            "layout": layout or "none",
-            "rows": results.height,
-            "rejected": rejected.height,
-            "snapshot_sha256": snap.sha256 if snap else "",
-            "checks": f"{len(outcomes)}/{len(outcomes)} passed",
-            "by_division": dict(zip(counts["division"], counts["len"], strict=True)),
-        },
-    )
-    yield dg.Output(
-        rejected,
-        output_name="core_mlperf__rejected",
-        metadata={"rows": rejected.height},
-    )
-    yield _check_result(
-        summarise_rejections(rejected, release.version),
-        REJECTED,
-        severity=dg.AssetCheckSeverity.WARN,
-    )
+    yield from outputs(keys, parts, ["core_mlperf__results", "core_mlperf__rejected"])
+    (rejection,) = _merged([[rejections[k]] for k in keys], keys)
+    yield _check_result(rejection, REJECTED, severity=dg.AssetCheckSeverity.WARN)
+
+
+def _merged(per_release: list[list[Outcome]], keys: list[str]) -> list[Outcome]:
+    """One outcome per check over a range of releases (as is, for one release)."""
+    if len(keys) == 1:
+        return per_release[0]
+    merged = []
+    for index, first in enumerate(per_release[0]):
+        row = [outcomes[index] for outcomes in per_release]
+        failing = [(k, o) for k, o in zip(keys, row, strict=True) if not o.passed]
+        shown = failing or list(zip(keys, row, strict=True))
+        merged.append(
+            Outcome(
+                name=first.name,
+                passed=not failing,
+                description="; ".join(f"{k}: {o.description}" for k, o in shown),
+                metadata={"releases": len(keys), "failing": [k for k, _ in failing]},
+            )
+        )
+    return merged
 
 
 @dg.asset(

@@ -5,6 +5,8 @@ Belongs here: wiring ``pipeline.ingest.fetch_raw_tree``,
 into assets. Parsing and matching rules live in those modules.
 """
 
+from collections.abc import Iterator
+
 import dagster as dg
 import polars as pl
 
@@ -13,6 +15,7 @@ import pipeline.rounds as rounds_module
 import pipeline.transform.crosscheck as crosscheck_module
 import pipeline.transform.results as results_module
 from pipeline.defs.partitions import FOLLOW_UPSTREAM, release_partitions
+from pipeline.defs.ranges import Part, PerPartition, each_partition, outputs
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.ingest import TREE_FILE, RawOutcome, fetch_raw_tree, stored_tree
@@ -37,6 +40,7 @@ TREE_READER_VERSION = code_version(
 
 @dg.asset(
     partitions_def=release_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
     group_name="raw",
     code_version=TREE_READER_VERSION,
     kinds={"json"},
@@ -48,45 +52,62 @@ TREE_READER_VERSION = code_version(
 )
 def raw_mlperf__tree(
     context: dg.AssetExecutionContext, source: SourceResource, data_dir: DataDirResource
-) -> dg.Output[dict]:
-    """List and fetch one round's raw tree (where the manifest asks for it)."""
-    release = release_for(context.partition_key)
+) -> Iterator[dg.Output]:
+    """List and fetch each round's raw tree (where the manifest asks for it)."""
     store = data_dir.store()
-    try:
-        outcome = fetch_raw_tree(release, source.get(), store)
-    except StoreError as exc:
-        raise dg.Failure(description=f"{release.version} raw tree: {exc}") from None
-    except SourceError as exc:
-        kept = store.latest(release.version, TREE_FILE)
-        if "summary" not in release.ingest:
-            stays = f"; tree snapshot {kept.sha256[:12]} stays in use" if kept else ""
-            raise dg.Failure(
-                description=f"{release.version} raw tree: {exc}{stays}"
-            ) from None
-        # The tree only checks the published summary: a listing GitHub truncates or a
-        # flaky fetch must not hold back the summary's own ingestion. Keep the last
-        # tree snapshot and say why.
-        outcome = RawOutcome(
-            release.version,
-            "source error",
-            kept,
-            False,
-            f"{release.version} raw tree not refreshed: {exc}"
-            + (f"; keeping tree snapshot {kept.sha256[:12]}" if kept else ""),
+    src = source.get()
+    warnings: list[str] = []
+
+    def fetch(version: str) -> Part:
+        release = release_for(version)
+        try:
+            outcome = fetch_raw_tree(release, src, store)
+        except StoreError as exc:
+            raise dg.Failure(description=f"{release.version} raw tree: {exc}") from None
+        except SourceError as exc:
+            kept = store.latest(release.version, TREE_FILE)
+            if "summary" not in release.ingest:
+                stays = (
+                    f"; tree snapshot {kept.sha256[:12]} stays in use" if kept else ""
+                )
+                raise dg.Failure(
+                    description=f"{release.version} raw tree: {exc}{stays}"
+                ) from None
+            # The tree only checks the published summary: a listing GitHub truncates
+            # or a flaky fetch must not hold back the summary's own ingestion. Keep
+            # the last tree snapshot and say why.
+            outcome = RawOutcome(
+                release.version,
+                "source error",
+                kept,
+                False,
+                f"{release.version} raw tree not refreshed: {exc}"
+                + (f"; keeping tree snapshot {kept.sha256[:12]}" if kept else ""),
+            )
+            warnings.append(outcome.message)
+        snap = outcome.snapshot
+        return Part(
+            {"result": outcome.to_json()},
+            {
+                "result": {"status": outcome.status, "message": outcome.message}
+                | (
+                    {"sha256": snap.sha256, "fetched_at": snap.fetched_at}
+                    if snap
+                    else {}
+                )
+            },
+            snap.sha256 if snap else outcome.status,
         )
-        context.log.warning(outcome.message)
-    context.log.info(outcome.message)
-    snap = outcome.snapshot
-    return dg.Output(
-        outcome.to_json(),
-        data_version=dg.DataVersion(snap.sha256 if snap else outcome.status),
-        metadata={"status": outcome.status, "message": outcome.message}
-        | ({"sha256": snap.sha256, "fetched_at": snap.fetched_at} if snap else {}),
-    )
+
+    keys, parts = each_partition(context, fetch)
+    if warnings:
+        context.log.warning("; ".join(warnings))
+    yield from outputs(keys, parts, ["result"])
 
 
 @dg.multi_asset(
     partitions_def=release_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
     ins={"tree": dg.AssetIn(key="raw_mlperf__tree")},
     outs={
         "core_mlperf__tree_results": dg.AssetOut(
@@ -109,29 +130,34 @@ def raw_mlperf__tree(
     code_version=TREE_READER_VERSION,
 )
 def core_mlperf__tree_results(
-    context: dg.AssetExecutionContext, tree: dict, data_dir: DataDirResource
-):
-    """Scan the stored raw tree of one round."""
-    release = release_for(context.partition_key)
-    if not tree.get("snapshot"):
-        results, rejected = empty_results(), empty_rejected()
-    else:
-        paths, read = stored_tree(data_dir.store(), Snapshot(**tree["snapshot"]))
-        results, rejected = scan_raw_tree(
-            paths,
-            read,
-            release=release.version,
-            repository=release.repository,
+    context: dg.AssetExecutionContext, tree: PerPartition, data_dir: DataDirResource
+) -> Iterator[dg.Output]:
+    """Scan the stored raw tree of each round."""
+    store = data_dir.store()
+
+    def scan(version: str) -> Part:
+        release = release_for(version)
+        if not tree[version].get("snapshot"):
+            results, rejected = empty_results(), empty_rejected()
+        else:
+            paths, read = stored_tree(store, Snapshot(**tree[version]["snapshot"]))
+            results, rejected = scan_raw_tree(
+                paths, read, release=release.version, repository=release.repository
+            )
+        return Part(
+            {
+                "core_mlperf__tree_results": results,
+                "core_mlperf__tree_rejected": rejected,
+            },
+            {
+                "core_mlperf__tree_results": {"rows": results.height},
+                "core_mlperf__tree_rejected": {"rows": rejected.height},
+            },
         )
-    yield dg.Output(
-        results,
-        output_name="core_mlperf__tree_results",
-        metadata={"rows": results.height},
-    )
-    yield dg.Output(
-        rejected,
-        output_name="core_mlperf__tree_rejected",
-        metadata={"rows": rejected.height},
+
+    keys, parts = each_partition(context, scan)
+    yield from outputs(
+        keys, parts, ["core_mlperf__tree_results", "core_mlperf__tree_rejected"]
     )
 
 

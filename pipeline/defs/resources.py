@@ -10,6 +10,7 @@ import dagster as dg
 import polars as pl
 
 from pipeline import settings
+from pipeline.defs.ranges import PerPartition
 from pipeline.manifest import reviewed_versions
 from pipeline.snapshots import SnapshotStore
 from pipeline.source import Source
@@ -102,17 +103,28 @@ class LedgerIOManager(dg.ConfigurableIOManager):
         """Write atomically so a failed run never leaves half a file behind."""
         if obj is None:
             return
+        if isinstance(obj, PerPartition):  # a range step: one file per partition
+            for key, value in obj.items():
+                self._write(context, key, value)
+            return
         partition = context.partition_key if context.has_partition_key else None
+        written = self._write(context, partition, obj)
+        if written is not None:
+            context.add_output_metadata(written)
+
+    def _write(
+        self, context: dg.OutputContext, partition: str | None, obj: object
+    ) -> dict | None:
         if isinstance(obj, pl.LazyFrame):
             obj = obj.collect()
         if isinstance(obj, pl.DataFrame):
             target = self._file(context.asset_key, partition, "parquet")
             _atomic_write(target, obj.write_parquet)
-            context.add_output_metadata({"rows": obj.height, "path": str(target)})
-        else:
-            target = self._file(context.asset_key, partition, "json")
-            text = json.dumps(obj, indent=2, sort_keys=True, default=str)
-            _atomic_write(target, lambda p: p.write_text(text))
+            return {"rows": obj.height, "path": str(target)}
+        target = self._file(context.asset_key, partition, "json")
+        text = json.dumps(obj, indent=2, sort_keys=True, default=str)
+        _atomic_write(target, lambda p: p.write_text(text))
+        return None
 
     def load_input(self, context: dg.InputContext) -> object:
         """Read one partition, or every stored partition of a partitioned upstream."""
@@ -125,6 +137,11 @@ class LedgerIOManager(dg.ConfigurableIOManager):
         single = len(partitions) == 1 and (
             partitions == [None] or context.has_partition_key
         )
+        if context.dagster_type.typing_type is PerPartition:
+            # A range step reading its own partitions of an upstream: one value each.
+            return PerPartition(
+                {p: self._read_one(key, p) for p in partitions if p is not None}
+            )
         if not single:
             reviewed = reviewed_versions()
             partitions = [p for p in partitions if p in reviewed]
@@ -142,6 +159,18 @@ class LedgerIOManager(dg.ConfigurableIOManager):
             return pl.scan_parquet(frames)
         values = {p: json.loads(f.read_text()) for p, f in jsons.items()}
         return next(iter(values.values())) if single else values
+
+    def _read_one(self, key: dg.AssetKey, partition: str) -> object:
+        frame = self._file(key, partition, "parquet")
+        if frame.exists():
+            return pl.scan_parquet(frame)
+        value = self._file(key, partition, "json")
+        if value.exists():
+            return json.loads(value.read_text())
+        raise FileNotFoundError(
+            f"{'/'.join(key.path)} has no stored output for {partition}; "
+            "materialize it first"
+        )
 
 
 @dg.definitions
