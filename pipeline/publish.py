@@ -7,6 +7,7 @@ one, never half of each, and a failed build leaves the old one untouched.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import subprocess
@@ -32,9 +33,19 @@ def stage_project(staging: Path, root: Path = PROJECT_ROOT) -> Path:
     return staging
 
 
-def mkdocs_build(project: Path, out: Path, site_url: str) -> tuple[bool, str]:
-    """``mkdocs build --strict`` of a staged project; (ok, warnings and errors)."""
+def mkdocs_build(
+    project: Path, out: Path, site_url: str, data_date: dt.date | None = None
+) -> tuple[bool, str]:
+    """``mkdocs build --strict`` of a staged project; (ok, warnings and errors).
+
+    ``data_date`` (the newest round's publication date) stands in for the build date
+    in the sitemap and its gzip header, so identical inputs give identical bytes;
+    a ``SOURCE_DATE_EPOCH`` the caller set wins.
+    """
     env = {**os.environ, "MLPERF_LEDGER_SITE_URL": site_url, "NO_MKDOCS_2_WARNING": "1"}
+    if data_date is not None and "SOURCE_DATE_EPOCH" not in os.environ:
+        midnight = dt.datetime.combine(data_date, dt.time(), tzinfo=dt.UTC)
+        env["SOURCE_DATE_EPOCH"] = str(int(midnight.timestamp()))
     build = subprocess.run(
         [
             sys.executable,

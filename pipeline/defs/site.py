@@ -25,6 +25,7 @@ from pipeline.claims import claim_verdicts, load_claims
 from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.lineage import code_version, git_commit, mermaid
+from pipeline.manifest import release_for
 from pipeline.publish import mkdocs_build, publish, stage_project
 from pipeline.render.changes_page import PAGE as CHANGES_PAGE
 from pipeline.render.changes_page import changes_note, render_changes_page
@@ -125,6 +126,13 @@ def performance_page_markdown() -> str:
         ),
         history_module,
         labels_module,
+        # The Performance page shows the committed bench results: a new commit of
+        # them must make the pages stale too.
+        extra=tuple(
+            path.read_text()
+            for path in [settings.PROJECT_ROOT / "benchmarks/results/latest.json"]
+            if path.exists()
+        ),
     ),
     ins={
         "results": dg.AssetIn("out_mlperf__results"),
@@ -272,8 +280,14 @@ def out_site__published(out_site__pages: dict):
     build = settings.build_dir()
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
     target = build / "published" / stamp
+    dates = [
+        d for v in out_site__pages["releases"] if (d := release_for(v).published_date)
+    ]
     ok, problems = mkdocs_build(
-        Path(out_site__pages["project"]), target, settings.site_url()
+        Path(out_site__pages["project"]),
+        target,
+        settings.site_url(),
+        data_date=max(dates, default=None),
     )
     yield dg.AssetCheckResult(
         check_name="mkdocs_strict_build",

@@ -168,7 +168,6 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
         c_file=external_link(escape(pl.col("path")), pl.col("url"), pl.col("url")),
         c_sha=pl.format("<code>{}</code>", escape(pl.col("sha256"))),
         c_bytes=number(pl.col("bytes").cast(pl.Float64), digits=15),
-        c_fetched=escape(pl.col("fetched_at").cast(pl.String)),
         c_rows=extra["rows"],
         c_rejected=extra["rejected"],
         c_checks=extra["checks"],
@@ -188,7 +187,8 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
         "# Audit\n",
         "How the numbers on this site were produced, and from which bytes.\n",
         f"- Pipeline commit: <code>{escape(data.pipeline_commit)}</code>",
-        f"- Built at: {escape(data.built_at)}",
+        "- Build and fetch times: in [build-info.json](downloads/build-info.json), the "
+        "one file that differs between two builds of identical inputs",
         f"- Canonical results: {data.results.height:,}; rejected upstream records: "
         f"{data.rejected.height:,}\n",
         "## Lineage\n",
@@ -208,7 +208,6 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
                 "c_file": "Source file",
                 "c_sha": "sha256",
                 "c_bytes": "Bytes",
-                "c_fetched": "Fetched at",
                 "c_rows": "Rows",
                 "c_rejected": "Rejected",
                 "c_checks": "Checks",

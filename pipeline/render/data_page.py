@@ -11,6 +11,7 @@ from pipeline.render.site import (
     Site,
     page_link,
 )
+from pipeline.render.site_data import write_build_info
 
 TABLE_DESCRIPTIONS = {
     "results": "Canonical table: one row per published result, every release.",
@@ -61,8 +62,9 @@ def data_page(site: Site, downloads: list[Download]) -> str:
         "# Data\n\nEvery table behind this site as CSV and Parquet. The sha256 lets "
         "you "
         "check that a file is the one this build published (pipeline commit "
-        f"<code>{escape(site.data.pipeline_commit)}</code>, built "
-        f"{escape(site.data.built_at)}).\n\n"
+        f"<code>{escape(site.data.pipeline_commit)}</code>). Identical inputs give "
+        "byte-identical files; only [build-info.json](downloads/build-info.json) "
+        "records when this build ran and when each snapshot was fetched.\n\n"
         "In the CSV files, a text cell that starts with `=`, `+`, `-`, `@`, a tab or "
         "a carriage return gets a leading `'` so that spreadsheets show it as text "
         "instead of running it as a formula; numbers are unchanged, and the Parquet "
@@ -88,7 +90,8 @@ def build(site: Site) -> None:
         "software_gains": data.gains,
         "generation_ratios": data.generations,
         "scaling": data.scaling,
-        "snapshots": data.snapshots,
+        # Fetch times go to build-info.json: they differ between identical builds.
+        "snapshots": data.snapshots.drop("fetched_at"),
         "accelerator_histories": site.histories,
         "flagged_pairs": site.flagged,
     }
@@ -100,4 +103,5 @@ def build(site: Site) -> None:
         site.out_dir / "downloads",
     )
     site.written += [p for d in downloads for p in (d.csv, d.parquet)]
+    site.written.append(write_build_info(data, site.out_dir / "downloads"))
     data_page(site, downloads)

@@ -8,7 +8,9 @@ inside a page template.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import polars as pl
 
@@ -210,3 +212,29 @@ class SiteData:
 def empty_pairs() -> pl.DataFrame:
     """A pair table with no rows (an analysis that found nothing to compare)."""
     return pl.DataFrame(schema=PAIR_SCHEMA)
+
+
+#: The one generated file allowed to differ between builds of identical inputs.
+BUILD_INFO = "build-info.json"
+
+
+def write_build_info(data: SiteData, folder: Path) -> Path:
+    """Record when this build ran and when each snapshot was fetched.
+
+    Everything else the build writes is a function of its inputs (byte-reproducible);
+    the times are kept here, in one place, so that stays true.
+    """
+    fetched = (
+        data.snapshots.select("release", "path", "sha256", "fetched_at")
+        .sort("release", "path")
+        .to_dicts()
+    )
+    info = {
+        "built_at": data.built_at,
+        "pipeline_commit": data.pipeline_commit,
+        "snapshots_fetched_at": fetched,
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / BUILD_INFO
+    target.write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
+    return target
