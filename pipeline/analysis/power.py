@@ -145,7 +145,12 @@ def _efficiency() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
             )
         )
         .when(expected.is_null())
-        .then(pl.format("scenario {} has no power metric", pl.col("scenario")))
+        .then(
+            pl.format(
+                "scenario {} has no power metric",
+                pl.col("scenario").fill_null("(none)"),
+            )
+        )
         .when(unit.is_null() | (unit != expected))
         .then(
             pl.format(

@@ -47,7 +47,7 @@ INDEX = f"{FOLDER}/index.md"
 TITLE = "Interactivity"
 #: Systems per chart: the ones with the most scenarios, best Interactive first.
 CHART_SYSTEMS = 10
-NAMED = ("benchmark", "division", "submitter", "system_name", "platform")
+NAMED = ("release", "benchmark", "division", "submitter", "system_name", "platform")
 NOT_REGISTERED = "not in the registry"
 
 INTRO = """

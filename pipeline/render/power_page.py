@@ -35,7 +35,7 @@ from pipeline.render.tables import (
 
 PAGE = "power.md"
 TITLE = "Power"
-NAMED = ("submitter", "system_name", "benchmark", "scenario", "division")
+NAMED = ("release", "submitter", "system_name", "benchmark", "scenario", "division")
 CHECKER = (
     "https://github.com/mlcommons/inference/blob/"
     "af2780c84e35417606fd7fccb7e4cd940a0acccf/tools/submission/submission_checker.py"
@@ -219,7 +219,9 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
     power = with_anchors(
         power.with_columns(display_name(pl.col(c)).alias(c) for c in NAMED)
     )
-    gains = gains.with_columns(display_name(pl.col(c)).alias(c) for c in NAMED)
+    gains = gains.with_columns(
+        display_name(pl.col(c)).alias(c) for c in NAMED if c in gains.columns
+    )
     kinds = power.group_by("power_kind").len()
     counted = {k: n for k, n in kinds.iter_rows() if k is not None}
     releases = [r for r in site.releases if r in set(power["release"])]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -141,3 +142,24 @@ def test_unregistered_round_and_hostile_names_stay_text(site: _Site) -> None:
         assert raw not in page, raw
     assert "Evil &lt;b&gt;Corp&lt;/b&gt;" in page
     assert ">1,000<br><small>system 8,000</small>" in page
+
+
+def test_unnamed_round_and_benchmark_get_a_visible_section(
+    tmp_path: Path, site_data: SiteData
+) -> None:
+    """Upstream left the round and benchmark empty: shown as (no name), not a crash."""
+    rows = frame(amd("Server", 24000.0, release=None, benchmark=None))
+    render = _Site(
+        data=SiteData(**{**site_data.__dict__, "results": rows}),
+        results=with_accelerators(rows),
+        out_dir=tmp_path / "generated",
+        releases=[],
+    )
+    interactivity_page.build(render)
+    assert render.page_index["interactivity"] == {
+        "(no name)": "interactivity/no-name.md"
+    }
+    page = (tmp_path / "generated" / "interactivity" / "no-name.md").read_text()
+    assert page.startswith("# Interactivity: &#40;no name&#41;\n")
+    assert "## &#40;no name&#41; { #round-no-name }" in page
+    assert ">3,000</a><br><small>system 24,000</small>" in page

@@ -118,3 +118,17 @@ def test_hostile_system_names_stay_text(tmp_path: Path, site_data: SiteData) -> 
         assert raw not in page, raw
     assert "Evil &lt;b&gt;Corp&lt;/b&gt;" in page
     assert "power unit &lt;img src&#61;x&gt; does not fit Offline" in page
+
+
+def test_unnamed_round_still_lists_its_power(
+    tmp_path: Path, site_data: SiteData
+) -> None:
+    page = _render(
+        tmp_path,
+        site_data,
+        result(release=None, scenario=None, power_value=8000.0, power_unit="Watts"),
+    )
+    assert "1 result report power" in page
+    assert "### llama2-70b-99 · &#40;no name&#41;" in page
+    # The note is the analysis's: a missing scenario has no power kind to read.
+    assert "scenario &#40;none&#41; has no power metric" in page
