@@ -7,48 +7,107 @@ CDN is involved, at build time or in the reader's browser.
 
 The bundle declares top-level ``const``s; in a classic script those would share the
 global scope with every other script on the page, so we wrap it in a function scope.
+
+Bundling takes seconds and its output only depends on vl-convert's version and our
+wrapper, so the result is cached under ``<build dir>/cache/`` in a file named by that
+key (``bundle_key``) and copied from there; only a new vl-convert (or a new wrapper)
+bundles again. Pages load it only where they have a chart (``charts.js``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
+import json
+import shutil
+import tempfile
 from pathlib import Path
 
 import vl_convert
 
 BUNDLE_NAME = "vega-bundle.js"
+#: How the bundle is wrapped; part of the cache key.
+WRAPPER = "(() => {{\n{body}\n}})();\n"
+
+
+def _versions() -> dict[str, str]:
+    return {
+        "vl-convert-python": importlib.metadata.version("vl-convert-python"),
+        "vega": vl_convert.get_vega_version(),
+        "vega-lite": vl_convert.get_vegalite_versions()[-1],
+        "vega-embed": vl_convert.get_vega_embed_version(),
+    }
+
+
+def bundle_key() -> str:
+    """The cache key: sha256 over vl-convert's and the libraries' versions, wrapper."""
+    inputs = json.dumps({"versions": _versions(), "wrapper": WRAPPER}, sort_keys=True)
+    return hashlib.sha256(inputs.encode()).hexdigest()
 
 
 def bundle_header() -> str:
-    """First line of the bundle: the versions inside; equal versions skip a rebuild."""
+    """First line of the bundle: versions and cache key; an equal line skips a copy."""
+    v = _versions()
     return (
-        f"/* vega {vl_convert.get_vega_version()}, "
-        f"vega-lite {vl_convert.get_vegalite_versions()[-1]}, "
-        f"vega-embed {vl_convert.get_vega_embed_version()}; "
-        "bundled by vl-convert-python for mlperf-ledger */\n"
+        f"/* vega {v['vega']}, vega-lite {v['vega-lite']}, "
+        f"vega-embed {v['vega-embed']}; bundled by vl-convert-python "
+        f"{v['vl-convert-python']} for mlperf-ledger; key {bundle_key()[:16]} */\n"
     )
 
 
-def write_bundle(js_dir: Path) -> Path:
-    """Write ``vega-bundle.js`` into ``js_dir`` unless an identical version is there.
+def _first_line(path: Path) -> str:
+    with path.open(encoding="utf-8") as handle:
+        return handle.readline()
 
-    Bundling takes a couple of seconds, and the result only changes with vl-convert's
-    version, so the header line doubles as a cache key.
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write ``path`` via a temporary file in its folder and one rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
+    ) as handle:
+        handle.write(text)
+    Path(handle.name).replace(path)
+
+
+def _atomic_copy(source: Path, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with (
+        tempfile.NamedTemporaryFile(
+            dir=path.parent, prefix=f".{path.name}.", delete=False
+        ) as handle,
+        source.open("rb") as original,
+    ):
+        shutil.copyfileobj(original, handle)
+    Path(handle.name).replace(path)
+
+
+def cached_bundle(cache_dir: Path) -> Path:
+    """The cache file of the current key (it may not exist yet)."""
+    return cache_dir / f"vega-bundle-{bundle_key()[:16]}.js"
+
+
+def write_bundle(js_dir: Path, cache_dir: Path | None = None) -> Path:
+    """Write ``vega-bundle.js`` into ``js_dir``, bundling only on a cache miss.
 
     Args:
         js_dir: Folder served as ``generated/assets/js/``.
+        cache_dir: Where bundles are kept between builds (``<build dir>/cache``);
+            None keeps no cache besides ``js_dir`` itself.
 
     Returns:
         Path of the bundle.
     """
     path = js_dir / BUNDLE_NAME
     header = bundle_header()
-    if path.is_file():
-        with path.open(encoding="utf-8") as handle:
-            if handle.readline() == header:
-                return path
-    js_dir.mkdir(parents=True, exist_ok=True)
-    body = vl_convert.javascript_bundle()
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(f"{header}(() => {{\n{body}\n}})();\n", encoding="utf-8")
-    tmp.replace(path)
+    if path.is_file() and _first_line(path) == header:
+        return path
+    cached = cached_bundle(cache_dir) if cache_dir is not None else None
+    if cached is not None and cached.is_file() and _first_line(cached) == header:
+        _atomic_copy(cached, path)
+        return path
+    text = header + WRAPPER.format(body=vl_convert.javascript_bundle())
+    if cached is not None:
+        _atomic_write(cached, text)
+    _atomic_write(path, text)
     return path

@@ -21,6 +21,12 @@ that hold for every chart:
 * data above ``INLINE_LIMIT`` bytes goes to a separate JSON file next to the spec, so
   no page with many charts grows heavy.
 
+Each chart kind's spec is authored once, with Altair, as a template with named slots
+(``slot``, ``fill``); a chart fills in its data-dependent parts (title, scales,
+height, tooltip words). Building and validating an Altair chart per chart cost most of
+a render's time (deep copies and JSON-schema checks of every channel); the unit tests
+validate every kind's filled spec against the Vega-Lite schema instead.
+
 Headline charts also get a static SVG (via ``vl_convert``) for readers without
 JavaScript and for previews.
 """
@@ -28,10 +34,14 @@ JavaScript and for previews.
 from __future__ import annotations
 
 import colorsys
+import functools
 import hashlib
 import json
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import altair as alt
 import polars as pl
@@ -85,6 +95,55 @@ class ChartFile:
     svg: Path | None
 
 
+#: A Vega-Lite spec as JSON data (what ``alt.Chart.to_dict`` returns).
+Spec = dict[str, Any]
+_SLOT = re.compile(r"\{\{(\w+)\}\}")
+#: A slot value that removes its key (or list item) from the filled spec.
+OMIT: Any = object()
+
+
+def slot(name: str) -> str:
+    """The placeholder of a template slot: ``{{name}}``."""
+    return "{{" + name + "}}"
+
+
+def fill(template: Spec, values: Mapping[str, Any]) -> Spec:
+    """A fresh copy of a chart template with every slot filled in.
+
+    A string that is exactly one slot takes the value as is (a number, a scale dict,
+    ``OMIT`` to drop it); a slot inside a longer string is replaced by the value's
+    text. Values are inserted, never scanned for slots themselves, so upstream text
+    cannot fill another slot.
+
+    Raises:
+        KeyError: a slot of the template has no value (a programming error).
+    """
+
+    def value(name: str) -> Any:
+        if name not in values:
+            raise KeyError(f"chart template slot {name!r} has no value")
+        return values[name]
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {}
+            for key, child in node.items():
+                filled = walk(child)
+                if filled is not OMIT:
+                    out[key] = filled
+            return out
+        if isinstance(node, list):
+            return [v for v in map(walk, node) if v is not OMIT]
+        if isinstance(node, str) and "{{" in node:
+            whole = _SLOT.fullmatch(node)
+            if whole:
+                return value(whole.group(1))
+            return _SLOT.sub(lambda m: str(value(m.group(1))), node)
+        return node
+
+    return walk(template)
+
+
 def _vendor_key(vendor: str) -> str:
     """Normalise a vendor name: "Untether AI" and "UntetherAI" are one vendor."""
     return "".join(vendor.lower().split())
@@ -115,18 +174,24 @@ def needs_log(values: pl.Series, span: float = LOG_SPAN) -> bool:
     return float(positive.max()) / float(positive.min()) >= span
 
 
-def _scale(values: pl.Series, *, base: int = 10) -> alt.Scale:
+def _scale_spec(values: pl.Series, *, base: int = 10) -> dict[str, Any]:
+    """A log scale when the values span orders of magnitude, else a linear one."""
     if needs_log(values):
-        return alt.Scale(type="log", base=base)
-    return alt.Scale(zero=False, nice=True)
+        return {"type": "log", "base": base}
+    return {"zero": False, "nice": True}
 
 
-def is_log(scale: alt.Scale) -> bool:
-    """Whether a scale is logarithmic (axis titles then say so)."""
-    return scale.to_dict().get("type") == "log"
+def _scale(values: pl.Series, *, base: int = 10) -> alt.Scale:
+    return alt.Scale(**_scale_spec(values, base=base))
 
 
-def axis_title(title: str, scale: alt.Scale) -> str:
+def is_log(scale: alt.Scale | Mapping[str, Any]) -> bool:
+    """Whether a scale (Altair or spec dict) is logarithmic (axis titles say so)."""
+    spec = scale if isinstance(scale, Mapping) else scale.to_dict()
+    return spec.get("type") == "log"
+
+
+def axis_title(title: str, scale: alt.Scale | Mapping[str, Any]) -> str:
     """An axis title that says "log scale" exactly when the axis is one."""
     return f"{title} (log scale)" if is_log(scale) else title
 
@@ -139,23 +204,32 @@ def ratio_scale() -> alt.Scale:
 RATIO_TITLE = "ratio, × better (log scale)"
 
 
+def _compare_scale_spec(values: pl.Series) -> dict[str, Any]:
+    domain = sorted({str(v) for v in values.drop_nulls().to_list()})
+    scheme = "tableau10" if len(domain) <= 10 else "tableau20"
+    return {"domain": domain, "scheme": scheme}
+
+
 def compare_scale(values: pl.Series) -> alt.Scale:
     """Colours of what a chart compares (accelerators, chip pairs, system families).
 
     A categorical scheme, not vendor colours: a chart that only holds one vendor's
     chips still tells them apart.
     """
-    domain = sorted({str(v) for v in values.drop_nulls().to_list()})
-    scheme = "tableau10" if len(domain) <= 10 else "tableau20"
-    return alt.Scale(domain=domain, scheme=scheme)
+    return alt.Scale(**_compare_scale_spec(values))
 
 
-def _compare_colour(frame: pl.DataFrame, title: str) -> alt.Color:
+def _compare_colour() -> alt.Color:
+    """Template colour channel: slots ``compare_scale`` and ``compare_title``."""
     return alt.Color(
         "compare:N",
-        scale=compare_scale(frame["compare"]),
+        scale=slot("compare_scale"),
         legend=alt.Legend(
-            orient="bottom", title=title, columns=1, labelLimit=280, symbolLimit=0
+            orient="bottom",
+            title=slot("compare_title"),
+            columns=1,
+            labelLimit=280,
+            symbolLimit=0,
         ),
     )
 
@@ -167,12 +241,15 @@ def _status_opacity() -> dict:
     )
 
 
-def _title(title: str, frame: pl.DataFrame, note: str | None = None) -> alt.TitleParams:
+def _title(title: str, frame: pl.DataFrame, note: str | None = None) -> dict:
     """The chart title, with a subtitle for what the marks' styles mean."""
     notes = [note] if note else []
     if FLAGGED in set(frame["status"].to_list()):
         notes.append("faint: pairs with a plausibility flag")
-    return alt.TitleParams(title, subtitle="; ".join(notes) if notes else alt.Undefined)
+    spec: dict[str, Any] = {"text": title}
+    if notes:
+        spec["subtitle"] = "; ".join(notes)
+    return spec
 
 
 def _chart_url(column: str) -> pl.Expr:
@@ -295,6 +372,56 @@ def _rows_height(rows: int) -> int:
     return max(rows, 1) * ROW_HEIGHT
 
 
+def _layered(*layers: alt.Chart) -> Spec:
+    """A layer template on the named data, as JSON, with ``height``/``title`` slots."""
+    spec = (
+        alt.layer(*layers, data=alt.NamedData(name=DATA_NAME))
+        .properties(width="container")
+        .to_dict(validate=False)
+    )
+    spec["height"] = slot("height")
+    spec["title"] = slot("title")
+    return spec
+
+
+#: The shape channel of pair charts mixing identity levels.
+_READING_SHAPE = alt.Shape(
+    "reading:N",
+    legend=alt.Legend(orient="top", direction="horizontal", title="level"),
+).to_dict(validate=False)
+
+
+@functools.cache
+def _pair_ratio_template() -> Spec:
+    """Dot plot of ratios with the 1× rule; slots for rows, colours and words."""
+    tooltip = [
+        alt.Tooltip("label:N", title="pair"),
+        alt.Tooltip("compare:N", title=slot("compare_title")),
+        alt.Tooltip("ratio:Q", title="ratio, × better (derived)", format=".3~f"),
+        alt.Tooltip("scenario:N"),
+        *_flag_tooltips(),
+        *_end_tooltips("_old", slot("end_old")),
+        *_end_tooltips("_new", slot("end_new")),
+    ]
+    points = (
+        alt.Chart()
+        .mark_point(filled=True, size=80)
+        .encode(
+            x=alt.X("ratio:Q", scale=ratio_scale(), title=RATIO_TITLE),
+            y=alt.Y("short:N", sort="-x", title=None, axis=alt.Axis(labelLimit=0)),
+            color=_compare_colour(),
+            opacity=_status_opacity(),
+            tooltip=tooltip,
+            href=alt.Href("url:N"),
+        )
+    )
+    spec = _layered(_parity_rule(), points)
+    encoding = spec["layer"][1]["encoding"]
+    encoding["y"]["field"] = slot("y_field")
+    encoding["shape"] = slot("shape")
+    return spec
+
+
 def pair_ratio_chart(
     pairs: pl.DataFrame,
     *,
@@ -303,7 +430,7 @@ def pair_ratio_chart(
     ends: tuple[str, str],
     compare: pl.Expr,
     compare_title: str,
-) -> tuple[alt.LayerChart, pl.DataFrame]:
+) -> tuple[Spec, pl.DataFrame]:
     """Dot plot of pair ratios on a log axis with a dashed rule at 1×.
 
     Up to ``MAX_LABELLED_ROWS`` pairs get one labelled row each; beyond that the rows
@@ -320,43 +447,53 @@ def pair_ratio_chart(
         compare_title: The colour legend's title.
 
     Returns:
-        The chart (on named data) and the data frame to attach to it.
+        The spec (on named data) and the data frame to attach to it.
     """
     frame = _pair_frame(pairs, label, compare).with_columns(
         group=pl.format("{} · {}", pl.col("scenario"), pl.col("reading"))
     )
     y_field = "short" if frame.height <= MAX_LABELLED_ROWS else "group"
-    tooltip = [
-        alt.Tooltip("label:N", title="pair"),
-        alt.Tooltip("compare:N", title=compare_title),
-        alt.Tooltip("ratio:Q", title="ratio, × better (derived)", format=".3~f"),
-        alt.Tooltip("scenario:N"),
-        *_flag_tooltips(),
-        *_end_tooltips("_old", ends[0]),
-        *_end_tooltips("_new", ends[1]),
-    ]
-    encoding: dict = {
-        "x": alt.X("ratio:Q", scale=ratio_scale(), title=RATIO_TITLE),
-        "y": alt.Y(f"{y_field}:N", sort="-x", title=None, axis=alt.Axis(labelLimit=0)),
-        "color": _compare_colour(frame, compare_title),
-        "opacity": _status_opacity(),
-        "tooltip": tooltip,
-        "href": alt.Href("url:N"),
-    }
-    if frame["reading"].n_unique() > 1:
-        encoding["shape"] = alt.Shape(
-            "reading:N",
-            legend=alt.Legend(orient="top", direction="horizontal", title="level"),
-        )
-    points = alt.Chart().mark_point(filled=True, size=80).encode(**encoding)
-    chart = alt.layer(
-        _parity_rule(), points, data=alt.NamedData(name=DATA_NAME)
-    ).properties(
-        width="container",
-        height=_rows_height(frame[y_field].n_unique()),
-        title=_title(title, frame),
+    spec = fill(
+        _pair_ratio_template(),
+        {
+            "y_field": y_field,
+            "compare_scale": _compare_scale_spec(frame["compare"]),
+            "compare_title": compare_title,
+            "end_old": ends[0],
+            "end_new": ends[1],
+            "shape": _READING_SHAPE if frame["reading"].n_unique() > 1 else OMIT,
+            "height": _rows_height(frame[y_field].n_unique()),
+            "title": _title(title, frame),
+        },
     )
-    return chart, frame
+    return spec, frame
+
+
+@functools.cache
+def _ratio_strip_template() -> Spec:
+    """Ratios per benchmark with the 1× rule; slots for colours, words, height."""
+    tooltip = [
+        alt.Tooltip("benchmark:N"),
+        alt.Tooltip("scenario:N"),
+        alt.Tooltip("compare:N", title=slot("compare_title")),
+        alt.Tooltip("ratio:Q", title="ratio, × better (derived)", format=".3~f"),
+        *_flag_tooltips(),
+        *_end_tooltips("_old", slot("end_old")),
+        *_end_tooltips("_new", slot("end_new")),
+    ]
+    points = (
+        alt.Chart()
+        .mark_point(filled=True, size=70)
+        .encode(
+            x=alt.X("ratio:Q", scale=ratio_scale(), title=RATIO_TITLE),
+            y=alt.Y("benchmark:N", title=None, axis=alt.Axis(labelLimit=0)),
+            color=_compare_colour(),
+            opacity=_status_opacity(),
+            tooltip=tooltip,
+            href=alt.Href("url:N"),
+        )
+    )
+    return _layered(_parity_rule(), points)
 
 
 def ratio_strip_chart(
@@ -366,42 +503,25 @@ def ratio_strip_chart(
     ends: tuple[str, str],
     compare: pl.Expr,
     compare_title: str,
-) -> tuple[alt.LayerChart, pl.DataFrame]:
+) -> tuple[Spec, pl.DataFrame]:
     """Ratios grouped by benchmark on a log axis: the headline view of many pairs."""
     frame = _pair_frame(
         pairs,
         pl.format("{} · {}", pl.col("submitter_new"), pl.col("system_name_new")),
         compare,
     )
-    tooltip = [
-        alt.Tooltip("benchmark:N"),
-        alt.Tooltip("scenario:N"),
-        alt.Tooltip("compare:N", title=compare_title),
-        alt.Tooltip("ratio:Q", title="ratio, × better (derived)", format=".3~f"),
-        *_flag_tooltips(),
-        *_end_tooltips("_old", ends[0]),
-        *_end_tooltips("_new", ends[1]),
-    ]
-    points = (
-        alt.Chart()
-        .mark_point(filled=True, size=70)
-        .encode(
-            x=alt.X("ratio:Q", scale=ratio_scale(), title=RATIO_TITLE),
-            y=alt.Y("benchmark:N", title=None, axis=alt.Axis(labelLimit=0)),
-            color=_compare_colour(frame, compare_title),
-            opacity=_status_opacity(),
-            tooltip=tooltip,
-            href=alt.Href("url:N"),
-        )
+    spec = fill(
+        _ratio_strip_template(),
+        {
+            "compare_scale": _compare_scale_spec(frame["compare"]),
+            "compare_title": compare_title,
+            "end_old": ends[0],
+            "end_new": ends[1],
+            "height": _rows_height(frame["benchmark"].n_unique()),
+            "title": _title(title, frame),
+        },
     )
-    chart = alt.layer(
-        _parity_rule(), points, data=alt.NamedData(name=DATA_NAME)
-    ).properties(
-        width="container",
-        height=_rows_height(frame["benchmark"].n_unique()),
-        title=_title(title, frame),
-    )
-    return chart, frame
+    return spec, frame
 
 
 def system_family_label() -> pl.Expr:
@@ -459,9 +579,55 @@ def split_by_unit(pairs: pl.DataFrame) -> list[tuple[str, str, pl.DataFrame]]:
     ]
 
 
+@functools.cache
+def _scaling_template() -> Spec:
+    """Linear-scaling rules, measured segments and both ends; slots for the axes."""
+    tooltip = _scaling_tooltips()
+    x_scale, y_scale = slot("x_scale"), slot("y_scale")
+    x_title, y_title = slot("x_title"), slot("y_title")
+    linear = (
+        alt.Chart()
+        .mark_rule(strokeDash=[4, 4], color=REFERENCE_COLOUR, strokeWidth=1.5)
+        .encode(
+            x=alt.X("total_accelerators_old:Q", scale=x_scale, title=x_title),
+            x2=alt.X2("total_accelerators_new:Q"),
+            y=alt.Y("result_value_old:Q", scale=y_scale, title=y_title),
+            y2=alt.Y2("linear:Q"),
+            tooltip=tooltip,
+        )
+    )
+    segment = (
+        alt.Chart()
+        .mark_rule(strokeWidth=2.5)
+        .encode(
+            x=alt.X("total_accelerators_old:Q", scale=x_scale, title=x_title),
+            x2=alt.X2("total_accelerators_new:Q"),
+            y=alt.Y("result_value_old:Q", scale=y_scale, title=y_title),
+            y2=alt.Y2("result_value_new:Q"),
+            color=_compare_colour(),
+            opacity=_status_opacity(),
+            tooltip=tooltip,
+        )
+    )
+    points = [
+        alt.Chart()
+        .mark_point(filled=True, size=60)
+        .encode(
+            x=alt.X(f"total_accelerators{s}:Q", scale=x_scale, title=x_title),
+            y=alt.Y(f"result_value{s}:Q", scale=y_scale, title=y_title),
+            color=_compare_colour(),
+            opacity=_status_opacity(),
+            tooltip=tooltip,
+            href=alt.Href("url:N"),
+        )
+        for s in ("_old", "_new")
+    ]
+    return _layered(linear, segment, *points)
+
+
 def scaling_chart(
     pairs: pl.DataFrame, *, title: str, compare: pl.Expr | None = None
-) -> tuple[alt.LayerChart, pl.DataFrame]:
+) -> tuple[Spec, pl.DataFrame]:
     """Segments from the smaller to the larger system, one unit on the y axis.
 
     The dashed segment from each smaller system is linear scaling (its result times
@@ -485,59 +651,24 @@ def scaling_chart(
     values = pl.concat(
         [frame["result_value_old"], frame["result_value_new"], frame["linear"]]
     )
-    x_scale = (
-        alt.Scale(type="log", base=2) if needs_log(counts, 4) else alt.Scale(zero=False)
+    x_scale = {"type": "log", "base": 2} if needs_log(counts, 4) else {"zero": False}
+    y_scale = _scale_spec(values)
+    spec = fill(
+        _scaling_template(),
+        {
+            "x_scale": x_scale,
+            "y_scale": y_scale,
+            "x_title": axis_title("accelerators", x_scale),
+            "y_title": axis_title(unit, y_scale),
+            "compare_scale": _compare_scale_spec(frame["compare"]),
+            "compare_title": "system family",
+            "height": 280,
+            "title": _title(
+                title, frame, "dashed: linear scaling from the smaller system"
+            ),
+        },
     )
-    y_scale = _scale(values)
-    x_title = axis_title("accelerators", x_scale)
-    y_title = axis_title(unit, y_scale)
-    tooltip = _scaling_tooltips()
-    colour = _compare_colour(frame, "system family")
-    linear = (
-        alt.Chart()
-        .mark_rule(strokeDash=[4, 4], color=REFERENCE_COLOUR, strokeWidth=1.5)
-        .encode(
-            x=alt.X("total_accelerators_old:Q", scale=x_scale, title=x_title),
-            x2=alt.X2("total_accelerators_new:Q"),
-            y=alt.Y("result_value_old:Q", scale=y_scale, title=y_title),
-            y2=alt.Y2("linear:Q"),
-            tooltip=tooltip,
-        )
-    )
-    segment = (
-        alt.Chart()
-        .mark_rule(strokeWidth=2.5)
-        .encode(
-            x=alt.X("total_accelerators_old:Q", scale=x_scale, title=x_title),
-            x2=alt.X2("total_accelerators_new:Q"),
-            y=alt.Y("result_value_old:Q", scale=y_scale, title=y_title),
-            y2=alt.Y2("result_value_new:Q"),
-            color=colour,
-            opacity=_status_opacity(),
-            tooltip=tooltip,
-        )
-    )
-    points = [
-        alt.Chart()
-        .mark_point(filled=True, size=60)
-        .encode(
-            x=alt.X(f"total_accelerators{s}:Q", scale=x_scale, title=x_title),
-            y=alt.Y(f"result_value{s}:Q", scale=y_scale, title=y_title),
-            color=colour,
-            opacity=_status_opacity(),
-            tooltip=tooltip,
-            href=alt.Href("url:N"),
-        )
-        for s in ("_old", "_new")
-    ]
-    chart = alt.layer(
-        linear, segment, *points, data=alt.NamedData(name=DATA_NAME)
-    ).properties(
-        width="container",
-        height=280,
-        title=_title(title, frame, "dashed: linear scaling from the smaller system"),
-    )
-    return chart, frame
+    return spec, frame
 
 
 def _scaling_frame(pairs: pl.DataFrame, compare: pl.Expr | None) -> pl.DataFrame:
@@ -558,14 +689,9 @@ def _scaling_frame(pairs: pl.DataFrame, compare: pl.Expr | None) -> pl.DataFrame
     )
 
 
-def efficiency_chart(
-    pairs: pl.DataFrame, *, title: str, compare: pl.Expr | None = None
-) -> tuple[alt.LayerChart, pl.DataFrame]:
-    """Scaling efficiency against the growth in chip count, with linear scaling at 100%.
-
-    Efficiency is unitless, so pairs of any unit share the y axis.
-    """
-    frame = _scaling_frame(pairs, compare)
+@functools.cache
+def _efficiency_template() -> Spec:
+    """Efficiency against count growth with the 100% rule; colour and title slots."""
     x_scale = alt.Scale(type="log", base=2)
     points = (
         alt.Chart()
@@ -582,7 +708,7 @@ def efficiency_chart(
                 axis=alt.Axis(format="%"),
                 title="scaling efficiency (100% = linear)",
             ),
-            color=_compare_colour(frame, "system family"),
+            color=_compare_colour(),
             opacity=_status_opacity(),
             tooltip=[alt.Tooltip("benchmark:N"), *_scaling_tooltips()],
             href=alt.Href("url:N"),
@@ -593,12 +719,27 @@ def efficiency_chart(
         .mark_rule(strokeDash=[4, 4], color=REFERENCE_COLOUR)
         .encode(y=alt.YDatum(1))
     )
-    chart = alt.layer(linear, points, data=alt.NamedData(name=DATA_NAME)).properties(
-        width="container",
-        height=260,
-        title=_title(title, frame, "dashed: linear scaling (100%)"),
+    return _layered(linear, points)
+
+
+def efficiency_chart(
+    pairs: pl.DataFrame, *, title: str, compare: pl.Expr | None = None
+) -> tuple[Spec, pl.DataFrame]:
+    """Scaling efficiency against the growth in chip count, with linear scaling at 100%.
+
+    Efficiency is unitless, so pairs of any unit share the y axis.
+    """
+    frame = _scaling_frame(pairs, compare)
+    spec = fill(
+        _efficiency_template(),
+        {
+            "compare_scale": _compare_scale_spec(frame["compare"]),
+            "compare_title": "system family",
+            "height": 260,
+            "title": _title(title, frame, "dashed: linear scaling (100%)"),
+        },
     )
-    return chart, frame
+    return spec, frame
 
 
 def shades(colour: str, count: int) -> list[str]:
@@ -616,8 +757,7 @@ def shades(colour: str, count: int) -> list[str]:
     return out
 
 
-def accelerator_scale(frame: pl.DataFrame) -> alt.Scale:
-    """One colour per accelerator: its vendor's hue, in a shade of its own."""
+def _accelerator_scale_spec(frame: pl.DataFrame) -> dict[str, Any]:
     pairs = frame.select("vendor", "accelerator").unique().sort("accelerator")
     order = {_vendor_key(v): i for i, v in enumerate(VENDOR_COLOURS)}
     domain: list[str] = []
@@ -630,12 +770,64 @@ def accelerator_scale(frame: pl.DataFrame) -> alt.Scale:
         names = pairs.filter(pl.col("vendor") == vendor)["accelerator"].to_list()
         domain += names
         colours += shades(vendor_colour(vendor), len(names))
-    return alt.Scale(domain=domain, range=colours)
+    return {"domain": domain, "range": colours}
+
+
+def accelerator_scale(frame: pl.DataFrame) -> alt.Scale:
+    """One colour per accelerator: its vendor's hue, in a shade of its own."""
+    return alt.Scale(**_accelerator_scale_spec(frame))
+
+
+@functools.cache
+def _best_per_accelerator_template() -> Spec:
+    """One line per accelerator across releases; slots for axes, colours, titles."""
+    spec = (
+        alt.Chart(alt.NamedData(name=DATA_NAME))
+        .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
+        .encode(
+            x=alt.X(
+                "release:O",
+                sort=slot("releases"),
+                title="release",
+                axis=alt.Axis(labelAngle=0),
+            ),
+            y=alt.Y("metric:Q", scale=slot("y_scale"), title=slot("y_title")),
+            color=alt.Color(
+                "accelerator:N",
+                scale=slot("colour_scale"),
+                legend=alt.Legend(
+                    orient="bottom",
+                    title="accelerator",
+                    columns=2,
+                    labelLimit=240,
+                    symbolLimit=0,
+                ),
+            ),
+            tooltip=[
+                alt.Tooltip("accelerator:N"),
+                alt.Tooltip("vendor:N"),
+                alt.Tooltip("release:N"),
+                alt.Tooltip("metric:Q", title=slot("metric_title"), format=",.6~g"),
+                alt.Tooltip("result_value:Q", title="system result", format=",.6~g"),
+                alt.Tooltip("total_accelerators:Q", title="accelerators"),
+                alt.Tooltip("submitter:N"),
+                alt.Tooltip("system_name:N", title="system"),
+                alt.Tooltip("result_key:N", title="result key"),
+                alt.Tooltip("is_preview:N", title="preview"),
+                alt.Tooltip("is_inferred:N", title="inferred"),
+            ],
+            href=alt.Href("url:N"),
+        )
+        .properties(width="container", height=300)
+        .to_dict(validate=False)
+    )
+    spec["title"] = slot("title")
+    return spec
 
 
 def best_per_accelerator_chart(
     best: pl.DataFrame, *, title: str, metric_title: str, releases: list[str]
-) -> tuple[alt.Chart, pl.DataFrame]:
+) -> tuple[Spec, pl.DataFrame]:
     """Best result of each accelerator type, one line per accelerator across releases.
 
     Lines are coloured in their vendor's hue, one shade per accelerator, so the vendor
@@ -648,7 +840,7 @@ def best_per_accelerator_chart(
         releases: Release order for the x axis.
 
     Returns:
-        The chart (on named data) and its data frame.
+        The spec (on named data) and its data frame.
 
     Raises:
         ValueError: ``best`` holds more than one unit.
@@ -669,44 +861,19 @@ def best_per_accelerator_chart(
         _chart_url("result_url").alias("url"),
     )
     _single_unit(frame)
-    y_scale = _scale(frame["metric"])
-    chart = (
-        alt.Chart(alt.NamedData(name=DATA_NAME))
-        .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
-        .encode(
-            x=alt.X(
-                "release:O", sort=releases, title="release", axis=alt.Axis(labelAngle=0)
-            ),
-            y=alt.Y("metric:Q", scale=y_scale, title=axis_title(metric_title, y_scale)),
-            color=alt.Color(
-                "accelerator:N",
-                scale=accelerator_scale(frame),
-                legend=alt.Legend(
-                    orient="bottom",
-                    title="accelerator",
-                    columns=2,
-                    labelLimit=240,
-                    symbolLimit=0,
-                ),
-            ),
-            tooltip=[
-                alt.Tooltip("accelerator:N"),
-                alt.Tooltip("vendor:N"),
-                alt.Tooltip("release:N"),
-                alt.Tooltip("metric:Q", title=metric_title, format=",.6~g"),
-                alt.Tooltip("result_value:Q", title="system result", format=",.6~g"),
-                alt.Tooltip("total_accelerators:Q", title="accelerators"),
-                alt.Tooltip("submitter:N"),
-                alt.Tooltip("system_name:N", title="system"),
-                alt.Tooltip("result_key:N", title="result key"),
-                alt.Tooltip("is_preview:N", title="preview"),
-                alt.Tooltip("is_inferred:N", title="inferred"),
-            ],
-            href=alt.Href("url:N"),
-        )
-        .properties(width="container", height=300, title=title)
+    y_scale = _scale_spec(frame["metric"])
+    spec = fill(
+        _best_per_accelerator_template(),
+        {
+            "releases": list(releases),
+            "y_scale": y_scale,
+            "y_title": axis_title(metric_title, y_scale),
+            "colour_scale": _accelerator_scale_spec(frame),
+            "metric_title": metric_title,
+            "title": title,
+        },
     )
-    return chart, frame
+    return spec, frame
 
 
 #: Characters written as JSON escapes in chart files. The JSON stays the same data,
@@ -733,7 +900,7 @@ def html_safe_json(text: str) -> str:
 
 
 def write_chart(
-    chart: alt.TopLevelMixin,
+    chart: alt.TopLevelMixin | Spec,
     data: pl.DataFrame,
     charts_dir: Path,
     name: str,
@@ -743,7 +910,8 @@ def write_chart(
     """Write a chart's Vega-Lite spec (and data file, and SVG) under ``charts_dir``.
 
     Args:
-        chart: A chart on ``alt.NamedData(DATA_NAME)``; its data is attached here.
+        chart: A chart (Altair, or a filled template spec) on
+            ``alt.NamedData(DATA_NAME)``; its data is attached here.
         data: The rows to plot.
         charts_dir: Folder of chart specs; data files go to ``charts_dir/data``.
         name: File stem, unique per site build.
@@ -754,7 +922,7 @@ def write_chart(
     """
     # Schema validation costs ~0.1 s per chart; the unit tests validate every chart
     # kind once, so builds skip it.
-    spec = chart.to_dict(validate=False)
+    spec = dict(chart) if isinstance(chart, Mapping) else chart.to_dict(validate=False)
     rows_json = data.write_json()
     data_path = None
     if len(rows_json.encode()) <= INLINE_LIMIT:

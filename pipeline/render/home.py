@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import altair as alt
 import polars as pl
 
 from pipeline.render import charts, history_page
@@ -45,7 +44,7 @@ class _Headline:
     """One derived metric on the home page."""
 
     spec: PairPage
-    chart: Callable[[pl.DataFrame], tuple[alt.TopLevelMixin, pl.DataFrame]]
+    chart: Callable[[pl.DataFrame], tuple[charts.Spec, pl.DataFrame]]
     caption: str
 
 

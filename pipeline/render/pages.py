@@ -60,6 +60,7 @@ from pipeline.render.site_data import (
     with_names,
 )
 from pipeline.render.slugs import unique_slugs
+from pipeline.settings import build_dir
 
 #: Kept for callers that knew the render state by its old private name.
 _Site = Site
@@ -161,6 +162,7 @@ def render_site(
     out_dir: Path,
     *,
     bundle: bool = True,
+    bundle_cache: Path | None = None,
     extra_pages: Mapping[str, str] | None = None,
     release_notes: Callable[[str, str], str] | None = None,
     extra_tables: Mapping[str, tuple[pl.DataFrame, str]] | None = None,
@@ -172,6 +174,8 @@ def render_site(
         out_dir: The ``generated`` folder inside MkDocs' docs_dir (``site/generated``).
             It is emptied first (except ``assets/``), so it must hold nothing else.
         bundle: Also write the Vega JavaScript bundle (skipped when already current).
+        bundle_cache: Where the bundle is cached between builds; default
+            ``<build dir>/cache`` (``MLPERF_BUILD_DIR``).
         extra_pages: More generated pages, path under ``out_dir`` -> Markdown (for
             example ``{"claims.md": render_claims_page(...)}``). They are written
             after the folder is emptied; list them in ``mkdocs.yml``'s nav.
@@ -194,5 +198,6 @@ def render_site(
     _write_json(site, NAV_FILE, site.nav, ascii_only=True)
     _write_json(site, PAGE_INDEX, site.page_index, ascii_only=False)
     if bundle:
-        site.written.append(write_bundle(out_dir / "assets" / "js"))
+        cache = bundle_cache if bundle_cache is not None else build_dir() / "cache"
+        site.written.append(write_bundle(out_dir / "assets" / "js", cache))
     return site.written

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import altair as alt
 import polars as pl
 
 from pipeline.analysis.plausibility import STRICTEST_LEVEL, headline_pairs
@@ -380,7 +379,7 @@ def compare_by(kind: str) -> tuple[pl.Expr, str]:
 
 def _pair_chart(
     spec: PairPage, pairs: pl.DataFrame, title: str
-) -> tuple[alt.TopLevelMixin, pl.DataFrame]:
+) -> tuple[charts.Spec, pl.DataFrame]:
     compare, compare_title = compare_by(spec.kind)
     if spec.kind == "scaling":
         return charts.scaling_chart(pairs, title=title, compare=compare)

@@ -96,7 +96,7 @@ class Site:
     def chart(
         self,
         page: str,
-        built: tuple[alt.TopLevelMixin, pl.DataFrame],
+        built: tuple[alt.TopLevelMixin | charts.Spec, pl.DataFrame],
         name: str,
         caption: str,
         *,

@@ -4,6 +4,7 @@ from pathlib import Path
 import altair as alt
 import polars as pl
 import pytest
+from altair.vegalite.v6.schema.core import Root
 
 from pipeline.render import charts
 from pipeline.render.site_data import with_accelerators
@@ -33,6 +34,12 @@ def _gains() -> pl.DataFrame:
     ).with_columns(vendor=pl.Series(["AMD", "NVIDIA"]))
 
 
+def _valid(spec: dict) -> dict:
+    """The spec, after checking it against the Vega-Lite schema Altair ships."""
+    Root.validate(spec)
+    return spec
+
+
 def _layers(spec: dict) -> list[dict]:
     return spec.get("layer", [spec])
 
@@ -46,7 +53,7 @@ def _ratio_chart(data: pl.DataFrame) -> tuple[dict, pl.DataFrame]:
         compare=pl.col("accelerator_name_new"),
         compare_title="accelerator",
     )
-    return chart.to_dict(), frame  # validates against the Vega-Lite schema
+    return _valid(chart), frame
 
 
 def test_pair_chart_has_a_log_ratio_axis_and_a_reference_line_at_one() -> None:
@@ -104,7 +111,7 @@ def test_long_labels_are_shortened_whole_in_the_tooltip_and_never_alike() -> Non
     assert len(set(shorts)) == 2 and shorts[1].endswith(" #2")
     assert all(len(s) <= charts.LABEL_CHARS + 3 for s in shorts)
     assert frame["label"][0] == f"Offline · {long_name}"
-    y = _layers(chart.to_dict())[1]["encoding"]["y"]
+    y = _layers(_valid(chart))[1]["encoding"]["y"]
     assert y["field"] == "short" and y["axis"]["labelLimit"] == 0
 
 
@@ -147,13 +154,13 @@ def test_a_chart_never_puts_two_units_on_one_axis() -> None:
         ("Server", "Queries/s", 1),
     ]
     for scenario, unit, part in parts:
-        spec = charts.scaling_chart(part, title=scenario)[0].to_dict()
+        spec = _valid(charts.scaling_chart(part, title=scenario)[0])
         assert _layers(spec)[1]["encoding"]["y"]["title"] == unit
 
 
 def test_scaling_chart_draws_linear_scaling_and_names_log_axes() -> None:
     chart, frame = charts.scaling_chart(_scaling_pairs().head(1), title="t")
-    spec = chart.to_dict()
+    spec = _valid(chart)
     linear, segment, *_ = _layers(spec)
     assert linear["mark"]["strokeDash"] == [4, 4]
     assert linear["encoding"]["y2"]["field"] == "linear"
@@ -170,7 +177,7 @@ def test_scaling_chart_draws_linear_scaling_and_names_log_axes() -> None:
 
 def test_efficiency_chart_has_a_reference_line_at_linear_scaling() -> None:
     chart, _ = charts.efficiency_chart(_scaling_pairs(), title="t")
-    spec = chart.to_dict()
+    spec = _valid(chart)
     linear, points = _layers(spec)
     assert linear["mark"]["type"] == "rule" and linear["encoding"]["y"] == {"datum": 1}
     assert points["encoding"]["y"]["axis"]["format"] == "%"
@@ -187,7 +194,7 @@ def test_best_per_accelerator_chart_shades_one_vendor() -> None:
         metric_title="Tokens/s per accelerator",
         releases=["v5.1", "v6.0"],
     )
-    encoding = chart.to_dict()["encoding"]
+    encoding = _valid(chart)["encoding"]
     assert encoding["x"]["sort"] == ["v5.1", "v6.0"]
     assert encoding["color"]["scale"]["domain"] == [
         "NVIDIA H100-SXM-80GB",
@@ -211,3 +218,79 @@ def test_write_chart_inlines_small_data_and_splits_large_data(tmp_path: Path) ->
     assert spec["data"] == {"url": "data/large.json", "format": {"type": "json"}}
     assert files.data == tmp_path / "data" / "large.json"
     assert len(json.loads(files.data.read_text())) == 5000
+
+
+def test_fill_replaces_whole_slots_embedded_slots_and_omits() -> None:
+    template = {
+        "scale": "{{scale}}",
+        "title": "{{end}} result key",
+        "layers": ["{{gone}}", {"size": 80}],
+        "shape": "{{gone}}",
+    }
+    spec = charts.fill(
+        template,
+        {"scale": {"type": "log", "base": 2}, "end": "older", "gone": charts.OMIT},
+    )
+    assert spec == {
+        "scale": {"type": "log", "base": 2},
+        "title": "older result key",
+        "layers": [{"size": 80}],
+    }
+    # The template is untouched: the next chart fills it again.
+    assert template["scale"] == "{{scale}}" and template["layers"][0] == "{{gone}}"
+
+
+def test_fill_never_reads_slots_inside_upstream_values() -> None:
+    spec = charts.fill(
+        {"title": "{{title}}", "tooltip": "{{end}} result key"},
+        {"title": "{{end}}", "end": "system {{title}}"},
+    )
+    assert spec == {"title": "{{end}}", "tooltip": "system {{title}} result key"}
+
+
+def test_fill_names_a_slot_without_value() -> None:
+    with pytest.raises(KeyError, match="chart template slot 'height' has no value"):
+        charts.fill({"height": "{{height}}"}, {})
+
+
+class _NoAltair:
+    """Stands in for the altair module: any use of it fails the test."""
+
+    def __getattr__(self, name: str) -> None:
+        raise AssertionError(f"alt.{name} used while filling a chart template")
+
+
+def _every_chart_kind() -> list[tuple[dict, pl.DataFrame]]:
+    gains = _gains()
+    best = with_accelerators(frame(AMD_V51, AMD_V60, H100_V51)).with_columns(
+        metric=pl.col("result_per_accelerator")
+    )
+    scaling = _scaling_pairs()
+    return [
+        _ratio_chart(gains),
+        charts.ratio_strip_chart(
+            gains,
+            title="t",
+            ends=("older", "newer"),
+            compare=pl.col("accelerator_name_new"),
+            compare_title="accelerator",
+        ),
+        charts.scaling_chart(scaling.head(1), title="t"),
+        charts.efficiency_chart(scaling, title="t"),
+        charts.best_per_accelerator_chart(
+            best, title="t", metric_title="Tokens/s per accelerator", releases=["v5.1"]
+        ),
+    ]
+
+
+def test_chart_specs_are_filled_from_templates_without_altair(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Altair builds each kind's template once; later charts only fill slots, so no
+    # Altair object (and none of its deep copies or schema checks) is made per chart.
+    first = _every_chart_kind()
+    monkeypatch.setattr(charts, "alt", _NoAltair())
+    again = _every_chart_kind()
+    assert [spec for spec, _ in again] == [spec for spec, _ in first]
+    for spec, _ in again:
+        _valid(spec)

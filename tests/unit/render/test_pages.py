@@ -238,3 +238,39 @@ def test_bundle_is_wrapped_and_rewritten_only_when_versions_change(
     )
     bundle.write_bundle(tmp_path)
     assert calls == [1]
+
+
+def test_bundle_is_cached_in_the_build_dir_and_rebundled_only_for_a_new_vl_convert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, site_data: SiteData
+) -> None:
+    calls = []
+    monkeypatch.setattr(
+        bundle.vl_convert,
+        "javascript_bundle",
+        lambda: calls.append(1) or "const n=1;window.vegaEmbed=n;",
+    )
+    monkeypatch.setenv("MLPERF_BUILD_DIR", str(tmp_path / "build"))
+    # Two builds in fresh staging folders (as every pipeline run stages a new
+    # project): the second copies the cached bundle instead of bundling again.
+    first = tmp_path / "one" / "generated"
+    second = tmp_path / "two" / "generated"
+    render_site(site_data, first, bundle=True)
+    render_site(site_data, second, bundle=True)
+    assert calls == [1]
+    js = "assets/js/vega-bundle.js"
+    assert (second / js).read_bytes() == (first / js).read_bytes()
+    cache = tmp_path / "build" / "cache"
+    assert [p.name for p in cache.iterdir()] == [
+        f"vega-bundle-{bundle.bundle_key()[:16]}.js"
+    ]
+    # Another vl-convert version is another key: bundled again, the old file kept.
+    versions = bundle._versions()
+    monkeypatch.setattr(
+        bundle, "_versions", lambda: versions | {"vl-convert-python": "9.9.9"}
+    )
+    render_site(site_data, tmp_path / "three" / "generated", bundle=True)
+    assert calls == [1, 1]
+    assert len(list(cache.iterdir())) == 2
+    assert (
+        "vl-convert-python 9.9.9" in (tmp_path / "three" / "generated" / js).read_text()
+    )
