@@ -1,11 +1,22 @@
-"""The Data page: every table behind the site as CSV and Parquet, with checksums."""
+"""The Data page: every table behind the site as CSV and Parquet, with checksums.
+
+Next to the downloads goes ``datapackage.json`` (``datapackage``), which describes
+every CSV and Parquet file with its schema, size and sha256, and the page shows how to
+read the files with Polars, DuckDB and pandas (copy-paste examples; the project itself
+depends on none but Polars).
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from pipeline import settings
+from pipeline.manifest import ManifestError, release_for
+from pipeline.render.datapackage import DESCRIPTOR, write_datapackage
 from pipeline.render.downloads import Download, write_downloads
 from pipeline.render.escape import escape
+from pipeline.render.provenance import with_upstream
 from pipeline.render.site import (
     GENERATED,
     Site,
@@ -19,7 +30,8 @@ TABLE_DESCRIPTIONS = {
     "software_gains": "Derived, unofficial: same hardware in two releases.",
     "generation_ratios": "Derived, unofficial: successor over predecessor accelerator.",
     "scaling": "Derived, unofficial: larger over smaller system, same accelerator.",
-    "snapshots": "Raw upstream snapshots the build read, with checksums.",
+    "snapshots": "Raw upstream snapshots the build read, with checksums, their "
+    "upstream address and commit where known, and where the build read them.",
     "crosscheck": "Summary values compared with the raw result tree.",
     "accelerator_histories": "Derived, unofficial: best result per accelerator of "
     "one chip per round, with the step ratio to its previous round.",
@@ -36,8 +48,83 @@ def _size(path: Path) -> str:
     return f"{size / 1024**2:,.1f} MB"
 
 
-def data_page(site: Site, downloads: list[Download]) -> str:
-    """The downloads with sizes and sha256, then the columns of each."""
+#: Where the examples find the downloads, under the site's public URL.
+DOWNLOADS_PATH = f"{GENERATED}/downloads/"
+
+
+def downloads_url() -> str:
+    """The public URL of the downloads folder, from the site URL MkDocs builds with."""
+    return settings.site_url().rstrip("/") + "/" + DOWNLOADS_PATH
+
+
+def examples(base: str) -> str:
+    """Copy-paste examples reading ``results.parquet`` from ``base`` (Markdown).
+
+    The same query in Polars, DuckDB and pandas: the ten best llama2-70b-99 Offline
+    results. ``base`` is written as a Python string literal (JSON quoting) and as an
+    SQL literal (quotes doubled), so no URL can end the string early.
+    """
+    py = json.dumps(base)
+    sql = "'" + base.replace("'", "''") + "results.parquet'"
+    columns = '"release", "submitter", "system_name", "result_value", "result_unit"'
+    return (
+        "## Reading the data\n\n"
+        "The same question in three tools: the ten highest llama2-70b-99 Offline "
+        "results of every round. Each reads the Parquet file straight from this "
+        "site; download it first to work offline.\n\n"
+        "### Polars\n\n"
+        "```python\n"
+        "import polars as pl\n\n"
+        f"base = {py}\n"
+        'results = pl.read_parquet(base + "results.parquet")\n'
+        "top = (\n"
+        "    results.filter(\n"
+        '        pl.col("benchmark") == "llama2-70b-99", '
+        'pl.col("scenario") == "Offline"\n'
+        "    )\n"
+        '    .sort("result_value", descending=True)\n'
+        f"    .select({columns})\n"
+        "    .head(10)\n"
+        ")\n"
+        "print(top)\n"
+        "```\n\n"
+        "### DuckDB\n\n"
+        "```sql\n"
+        "-- https needs DuckDB's httpfs extension (autoloaded where available)\n"
+        "SELECT release, submitter, system_name, result_value, result_unit\n"
+        f"FROM read_parquet({sql})\n"
+        "WHERE benchmark = 'llama2-70b-99' AND scenario = 'Offline'\n"
+        "ORDER BY result_value DESC\n"
+        "LIMIT 10;\n"
+        "```\n\n"
+        "### pandas\n\n"
+        "```python\n"
+        "import pandas as pd  # reading Parquet needs pyarrow\n\n"
+        f"base = {py}\n"
+        'results = pd.read_parquet(base + "results.parquet")\n'
+        "top = (\n"
+        "    results.query(\"benchmark == 'llama2-70b-99' and scenario == "
+        "'Offline'\")\n"
+        '    .sort_values("result_value", ascending=False)\n'
+        f"    [[{columns}]]\n"
+        "    .head(10)\n"
+        ")\n"
+        "print(top)\n"
+        "```\n\n"
+        "Reading a CSV file instead? Text cells that start with `=`, `+`, `-`, `@`, "
+        "a tab or a carriage return carry a leading `'` (see above); the Parquet "
+        "files have the exact values and types.\n\n"
+        "### Frictionless\n\nTo check every file against its size, sha256 and "
+        "schema:\n\n"
+        "```sh\n"
+        "pip install frictionless\n"
+        f"frictionless validate {base}{DESCRIPTOR}\n"
+        "```\n"
+    )
+
+
+def data_page(site: Site, downloads: list[Download], package: Path) -> str:
+    """The downloads with sizes and sha256, the data package, examples, columns."""
     page = f"{GENERATED}/data.md"
     rows = []
     for d in downloads:
@@ -75,7 +162,16 @@ def data_page(site: Site, downloads: list[Download]) -> str:
         "carries the result keys and URLs of both results it divides.\n\n"
         "| Table | What | Rows | CSV | Parquet |\n|---|---|---:|---|---|\n"
         + "\n".join(rows)
-        + "\n\n## Columns\n\n"
+        + "\n\n## Data package\n\n"
+        f"[{DESCRIPTOR}]({page_link(page, f'downloads/{DESCRIPTOR}')}) · "
+        f"{_size(package)} describes every file above as a "
+        "[Frictionless Data Package](https://datapackage.org/): each table's columns "
+        "with their types (as the CSV and as the Parquet file hold them), its primary "
+        "key where the rows have one, and each file's size and sha256. Licence: "
+        "Apache-2.0, under which the MLCommons results repositories it lists as "
+        "sources publish their contents; the derived tables are unofficial.\n\n"
+        + examples(downloads_url())
+        + "\n## Columns\n\n"
         + columns
     )
     return site.write_page("data.md", text)
@@ -91,7 +187,8 @@ def build(site: Site) -> None:
         "generation_ratios": data.generations,
         "scaling": data.scaling,
         # Fetch times go to build-info.json: they differ between identical builds.
-        "snapshots": data.snapshots.drop("fetched_at"),
+        # The upstream address and commit instead of the build machine's path.
+        "snapshots": with_upstream(data.snapshots).drop("fetched_at", "url"),
         "accelerator_histories": site.histories,
         "flagged_pairs": site.flagged,
     }
@@ -104,4 +201,19 @@ def build(site: Site) -> None:
     )
     site.written += [p for d in downloads for p in (d.csv, d.parquet)]
     site.written.append(write_build_info(data, site.out_dir / "downloads"))
-    data_page(site, downloads)
+    package = write_datapackage(
+        downloads, _repositories(site.releases), site.out_dir / "downloads"
+    )
+    site.written.append(package)
+    data_page(site, downloads, package)
+
+
+def _repositories(releases: list[str]) -> list[str]:
+    """The upstream repositories of the releases with rows: the package's sources."""
+    out = []
+    for release in releases:
+        try:
+            out.append(release_for(release).repository)
+        except ManifestError:  # not of the form vX.Y: no repository to name
+            continue
+    return out
