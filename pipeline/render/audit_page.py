@@ -9,6 +9,7 @@ import polars as pl
 from pipeline.labels import NO_NAME
 from pipeline.render.escape import escape, safe_url
 from pipeline.render.flags_section import flags_section
+from pipeline.render.provenance import NOT_RECORDED, with_upstream
 from pipeline.render.site import (
     Site,
     release_index,
@@ -163,15 +164,23 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
     """Lineage, snapshots, rejections, coverage, flags and cross-check of a build."""
     data = site.data
     extra = stringify(data.snapshots.select("rows", "rejected", "checks"))
-    snapshots = data.snapshots.with_columns(
-        c_release=escape(pl.col("release")),
-        c_file=external_link(escape(pl.col("path")), pl.col("url"), pl.col("url")),
-        c_sha=pl.format("<code>{}</code>", escape(pl.col("sha256"))),
-        c_bytes=number(pl.col("bytes").cast(pl.Float64), digits=15),
-        c_rows=extra["rows"],
-        c_rejected=extra["rejected"],
-        c_checks=extra["checks"],
-    ).sort("release", "path")
+    # Linked upstream (at the commit where known); where it was read is the tooltip.
+    snapshots = (
+        with_upstream(data.snapshots)
+        .with_columns(
+            c_release=escape(pl.col("release")),
+            c_file=external_link(
+                escape(pl.col("path")), pl.col("upstream_url"), pl.col("read_from")
+            ),
+            c_commit=escape(pl.col("upstream_commit").fill_null(NOT_RECORDED)),
+            c_sha=pl.format("<code>{}</code>", escape(pl.col("sha256"))),
+            c_bytes=number(pl.col("bytes").cast(pl.Float64), digits=15),
+            c_rows=extra["rows"],
+            c_rejected=extra["rejected"],
+            c_checks=extra["checks"],
+        )
+        .sort("release", "path")
+    )
     rejected = (
         data.rejected.group_by("release", "reason")
         .agg(pl.len().alias("records"), pl.col("result_key").first().alias("example"))
@@ -206,6 +215,7 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
             {
                 "c_release": "Release",
                 "c_file": "Source file",
+                "c_commit": "Commit",
                 "c_sha": "sha256",
                 "c_bytes": "Bytes",
                 "c_rows": "Rows",

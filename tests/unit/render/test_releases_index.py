@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -155,3 +156,23 @@ def test_snapshots_link_upstream_with_the_commit_and_name_the_mirror_as_a_note(
     assert len(hrefs) == 4
     assert all(h.startswith("https://github.com/mlcommons/") for h in hrefs)
     assert "/tmp" not in index and "mlperf-mirror/inference" not in index
+
+
+def test_audit_page_links_snapshots_upstream_not_to_the_mirror(tmp_path: Path) -> None:
+    data = dataclasses.replace(
+        site_data_of(H100_V21, H100_V41, H100_V51), snapshots=SNAPSHOTS
+    )
+    out = tmp_path / "generated"
+    render_site(data, out, bundle=False)
+    audit = (out / "audit.md").read_text()
+    row = next(line for line in audit.splitlines() if line.startswith("<tr><td>v4.1"))
+    assert row.startswith(
+        "<tr><td>v4.1</td><td>"
+        '<a href="https://github.com/mlcommons/inference_results_v4.1/blob/4a0c8741/'
+        'summary_results.json" title="local mirror&#58; inference&#95;results&#95;v4.1/'
+        'summary&#95;results.json">summary&#95;results.json</a></td>'
+        "<td>4a0c8741</td>"
+    )
+    hrefs = re.findall(r'href="([^"]*)"', audit)
+    assert not [h for h in hrefs if "127.0.0.1" in h or h.startswith("/")]
+    assert MIRROR not in audit and "/tmp" not in audit
