@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from pipeline.manifest import ManifestError, is_version, load_manifest
 from pipeline.runlock import BusyError, FolderError
+from pipeline.source import SourceError
 
 #: Exit codes besides 0 (success) and 1 (a run failed).
 EXIT_USAGE = 2
@@ -112,12 +113,36 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_update(args: argparse.Namespace) -> int:
     """One discovery tick, the runs it requests, then the cross-release assets."""
+    if _quiet(args):
+        print("nothing new or changed upstream: no run requested")
+        return 0
     from pipeline import runner
 
     with runner.exclusive(data_shown=args.data_shown, build=True) as instance:
         outcomes = runner.update(instance)
     failed = [o for o in outcomes if not o.success]
     return 1 if failed else 0
+
+
+def _quiet(args: argparse.Namespace) -> bool:
+    """A tick with nothing to do, checked without Dagster (see ``quiet_tick``)."""
+    from pipeline import settings
+    from pipeline.discovery import quiet_tick
+    from pipeline.runlock import hold
+    from pipeline.source import Source
+
+    data = settings.data_dir()
+    source = Source(
+        base=settings.source_base(),
+        timeout_s=settings.http_timeout_s(),
+        deadline_s=settings.http_deadline_s(),
+        tree_api=settings.tree_api(),
+    )
+    try:
+        with hold(data, args.data_shown):
+            return quiet_tick(source, data)
+    except SourceError:
+        return False  # the full tick reports it, with its usual wording
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -290,6 +315,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ManifestError, FolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except SourceError as exc:
+        # Discovery probes outside any run (update, watch): the source is unreachable.
+        print(f"error: the source could not be read: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 

@@ -8,10 +8,18 @@ tick are the only state; they live in the sensor cursor or a small JSON file.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from pipeline.ingest import SUMMARY_NAMES
-from pipeline.manifest import Release, discovered_release, next_versions
+from pipeline.manifest import (
+    SUMMARY_NAMES,
+    ManifestError,
+    Release,
+    discovered_release,
+    next_versions,
+    release_for,
+)
 from pipeline.snapshots import SnapshotStore
 from pipeline.source import Probe, Source
 
@@ -88,3 +96,34 @@ def discover(
         if previous or never_stored:
             found.changed_releases.append(release.version)
     return found
+
+
+#: Next to the cursor: the release partitions the Dagster instance knows, written by
+#: the runner whenever they change, so a quiet tick can run without Dagster.
+KNOWN_FILE = "known_releases.json"
+CURSOR_FILE = "discovery_cursor.json"
+
+
+def quiet_tick(source: Source, data_dir: Path) -> bool:
+    """Whether a tick would find nothing to do, decided without starting Dagster.
+
+    A no-op ``update`` is the common case (an hourly tick on a quiet day), and
+    importing Dagster and opening its instance cost more than the probes themselves.
+    Only a tick that finds no new round, no changed file and no new validators is
+    quiet; anything else (or missing state) goes through the full Dagster tick.
+    """
+    cursor, known = data_dir / CURSOR_FILE, data_dir / KNOWN_FILE
+    if not cursor.is_file() or not known.is_file():
+        return False
+    try:
+        validators = json.loads(cursor.read_text())
+        versions = json.loads(known.read_text())
+        releases = [release_for(v) for v in versions]
+    except (OSError, ValueError, ManifestError):
+        return False
+    found = discover(source, releases, validators, SnapshotStore(data_dir))
+    return (
+        not found.new_releases
+        and not found.changed_releases
+        and found.validators == validators
+    )

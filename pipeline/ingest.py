@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pipeline.extract.raw_tree import stage_raw_tree
 from pipeline.extract.summary import SummaryFormatError, parse_summary
-from pipeline.manifest import Release
+from pipeline.manifest import SUMMARY_NAMES, Release
 from pipeline.snapshots import Snapshot, SnapshotStore, utc_now_iso
 from pipeline.source import Fetched, NotPublished, OutsideSource, Source, SourceError
 
@@ -21,7 +21,6 @@ INGESTED = "ingested"
 RAW_TREE_ONLY = "raw tree only"
 NOT_IN_SOURCE = "not in source"
 #: Summary file names seen upstream, newest layout first; tried for discovered rounds.
-SUMMARY_NAMES = ("summary.json", "summary_results.json")
 
 
 class IngestError(RuntimeError):

@@ -23,6 +23,9 @@ class ManifestError(ValueError):
     """The manifest file is malformed; the message names the entry and field."""
 
 
+#: The file names upstream has used for a round's summary.
+SUMMARY_NAMES = ("summary.json", "summary_results.json")
+
 @dataclass(frozen=True)
 class Release:
     """One MLPerf Inference round as listed in the manifest."""

@@ -8,6 +8,7 @@ turns Dagster's events into short human-readable outcomes.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -20,6 +21,7 @@ import dagster as dg
 from pipeline import runlock, settings
 from pipeline.defs.automation import PER_RELEASE
 from pipeline.defs.history import latest_metadata
+from pipeline.discovery import CURSOR_FILE, KNOWN_FILE
 from pipeline.manifest import (
     is_version,
     load_manifest,
@@ -132,6 +134,7 @@ def drop_invalid_partitions(
     for key in invalid:
         instance.delete_dynamic_partition(RELEASES, key)
     if invalid:
+        remember_partitions(instance)
         progress(
             f"removed release partition(s) {', '.join(map(repr, invalid))}: "
             "not a version like v6.1"
@@ -215,6 +218,15 @@ def register_releases(instance: dg.DagsterInstance, versions: Sequence[str]) -> 
     missing = [v for v in versions if v not in existing]
     if missing:
         instance.add_dynamic_partitions(RELEASES, missing)
+        remember_partitions(instance)
+
+
+def remember_partitions(instance: dg.DagsterInstance) -> None:
+    """Keep the known release partitions in a plain file for ``quiet_tick``."""
+    known = sorted(filter(is_version, instance.get_dynamic_partitions(RELEASES)))
+    path = settings.data_dir() / KNOWN_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(known, sort_keys=True) + "\n")
 
 
 def failure_message(instance: dg.DagsterInstance, run_id: str) -> str:
@@ -488,7 +500,7 @@ def release_status(instance: dg.DagsterInstance) -> list[dict]:
 
 def cursor_path() -> Path:
     """Where the CLI keeps the discovery validators between ticks."""
-    return settings.data_dir() / "discovery_cursor.json"
+    return settings.data_dir() / CURSOR_FILE
 
 
 def evaluate_discovery(instance: dg.DagsterInstance) -> dg.SensorResult:
@@ -552,4 +564,5 @@ def update(
     if tick.cursor is not None:
         cursor_path().parent.mkdir(parents=True, exist_ok=True)
         cursor_path().write_text(tick.cursor)
+    remember_partitions(instance)
     return outcomes
