@@ -12,7 +12,7 @@ MLPERF_SOURCE ?= $(if $(wildcard $(MIRROR)),$(MIRROR),)
 export MLPERF_SOURCE
 export DAGSTER_HOME ?= $(abspath data/dagster_home)
 
-.PHONY: venv test lint site serve ui bench browser-deps clean vendor vendor-check
+.PHONY: venv test test-fast lint site serve ui bench browser-deps clean vendor vendor-check
 
 venv: $(STAMP)
 
@@ -31,6 +31,11 @@ browser-deps:
 
 lint: venv
 	$(BIN)/ruff check .
+
+# Unit tests only (hand-written records, no Dagster run, no browser): under 30 s.
+test-fast: venv
+	$(BIN)/ruff check .
+	$(BIN)/pytest -q tests/unit -m "not slow"
 
 test: venv browser-deps
 	$(BIN)/ruff check .
