@@ -321,17 +321,48 @@ def _page(
             numeric=("c_steps",),
         )
     )
-    tables = hp._cells(points).partition_by(LINE, as_dict=True, maintain_order=True)
-    for line in lines.iter_rows(named=True):
+    cells = hp._cells(points)
+    tables = cells.partition_by(LINE, as_dict=True, maintain_order=True)
+    for line in lines.filter(pl.col("rounds") >= hp.MIN_ROUNDS).iter_rows(named=True):
         unit = escape(line["result_unit"])
         rounds = line["rounds"]
         parts += [
             f"\n### {escape(line['line_label'])} {{ #{line['line_anchor']} }}\n",
-            f"\n{unit} per accelerator, best per round; {rounds} round(s).\n",
+            f"\n{unit} per accelerator, best per round; {rounds} rounds.\n",
             html_table(
                 tables[tuple(line[k] for k in LINE)],
                 hp.LINE_COLUMNS,
                 numeric=("c_step", "c_since"),
+                searchable=False,
+            ),
+        ]
+    single = lines.filter(pl.col("rounds") < hp.MIN_ROUNDS).select(LINE)
+    if single.height:
+        # One table for the lines with a single round: a heading each would make
+        # an edge chip's open-division page (95 lines) outgrow the page budget.
+        rows = cells.join(single, on=LINE, how="semi", nulls_equal=True).with_columns(
+            c_line=pl.format(
+                '<span id="{}"></span>{}<br><small>{} per accelerator</small>',
+                pl.col("line_anchor"),
+                escape(pl.col("line_label")),
+                escape(pl.col("result_unit")),
+            )
+        )
+        order = lines.select(LINE).with_row_index("_line")
+        rows = rows.join(order, on=LINE, how="left", nulls_equal=True).sort("_line")
+        parts += [
+            "\n### Lines with one round { #single-round-lines }\n",
+            f"\n{single.height:,} line(s) with a result in one round only: nothing to "
+            "step from yet.\n",
+            html_table(
+                rows,
+                {
+                    "c_line": "Benchmark · scenario · division",
+                    "c_round": "Round",
+                    "c_value": "Best per accelerator",
+                    "c_result": "Submission",
+                },
+                wide=("c_line",),
                 searchable=False,
             ),
         ]
