@@ -116,3 +116,18 @@ def test_hostile_registry_names_stay_text_and_slugs_stay_file_names(
         "&#124; pipe\n"
     )
     assert '<td style="text-align: right;">2.00×</td>' in page
+
+
+def test_line_chart_validates_against_vega_lite(site_data: SiteData) -> None:
+    from pipeline.render.accelerator_pages import line_chart
+
+    rows = frame(h100("v5.1", 800.0), h100("v6.0", 1600.0))
+    points = (
+        accelerator_histories(rows.lazy())
+        .collect()
+        .with_columns(line_label=pl.lit("llama2-70b-99 · Offline · closed"))
+    )
+    chart, data = line_chart(points, title="t", unit="Tokens/s", releases=RELEASES)
+    spec = chart.to_dict()  # validates against the Vega-Lite schema
+    assert spec["encoding"]["color"]["field"] == "line"
+    assert data["value"].to_list() == [100.0, 200.0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from pipeline.render import interactivity_page
@@ -163,3 +164,16 @@ def test_unnamed_round_and_benchmark_get_a_visible_section(
     assert page.startswith("# Interactivity: &#40;no name&#41;\n")
     assert "## &#40;no name&#41; { #round-no-name }" in page
     assert ">3,000</a><br><small>system 24,000</small>" in page
+
+
+def test_interactivity_chart_validates_against_vega_lite() -> None:
+    from pipeline.analysis.interactivity import interactivity, interactivity_points
+
+    table = interactivity(frame(*ROWS[:3]).lazy()).collect()
+    points = (
+        interactivity_points(table).collect().with_columns(system=pl.lit("AMD · box"))
+    )
+    chart, data = interactivity_page.interactivity_chart(points, title="t")
+    spec = chart.to_dict()  # validates against the Vega-Lite schema
+    assert spec["encoding"]["x"]["field"] == "target_tokens_per_user"
+    assert sorted(data["target_tokens_per_user"].to_list()) == [0.0, 5.0, 25.0]
