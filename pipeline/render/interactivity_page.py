@@ -106,10 +106,14 @@ def limits_table(page: str, registry: pl.DataFrame, table: pl.DataFrame) -> str:
         return (
             pl.when(pl.col(f"{prefix}_tpot").is_not_null())
             .then(
-                pl.format(
-                    "{} ms · {} ms",
-                    number(pl.col(f"{prefix}_ttft")),
-                    number(pl.col(f"{prefix}_tpot")),
+                # The limits link the checker that states them.
+                external_link(
+                    pl.format(
+                        "{} ms · {} ms",
+                        number(pl.col(f"{prefix}_ttft")),
+                        number(pl.col(f"{prefix}_tpot")),
+                    ),
+                    pl.col(f"{prefix}_url"),
                 )
             )
             .when(pl.col(f"has_{prefix}").fill_null(False))

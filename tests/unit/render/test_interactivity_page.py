@@ -70,9 +70,10 @@ def test_index_lists_each_rounds_limits_with_their_source(site: _Site) -> None:
     page = (site.out_dir / "interactivity" / "index.md").read_text()
     assert page.startswith("# Interactivity\n")
     assert (
-        "<tr><td>v5.1</td><td>llama2-70b-99</td><td>2,000 ms · 200 ms</td>"
-        '<td>450 ms · 40 ms</td><td><a href="' + CHECKER + '">tools/submission/'
-        "submission&#95;checker/constants.py @ 001d64c</a></td><td>1</td></tr>"
+        f'<tr><td>v5.1</td><td>llama2-70b-99</td><td><a href="{CHECKER}">2,000 ms · '
+        f'200 ms</a></td><td><a href="{CHECKER}">450 ms · 40 ms</a></td><td><a '
+        f'href="{CHECKER}">tools/submission/submission&#95;checker/constants.py @ '
+        "001d64c</a></td><td>1</td></tr>"
     ) in page
     # Results but no sourced limit: said, never guessed.
     assert (
@@ -81,7 +82,8 @@ def test_index_lists_each_rounds_limits_with_their_source(site: _Site) -> None:
     ) in page
     # A sourced round without results in the ledger is still listed.
     assert (
-        "<tr><td>v5.0</td><td>llama2-70b-interactive-99</td><td>450 ms · 40 ms</td>"
+        "<tr><td>v5.0</td><td>llama2-70b-interactive-99</td><td><a href="
+        f'"{CHECKER}">450 ms · 40 ms</a></td>'
     ) in page
     assert "| [llama2-70b-99](llama2-70b-99.md) | v5.1 | 1 |" in page
     assert site.nav["generated/interactivity/index.md"] == [
