@@ -191,8 +191,14 @@ def interactivity(
                 "server_per_accelerator",
                 "offline_per_accelerator",
                 "platform",
+                # Ties (CPU systems have no per-accelerator value) end on unique
+                # keys, so identical inputs give identical pages.
+                "submitter",
+                "division",
+                "server_result_key",
+                "interactive_result_key",
             ],
-            descending=[False, False, True, True, True, False],
+            descending=[False, False, True, True, True] + [False] * 5,
             nulls_last=True,
         )  # fmt: skip
         .select(list(INTERACTIVITY_SCHEMA))

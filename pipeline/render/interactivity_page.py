@@ -328,8 +328,12 @@ def _chosen_systems(group: pl.DataFrame) -> pl.DataFrame:
                 "server_per_accelerator",
                 "offline_per_accelerator",
                 "platform",
+                "submitter",
+                "division",
+                "server_result_key",
+                "interactive_result_key",
             ],
-            descending=[True, True, True, True, False],
+            descending=[True, True, True, True, False, False, False, False, False],
             nulls_last=True,
         )  # fmt: skip
         .head(CHART_SYSTEMS)
