@@ -16,6 +16,7 @@ bundles again. Pages load it only where they have a chart (``charts.js``).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib.metadata
 import json
@@ -87,8 +88,37 @@ def cached_bundle(cache_dir: Path) -> Path:
     return cache_dir / f"vega-bundle-{bundle_key()[:16]}.js"
 
 
+def _gz(path: Path) -> Path:
+    return path.with_name(path.name + ".gz")
+
+
+def _compress(path: Path) -> None:
+    """``<path>.gz`` beside ``path`` (level 9, no timestamp: identical every build)."""
+    data = gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
+    target = _gz(path)
+    with tempfile.NamedTemporaryFile(
+        dir=target.parent, prefix=f".{target.name}.", delete=False
+    ) as handle:
+        handle.write(data)
+    Path(handle.name).replace(target)
+
+
+def _is_current(path: Path, header: str) -> bool:
+    """The bundle of this key, with its ``.gz`` written after it."""
+    gz = _gz(path)
+    return (
+        path.is_file()
+        and _first_line(path) == header
+        and gz.is_file()
+        and gz.stat().st_mtime >= path.stat().st_mtime
+    )
+
+
 def write_bundle(js_dir: Path, cache_dir: Path | None = None) -> Path:
-    """Write ``vega-bundle.js`` into ``js_dir``, bundling only on a cache miss.
+    """Write ``vega-bundle.js`` and its ``.gz`` into ``js_dir``, bundling on a miss.
+
+    The ``.gz`` (about a third of the size) is what a static server that serves
+    precompressed files sends; ``mkdocs_hooks.precompress`` keeps it.
 
     Args:
         js_dir: Folder served as ``generated/assets/js/``.
@@ -96,18 +126,21 @@ def write_bundle(js_dir: Path, cache_dir: Path | None = None) -> Path:
             None keeps no cache besides ``js_dir`` itself.
 
     Returns:
-        Path of the bundle.
+        Path of the bundle (its ``.gz`` is next to it).
     """
     path = js_dir / BUNDLE_NAME
     header = bundle_header()
-    if path.is_file() and _first_line(path) == header:
+    if _is_current(path, header):
         return path
     cached = cached_bundle(cache_dir) if cache_dir is not None else None
-    if cached is not None and cached.is_file() and _first_line(cached) == header:
+    if cached is not None and _is_current(cached, header):
         _atomic_copy(cached, path)
+        _atomic_copy(_gz(cached), _gz(path))
         return path
     text = header + WRAPPER.format(body=vl_convert.javascript_bundle())
     if cached is not None:
         _atomic_write(cached, text)
+        _compress(cached)
     _atomic_write(path, text)
+    _compress(path)
     return path

@@ -199,5 +199,6 @@ def render_site(
     _write_json(site, PAGE_INDEX, site.page_index, ascii_only=False)
     if bundle:
         cache = bundle_cache if bundle_cache is not None else build_dir() / "cache"
-        site.written.append(write_bundle(out_dir / "assets" / "js", cache))
+        js = write_bundle(out_dir / "assets" / "js", cache)
+        site.written += [js, js.with_name(js.name + ".gz")]
     return site.written

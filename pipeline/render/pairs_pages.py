@@ -44,7 +44,11 @@ from pipeline.render.tables import (
 
 
 def _end_cell(suffix: str) -> pl.Expr:
-    """One end of a pair in one cell: release, linked value, system, chips, key."""
+    """One end of a pair in one cell: release and linked value, then a disclosure.
+
+    The disclosure's summary names the submitter, system and chips; opened, it adds
+    the software, availability and result key.
+    """
 
     def col(name: str) -> pl.Expr:
         return pl.col(f"{name}{suffix}")
@@ -68,9 +72,13 @@ def _end_cell(suffix: str) -> pl.Expr:
         value.fill_null("—"),
         pl.format(" {}", escape(pl.col("result_unit"))),
         per_accelerator,
-        pl.format("<br>{} · {}", escape(col("submitter")), escape(col("system_name"))),
+        # Who and on what stays visible as the disclosure's summary; software (often
+        # hundreds of characters), availability and the key open on demand, so a row
+        # is two lines tall.
         pl.format(
-            "<br>{}",
+            '<details class="ledger-more"><summary>{} · {} · {}</summary>',
+            escape(col("submitter")),
+            escape(col("system_name")),
             chips(
                 f"total_accelerators{suffix}",
                 f"accelerator_name{suffix}",
@@ -78,16 +86,16 @@ def _end_cell(suffix: str) -> pl.Expr:
             ),
         ),
         pl.format(
-            "<br>software: {} · {}",
+            "software: {} · {}<br><code>{}</code></details>",
             escape(col("software").fill_null("not stated")),
             escape(col("availability")),
+            escape(col("result_key")),
         ),
-        pl.format("<br><code>{}</code>", escape(col("result_key"))),
     )
 
 
 def _flag_cell() -> pl.Expr:
-    """Badges naming a pair's plausibility flags, then their reasons ("" if none)."""
+    """Badges naming a pair's plausibility flags; the reasons open under them."""
     badges = (
         pl.col("flags")
         .fill_null([])
@@ -103,7 +111,8 @@ def _flag_cell() -> pl.Expr:
         pl.when(pl.col("flags").list.len().fill_null(0) > 0)
         .then(
             pl.format(
-                '<br>{}<br><small class="ledger-flag-reason">{}</small>',
+                '<details class="ledger-more"><summary>{}</summary>'
+                '<small class="ledger-flag-reason">{}</small></details>',
                 badges,
                 escape(pl.col("flag_reasons").fill_null("")),
             )
@@ -452,8 +461,8 @@ def _page_summary(page: str, spec: PairPage, pairs: pl.DataFrame) -> list[str]:
     ]
 
 
-def _summary_table(spec: PairPage, pairs: pl.DataFrame, anchors: dict[str, str]) -> str:
-    """Per benchmark: every pair, the flagged ones, and the headline numbers."""
+def _summary_table(spec: PairPage, pairs: pl.DataFrame, links: dict[str, str]) -> str:
+    """Per benchmark: its page, every pair, the flagged ones, the headline numbers."""
     headline = pl.col("is_headline")
     summary = (
         pairs.group_by("benchmark")
@@ -469,9 +478,9 @@ def _summary_table(spec: PairPage, pairs: pl.DataFrame, anchors: dict[str, str])
         .sort("benchmark")
         .with_columns(
             c_benchmark=pl.format(
-                "[{}](#{})",
+                "[{}]({})",
                 escape(pl.col("benchmark")),
-                pl.col("benchmark").replace_strict(anchors),
+                pl.col("benchmark").replace_strict(links),
             ),
             c_pairs=pl.col("pairs").cast(pl.String),
             c_flagged=pl.col("flagged").cast(pl.String),
@@ -523,7 +532,7 @@ def _scaling_sections(
     """Per scenario and unit: a chart and table of scaling, then size comparisons."""
     parts = []
     for scenario, unit, part in charts.split_by_unit(pairs):
-        parts.append(f"\n### {escape(scenario)} · {escape(unit)}\n")
+        parts.append(f"\n## {escape(scenario)} · {escape(unit)}\n")
         strict = part.filter("is_strict")
         if strict.height:
             name = "-".join(
@@ -549,53 +558,100 @@ def _scaling_sections(
     return parts
 
 
+def pair_page_of(site: Site, spec: PairPage, benchmark: str) -> str:
+    """The page of one benchmark's pairs of ``spec``, under ``generated/``."""
+    return f"{spec.stem}/{site.entity_slug('benchmarks', benchmark)}.md"
+
+
+def _benchmark_summary(spec: PairPage, pairs: pl.DataFrame) -> str:
+    """One sentence: this benchmark's pairs, headline numbers, flags."""
+    shown = pairs.filter("is_headline")
+    flagged = pairs.filter(_flagged(pairs)).height
+    numbers = (
+        f"{shown.height:,} at the strictest reading without a flag: "
+        f"{headline_numbers(spec.kind, shown)}"
+        if shown.height
+        else "none at the strictest reading without a flag"
+    )
+    return (
+        f"**{pairs.height:,} pairs** ({numbers}); {flagged:,} carry a plausibility "
+        "flag, shown with a badge and the reason.\n"
+    )
+
+
+def _benchmark_pairs_page(
+    site: Site, spec: PairPage, benchmark: str, pairs: pl.DataFrame
+) -> str:
+    """One benchmark's pairs: a chart and a table per release pair or scenario."""
+    rel = pair_page_of(site, spec, benchmark)
+    page = f"{GENERATED}/{rel}"
+    index = page_link(page, spec.rel)
+    best = page_link(page, site.page_of("benchmarks", benchmark))
+    parts = [
+        f"# {spec.title}: {escape(benchmark)}\n",
+        notice(page),
+        definition_block(spec),
+        _benchmark_summary(spec, pairs),
+        f"[All benchmarks]({index}) · [Best results per accelerator for this "
+        f"benchmark]({best})\n",
+    ]
+    if spec.kind == "scaling":
+        parts += _scaling_sections(site, page, spec, benchmark, pairs)
+        return site.write_page(rel, "\n".join(parts))
+    sections = (
+        sorted_groups(pairs, list(spec.sections), site.releases)
+        if spec.sections
+        else [((), pairs)]
+    )
+    for key, section in sections:
+        words = [benchmark, " → ".join(key)] if key else [benchmark]
+        if key:
+            parts.append(f"\n## {' → '.join(escape(k) for k in key)}\n")
+            if note := skip_note(key[0], key[-1], site.rounds):
+                parts.append(f"This pair of releases {escape(note)}.\n")
+        name = "-".join(
+            [
+                spec.stem,
+                site.entity_slug("benchmarks", benchmark),
+                *(slug(k) for k in key),
+            ]
+        )
+        caption = f"{spec.title}: {' '.join(words)}"
+        built = _pair_chart(spec, section, " · ".join(w for w in words if w))
+        parts.append(site.chart(page, built, name, caption))
+        parts.append(pair_table(section, spec.ends))
+    return site.write_page(rel, "\n".join(parts))
+
+
 def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
-    """Notice, summary by benchmark, then a chart and a table per benchmark section."""
+    """The index of one kind (summary by benchmark), then one page per benchmark.
+
+    Registers the benchmark pages as the nav children of the index and as entity
+    pages of the folder ``spec.stem`` (``slugs.page_problems`` checks them).
+    """
     page = f"{GENERATED}/{spec.rel}"
     parts = [f"# {spec.title}\n", notice(page), spec.intro]
+    site.page_index[spec.stem] = {}
     if pairs.height == 0:
         parts.append("\n_No pairs in the current data._\n")
         return site.write_page(spec.rel, "\n".join(parts))
-    anchors = {
-        b: f"{spec.stem}-{site.entity_slug('benchmarks', b)}"
-        for b in pairs["benchmark"].unique()
-    }
+    benchmarks = sorted(pairs["benchmark"].unique().to_list())
+    links = {b: page_link(page, pair_page_of(site, spec, b)) for b in benchmarks}
     parts += [
         "\n## Summary\n",
         *_page_summary(page, spec, pairs),
-        _summary_table(spec, pairs, anchors),
+        "One page per benchmark: follow its name for the charts and every pair.\n",
+        _summary_table(spec, pairs, links),
     ]
-    for (benchmark,), bench_pairs in sorted(
-        pair_cells(pairs, site.rounds).partition_by("benchmark", as_dict=True).items()
-    ):
-        parts.append(f"\n## {escape(benchmark)} {{ #{anchors[benchmark]} }}\n")
-        link = page_link(page, site.page_of("benchmarks", benchmark))
-        parts.append(f"[Best results per accelerator for this benchmark]({link})\n")
-        if spec.kind == "scaling":
-            parts += _scaling_sections(site, page, spec, benchmark, bench_pairs)
-            continue
-        sections = (
-            sorted_groups(bench_pairs, list(spec.sections), site.releases)
-            if spec.sections
-            else [((), bench_pairs)]
-        )
-        for key, section in sections:
-            words = [benchmark, " → ".join(key)] if key else [benchmark]
-            if key:
-                parts.append(f"\n### {' → '.join(escape(k) for k in key)}\n")
-                if note := skip_note(key[0], key[-1], site.rounds):
-                    parts.append(f"This pair of releases {escape(note)}.\n")
-            name = "-".join(
-                [
-                    spec.stem,
-                    site.entity_slug("benchmarks", benchmark),
-                    *(slug(k) for k in key),
-                ]
-            )
-            caption = f"{spec.title}: {' '.join(words)}"
-            built = _pair_chart(spec, section, " · ".join(w for w in words if w))
-            parts.append(site.chart(page, built, name, caption))
-            parts.append(pair_table(section, spec.ends))
+    by_benchmark = pair_cells(pairs, site.rounds).partition_by(
+        "benchmark", as_dict=True
+    )
+    written = {
+        benchmark: _benchmark_pairs_page(site, spec, benchmark, bench_pairs)
+        for (benchmark,), bench_pairs in sorted(by_benchmark.items())
+    }
+    site.nav[page] = [{escape(b): p} for b, p in written.items()]
+    site.page_index[spec.stem] = {b: pair_page_of(site, spec, b) for b in written}
     return site.write_page(spec.rel, "\n".join(parts))
 
 

@@ -32,13 +32,15 @@ from pipeline.render.site import (
     sorted_groups,
 )
 from pipeline.render.tables import (
+    disclosure,
     external_link,
     html_table,
     number,
     result_cell,
 )
 
-#: Rows per benchmark, scenario and division on the "Latest release" digest.
+#: Rows per benchmark, scenario and division on a release page and the "Latest
+#: release" digest; every row is on the release's page of that benchmark.
 LATEST_TOP_N = 3
 
 
@@ -73,7 +75,7 @@ def _result_cells(frame: pl.DataFrame) -> pl.DataFrame:
             pl.col("is_inferred"),
         ),
         c_per_accelerator=number(pl.col("result_per_accelerator")).fill_null("—"),
-        c_software=escape(pl.col("software").fill_null("not stated")),
+        c_software=disclosure(pl.col("software").fill_null("not stated")),
         c_availability=escape(pl.col("availability")),
     )
 
@@ -143,10 +145,10 @@ def release_page(
     rel: str,
     *,
     title: str,
-    top_n: int | None,
+    top_n: int = LATEST_TOP_N,
     notes: Callable[[str, str], str] | None = None,
 ) -> str:
-    """One release's page (``top_n``: the Latest digest's rows per group)."""
+    """One release's page: numbers, what is new, submitters, top rows per group."""
     page = f"{GENERATED}/{rel}"
     results = site.results.filter(pl.col("release") == release)
     stats = release_stats(results)
@@ -229,33 +231,81 @@ def release_page(
         ),
     ]
     ranked = _ranked(results)
-    if top_n is not None:
-        ranked = ranked.filter(pl.col("rank") <= top_n)
-    ranked = _result_cells(ranked)
-    if top_n:
-        scope = f"the top {top_n} (best per submitter and accelerator type)"
-        full = page_link(page, site.page_of("releases", release))
-        more = f" The [full {escape(release)} page]({full}) lists every submitter."
-    else:
-        scope = "each submitter's best result per accelerator type"
-        more = ""
+    counts = dict(ranked.group_by("benchmark").len().iter_rows())
+    shown = _result_cells(ranked.filter(pl.col("rank") <= top_n))
     parts.append(
-        f"\n## Results by benchmark\n\nTables list {scope}, ranked by the MLPerf "
-        "metric (higher throughput or lower latency first). Each value links to its "
-        f"upstream result folder; hover it for the result key.{more}\n"
+        f"\n## Results by benchmark\n\nTables list the top {top_n} of each group "
+        "(best per submitter and accelerator type), ranked by the MLPerf metric "
+        "(higher throughput or lower latency first); each benchmark's page lists "
+        "every submitter's best result per accelerator type. Each value links to its "
+        "upstream result folder; hover it for the result key."
+        + (
+            f" This digest is the [{escape(release)} page]({page_link(page, full)}) "
+            "of the newest release."
+            if (full := site.page_of("releases", release)) != rel
+            else ""
+        )
+        + "\n"
     )
     for (benchmark,), bench_rows in sorted(
+        shown.partition_by("benchmark", as_dict=True).items()
+    ):
+        across = page_link(page, site.page_of("benchmarks", benchmark))
+        everything = page_link(page, release_benchmark_page(site, release, benchmark))
+        parts.append(
+            f"\n### {escape(benchmark)}\n\n[All {counts[benchmark]:,} rows of "
+            f"{escape(benchmark)} in {escape(release)} →]({everything}) · "
+            f"[Across releases]({across})\n"
+        )
+        parts += _group_tables(bench_rows, "####")
+    return site.write_page(rel, "\n".join(parts))
+
+
+def _group_tables(rows: pl.DataFrame, level: str) -> list[str]:
+    """A heading and a ranked table per scenario and division (one unit each)."""
+    parts = []
+    for (scenario, division), group in sorted_groups(rows, ["scenario", "division"]):
+        unit = escape(group["result_unit"].first())
+        parts.append(f"\n{level} {escape(scenario)} · {escape(division)} · {unit}\n")
+        parts.append(_result_table(group))
+    return parts
+
+
+def release_benchmark_page(site: Site, release: str, benchmark: str) -> str:
+    """The page of one benchmark's results in one release, under ``generated/``."""
+    folder = site.entity_slug("releases", release)
+    return f"releases/{folder}/{site.entity_slug('benchmarks', benchmark)}.md"
+
+
+def _release_benchmark_pages(site: Site, release: str) -> dict[str, str]:
+    """Every submitter's best result per accelerator type, one page per benchmark.
+
+    A release page holding every row outgrew any page budget (764 rows in v4.1);
+    here each benchmark of the release has its own page.
+    """
+    release_page_rel = site.page_of("releases", release)
+    ranked = _result_cells(_ranked(site.results.filter(pl.col("release") == release)))
+    pages = {}
+    for (benchmark,), rows in sorted(
         ranked.partition_by("benchmark", as_dict=True).items()
     ):
-        link = page_link(page, site.page_of("benchmarks", benchmark))
-        parts.append(f"\n### {escape(benchmark)}\n\n[Across releases]({link})\n")
-        for (scenario, division), group in sorted_groups(
-            bench_rows, ["scenario", "division"]
-        ):
-            unit = escape(group["result_unit"].first())
-            parts.append(f"\n#### {escape(scenario)} · {escape(division)} · {unit}\n")
-            parts.append(_result_table(group))
-    return site.write_page(rel, "\n".join(parts))
+        rel = release_benchmark_page(site, release, benchmark)
+        page = f"{GENERATED}/{rel}"
+        back = page_link(page, release_page_rel)
+        across = page_link(page, site.page_of("benchmarks", benchmark))
+        parts = [
+            f"# {escape(benchmark)} in MLPerf Inference {escape(release)}\n",
+            f"[MLPerf Inference {escape(release)}]({back}) · [{escape(benchmark)} "
+            f"across releases]({across})\n",
+            f"{rows.height:,} rows: each submitter's best result per accelerator "
+            "type, ranked by the MLPerf metric (higher throughput or lower latency "
+            "first). Each value links to its upstream result folder; hover it for "
+            "the result key.\n",
+            *_group_tables(rows, "##"),
+        ]
+        site.write_page(rel, "\n".join(parts))
+        pages[benchmark] = rel
+    return pages
 
 
 #: Releases index columns of the snapshot table.
@@ -398,18 +448,25 @@ def build_latest(site: Site) -> None:
 
 
 def build(site: Site) -> None:
-    """One page per release, newest first, and the Releases index listing them."""
+    """One page per release (and per benchmark of it), and the Releases index.
+
+    The per-benchmark pages stay out of the nav (each release page links them):
+    every page carries the nav, so a hundred more entries would weigh on all.
+    """
     pages = {
         r: release_page(
             site,
             r,
             site.page_of("releases", r),
             title=f"MLPerf Inference {escape(r)}",
-            top_n=None,
             notes=site.release_notes,
         )
         for r in reversed(site.releases)
     }
+    for release in pages:
+        folder = f"releases/{site.entity_slug('releases', release)}"
+        # Entity pages of their own folder: the one-page-per-entity check covers them.
+        site.page_index[folder] = _release_benchmark_pages(site, release)
     releases_index(site)
     site.nav[f"{GENERATED}/releases/index.md"] = [
         {escape(r): p} for r, p in pages.items()

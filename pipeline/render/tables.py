@@ -172,6 +172,32 @@ def result_cell(
     )
 
 
+#: Characters of a long upstream text shown before its disclosure is opened.
+DISCLOSURE_CHARS = 40
+
+
+def disclosure(text: pl.Expr, chars: int = DISCLOSURE_CHARS) -> pl.Expr:
+    """Upstream text, escaped; past ``chars`` characters the rest opens on demand.
+
+    Software strings run to hundreds of characters and made table rows many lines
+    tall. A long one shows its start as a ``<details>`` summary and the rest inside
+    it, so a row stays one or two lines tall and no character is lost. The text is
+    cut before escaping, so an entity is never split.
+    """
+    long = text.str.len_chars() > chars
+    return (
+        pl.when(long)
+        .then(
+            pl.format(
+                '<details class="ledger-more"><summary>{}…</summary>…{}</details>',
+                escape(text.str.slice(0, chars - 1)),
+                escape(text.str.slice(chars - 1)),
+            )
+        )
+        .otherwise(escape(text))
+    )
+
+
 def relative(from_page: str, target: str) -> str:
     """Link from one docs-relative page path to another docs-relative path.
 

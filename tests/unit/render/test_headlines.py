@@ -181,8 +181,13 @@ def test_pair_pages_summarise_strict_unflagged_pairs_and_badge_the_rest(
     assert "**1 software gains** (v6.0): median **1.25×**, largest **1.25×**." in page
     assert "1 of the 3 pairs below carry a plausibility flag" in page
     assert (
-        "| [llama2-70b-99](#software-gains-llama2-70b-99) | 3 | 1 | 1 | 1.25× | "
+        "| [llama2-70b-99](software-gains/llama2-70b-99.md) | 3 | 1 | 1 | 1.25× | "
         "1.25× – 1.25× |" in page
+    )
+    page = (site / "software-gains" / "llama2-70b-99.md").read_text()
+    assert (
+        "**3 pairs** (1 at the strictest reading without a flag: median **1.25×**, "
+        "largest **1.25×**); 1 carry a plausibility flag" in page
     )
     row = next(line for line in page.splitlines() if "46.51×" in line)
     assert (
@@ -198,12 +203,13 @@ def test_pair_pages_summarise_strict_unflagged_pairs_and_badge_the_rest(
 def test_scaling_page_splits_units_and_keeps_size_comparisons_apart(
     site: Path,
 ) -> None:
-    page = (site / "scaling.md").read_text()
-    assert "**1 scaling pairs** (v5.1): median efficiency **97%**" in page
-    offline = _section(page, "### Offline · Tokens/s")
+    index = (site / "scaling.md").read_text()
+    assert "**1 scaling pairs** (v5.1): median efficiency **97%**" in index
+    page = (site / "scaling" / "llama2-70b-99.md").read_text()
+    offline = _section(page, "## Offline · Tokens/s")
     assert "scaling-llama2-70b-99-offline-tokens-s.json" in offline
     assert "superlinear scaling</span>" in offline  # a flagged scaling step, badged
-    server = _section(page, "### Server · Queries/s")
+    server = _section(page, "## Server · Queries/s")
     assert "No scaling pair" in server and "vega-chart" not in server
     assert "1 size comparison(s)" in server and "scaling &#40;" not in server
     assert "<small>closed · size comparison</small>" in server

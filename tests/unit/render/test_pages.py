@@ -1,6 +1,8 @@
+import gzip
 import hashlib
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -8,7 +10,8 @@ import pytest
 from pipeline.render import bundle
 from pipeline.render.pages import lineage_edges, render_site
 from pipeline.render.site_data import SiteData
-from tests.unit.render.conftest import AMD_V51_URL
+from pipeline.render.slugs import page_problems
+from tests.unit.render.conftest import AMD_V51_URL, frame, result
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +54,13 @@ def test_inferred_and_preview_results_carry_badges(site: Path) -> None:
 
 
 def test_software_gain_row_cites_both_ends(site: Path) -> None:
-    page = (site / "software-gains.md").read_text()
+    index = (site / "software-gains.md").read_text()
+    # The index links each benchmark's page; the pairs themselves live there.
+    assert "| [llama2-70b-99](software-gains/llama2-70b-99.md) | 1 |" in index
+    assert "<tr>" not in index and "vega-chart" not in index
+    page = (site / "software-gains" / "llama2-70b-99.md").read_text()
+    assert page.startswith("# Software gains: llama2-70b-99\n")
+    assert "[All benchmarks](../software-gains.md)" in page
     assert "Derived, unofficial — not MLPerf results" in page
     row = next(
         line
@@ -68,8 +77,16 @@ def test_software_gain_row_cites_both_ends(site: Path) -> None:
     ):  # fmt: skip
         assert text in row, text
     assert (
-        '<div class="vega-chart" data-spec="charts/software-gains-llama2-70b-99-v5.1-v6.0.json"'
+        '<div class="vega-chart" data-spec="../charts/software-gains-llama2-70b-99-v5.1-v6.0.json"'
         in page
+    )
+    # Compact: who and on what in the summary of a disclosure; the software string,
+    # availability and key open on demand.
+    assert (
+        '<details class="ledger-more"><summary>AMD · Supermicro AS-8125GS-TNMR2 · 8 × '
+        "AMD Instinct MI300X 192GB HBM3 · 1 node</summary>software: ROCm 6.4.1, vLLM "
+        "0.9.2 · available<br><code>5&#46;1-0001&#58;llama2-70b-99&#58;Offline</code>"
+        "</details>" in row
     )
 
 
@@ -83,6 +100,13 @@ def test_every_ratio_page_shows_the_notice(site: Path) -> None:
         assert (
             "Derived, unofficial — not MLPerf results" in (site / name).read_text()
         ), name
+    benchmark_pages = [
+        p for kind in ("software-gains", "generations", "scaling")
+        for p in (site / kind).glob("*.md")
+    ]  # fmt: skip
+    assert len(benchmark_pages) == 3
+    for path in benchmark_pages:
+        assert "Derived, unofficial — not MLPerf results" in path.read_text(), path
     scaling = (site / "scaling.md").read_text()
     assert "97%" in scaling and "1.94×" in scaling
 
@@ -105,10 +129,12 @@ def test_home_headlines_and_latest_release_numbers(site: Path) -> None:
         in home
     )
     assert "home-generations.json" not in home
-    generations = (site / "generations.md").read_text()
-    assert '<span class="ledger-badge ledger-badge--flag">preview end</span>' in (
-        generations
-    )
+    generations = (site / "generations" / "llama2-70b-99.md").read_text()
+    assert (
+        '<details class="ledger-more"><summary><span class="ledger-badge '
+        'ledger-badge--flag">preview end</span></summary>'
+        '<small class="ledger-flag-reason">'
+    ) in generations
 
 
 def test_benchmark_page_compares_per_accelerator_and_leaves_out_cpu_only(
@@ -260,9 +286,11 @@ def test_bundle_is_cached_in_the_build_dir_and_rebundled_only_for_a_new_vl_conve
     js = "assets/js/vega-bundle.js"
     assert (second / js).read_bytes() == (first / js).read_bytes()
     cache = tmp_path / "build" / "cache"
-    assert [p.name for p in cache.iterdir()] == [
-        f"vega-bundle-{bundle.bundle_key()[:16]}.js"
-    ]
+    name = f"vega-bundle-{bundle.bundle_key()[:16]}.js"
+    assert sorted(p.name for p in cache.iterdir()) == [name, f"{name}.gz"]
+    # The precompressed copy a static server can send holds the same script.
+    gz = (second / js).with_name("vega-bundle.js.gz")
+    assert gzip.decompress(gz.read_bytes()) == (second / js).read_bytes()
     # Another vl-convert version is another key: bundled again, the old file kept.
     versions = bundle._versions()
     monkeypatch.setattr(
@@ -270,7 +298,65 @@ def test_bundle_is_cached_in_the_build_dir_and_rebundled_only_for_a_new_vl_conve
     )
     render_site(site_data, tmp_path / "three" / "generated", bundle=True)
     assert calls == [1, 1]
-    assert len(list(cache.iterdir())) == 2
+    assert len(list(cache.iterdir())) == 4
     assert (
         "vl-convert-python 9.9.9" in (tmp_path / "three" / "generated" / js).read_text()
     )
+
+
+def test_pair_pages_are_in_the_nav_and_the_page_index(site: Path) -> None:
+    nav = json.loads((site / "partials" / "nav.json").read_text())
+    pages = json.loads((site / "partials" / "pages.json").read_text())
+    for kind in ("software-gains", "generations", "scaling"):
+        assert nav[f"generated/{kind}.md"] == [
+            {"llama2-70b-99": f"generated/{kind}/llama2-70b-99.md"}
+        ]
+        assert pages[kind] == {"llama2-70b-99": f"{kind}/llama2-70b-99.md"}
+    assert page_problems(pages, site) == []
+
+
+LONG_SOFTWARE = "TensorRT-LLM 0.17.0, CUDA 12.8, cuDNN 9.7, NCCL 2.25 <b>, Driver 570"
+
+
+def test_release_page_shows_top_rows_and_links_the_benchmark_page_with_every_row(
+    tmp_path: Path, site_data: SiteData
+) -> None:
+    # Five submitters in one group: the release page shows the best three, the
+    # release's page of that benchmark all five.
+    names = ["Acme", "Bolt", "Cray", "Dyna", "Echo"]
+    rows = [
+        result(
+            submitter=name,
+            result_key=f"5.1-900{i}:llama2-70b-99:Offline",
+            result_id=f"5.1-900{i}",
+            result_value=1000.0 * (i + 1),
+            result_per_accelerator=125.0 * (i + 1),
+            software=LONG_SOFTWARE if name == "Echo" else "vLLM 0.9",
+        )
+        for i, name in enumerate(names)
+    ]
+    out = tmp_path / "generated"
+    render_site(replace(site_data, results=frame(*rows)), out, bundle=False)
+    page = (out / "releases" / "v5.1.md").read_text()
+    table = page.split("#### Offline · closed · Tokens/s")[1]
+    shown = [n for n in names if f"<td>{n}</td>" in table]
+    assert shown == ["Cray", "Dyna", "Echo"]
+    assert (
+        "[All 5 rows of llama2-70b-99 in v5.1 →](v5.1/llama2-70b-99.md) · "
+        "[Across releases](../benchmarks/llama2-70b-99.md)" in page
+    )
+    full = (out / "releases" / "v5.1" / "llama2-70b-99.md").read_text()
+    assert full.startswith("# llama2-70b-99 in MLPerf Inference v5.1\n")
+    assert "[MLPerf Inference v5.1](../v5.1.md)" in full
+    assert [n for n in names if f"<td>{n}</td>" in full] == names
+    # A long software string opens on demand; its start stays visible, and the
+    # markup in it stays text.
+    assert (
+        '<details class="ledger-more"><summary>TensorRT-LLM 0.17.0, CUDA 12.8, cuDNN '
+        "9…</summary>….7, NCCL 2.25 &lt;b&gt;, Driver 570</details>" in full
+    )
+    pages = json.loads((out / "partials" / "pages.json").read_text())
+    assert pages["releases/v5.1"] == {"llama2-70b-99": "releases/v5.1/llama2-70b-99.md"}
+    assert page_problems(pages, out) == []
+    # Out of the nav, which every page carries.
+    assert "releases/v5.1/" not in (out / "partials" / "nav.json").read_text()

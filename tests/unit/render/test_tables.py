@@ -1,6 +1,13 @@
 import polars as pl
 
-from pipeline.render.tables import html_table, markdown_table, number, ratio, relative
+from pipeline.render.tables import (
+    disclosure,
+    html_table,
+    markdown_table,
+    number,
+    ratio,
+    relative,
+)
 
 
 def test_numbers_keep_six_significant_digits_with_grouping() -> None:
@@ -46,3 +53,17 @@ def test_markdown_and_html_tables() -> None:
         == ""
         == html_table(frame.head(0), {"a": "A"})
     )
+
+
+def test_disclosure_folds_only_text_past_the_limit_and_never_splits_an_entity() -> None:
+    forty = "a" * 40
+    cut_at_markup = "b" * 39 + "<script>"
+    cells = pl.DataFrame({"text": [forty, forty + "z", cut_at_markup]}).select(
+        disclosure(pl.col("text"))
+    )["text"]
+    assert cells.to_list() == [
+        forty,
+        f'<details class="ledger-more"><summary>{"a" * 39}…</summary>…az</details>',
+        f'<details class="ledger-more"><summary>{"b" * 39}…</summary>'
+        "…&lt;script&gt;</details>",
+    ]
