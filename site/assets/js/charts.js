@@ -7,6 +7,11 @@
  *
  * Material's instant navigation swaps page content without reloading scripts; its
  * document$ observable emits after every swap, so we (re-)embed there.
+ *
+ * The Vega bundle (~900 KB) is only loaded where there is a chart: the build puts a
+ * deferred <script> for it in the head of chart pages (pipeline/render/
+ * mkdocs_hooks.py), and a chart page reached by instant navigation from a page
+ * without charts loads it here, once.
  */
 (function () {
   "use strict";
@@ -17,6 +22,34 @@
     // and every chart already links its Vega-Lite JSON below it.
     actions: false,
   };
+
+  // Resolved against this script's own URL (assets/js/charts.js), so it works from
+  // every page, whatever its folder.
+  var BUNDLE_URL = document.currentScript
+    ? new URL("../../generated/assets/js/vega-bundle.js", document.currentScript.src).href
+    : null;
+  var bundleLoading = null;
+
+  function loadBundle() {
+    if (typeof window.vegaEmbed === "function") return Promise.resolve();
+    if (!bundleLoading) {
+      bundleLoading = new Promise(function (resolve, reject) {
+        if (!BUNDLE_URL) throw new Error("the Vega bundle's address is unknown");
+        var script = document.createElement("script");
+        script.src = BUNDLE_URL;
+        script.onload = function () {
+          if (typeof window.vegaEmbed === "function") resolve();
+          else reject(new Error("the Vega bundle did not load"));
+        };
+        script.onerror = function () {
+          bundleLoading = null;  // a later page may try again
+          reject(new Error("the Vega bundle did not load"));
+        };
+        document.head.appendChild(script);
+      });
+    }
+    return bundleLoading;
+  }
 
   function fail(el, message) {
     el.classList.add("vega-chart--error");
@@ -52,11 +85,15 @@
   function embedAll() {
     var charts = document.querySelectorAll("div.vega-chart[data-spec]");
     if (charts.length === 0) return;
-    if (typeof window.vegaEmbed !== "function") {
-      charts.forEach(function (el) { fail(el, "the Vega bundle did not load"); });
-      return;
-    }
-    charts.forEach(embed);
+    loadBundle().then(
+      function () { charts.forEach(embed); },
+      function (error) {
+        charts.forEach(function (el) {
+          el.setAttribute("data-state", "failed");
+          fail(el, error.message);
+        });
+      }
+    );
   }
 
   if (typeof window.document$ !== "undefined") {

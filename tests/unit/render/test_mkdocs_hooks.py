@@ -1,3 +1,4 @@
+import gzip
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -51,3 +52,54 @@ def test_front_matter_text_reaches_html_as_inert_text() -> None:
     }
     # Applying it again changes nothing: escaped text stays escaped once.
     assert mkdocs_hooks.inert(page.meta["title"]) == page.meta["title"]
+
+
+def test_compact_html_drops_indentation_but_keeps_preformatted_text() -> None:
+    html = (
+        "<nav>\n      <ul>\n        <li>Home</li>\n      </ul>\n    </nav>\n"
+        "<pre><code>a\n    indented\n</code></pre>\n   <p>x\n\n   y</p>\n"
+        '<script>var s = "a\n    b";</script>\n  <code>c\n   d</code>'
+    )
+    assert mkdocs_hooks.compact_html(html) == (
+        "<nav>\n<ul>\n<li>Home</li>\n</ul>\n</nav>\n"
+        "<pre><code>a\n    indented\n</code></pre>\n<p>x\ny</p>\n"
+        '<script>var s = "a\n    b";</script>\n<code>c\n   d</code>'
+    )
+
+
+def _page(url: str) -> SimpleNamespace:
+    return SimpleNamespace(url=url, meta={})
+
+
+def test_only_pages_with_a_chart_load_the_vega_bundle() -> None:
+    head = "<html><head>\n  <title>t</title>\n</head><body>"
+    chart = head + '<div class="vega-chart" data-spec="../charts/a.json"></div>'
+    out = mkdocs_hooks.on_post_page(
+        chart, page=_page("generated/scaling/x.html"), config={}
+    )
+    assert '<script defer src="../assets/js/vega-bundle.js"></script>\n</head>' in out
+    home = mkdocs_hooks.on_post_page(chart, page=_page("index.html"), config={})
+    assert '<script defer src="generated/assets/js/vega-bundle.js">' in home
+    plain = mkdocs_hooks.on_post_page(
+        head + "<p>no chart</p>", page=_page("generated/data.html"), config={}
+    )
+    assert "vega-bundle" not in plain
+
+
+def test_precompress_writes_identical_gz_of_large_text_files_only(
+    tmp_path: Path,
+) -> None:
+    big = "<p>" + "row " * 5_000 + "</p>"
+    (tmp_path / "page.html").write_text(big)
+    (tmp_path / "small.css").write_text("a{}")
+    (tmp_path / "data.parquet").write_bytes(b"PAR1" * 5_000)
+    (tmp_path / "kept.js").write_text("x" * 20_000)
+    (tmp_path / "kept.js.gz").write_bytes(b"from the bundle cache")
+    written = mkdocs_hooks.precompress(tmp_path)
+    assert written == [tmp_path / "page.html.gz"]
+    first = (tmp_path / "page.html.gz").read_bytes()
+    assert gzip.decompress(first).decode() == big
+    assert (tmp_path / "kept.js.gz").read_bytes() == b"from the bundle cache"
+    (tmp_path / "page.html.gz").unlink()
+    mkdocs_hooks.precompress(tmp_path)
+    assert (tmp_path / "page.html.gz").read_bytes() == first  # no timestamp inside
