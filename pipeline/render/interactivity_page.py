@@ -260,6 +260,8 @@ def interactivity_chart(
         "total_accelerators",
         "result_key",
         safe_url(pl.col("result_url"), html=False).alias("url"),
+        # Only Tokens/s results are compared here (see interactivity_systems).
+        pl.lit("Tokens/s").alias("result_unit"),
     )
     scale = alt.Scale(type="log", base=10)
     chart = (

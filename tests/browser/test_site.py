@@ -413,7 +413,11 @@ UNITLESS = {
     "total_accelerators_new": "accelerators",
 }
 #: Fields of charts without a ``result_unit`` column: their axis title names the unit.
-TITLED = {"rows": "rows", "seconds": "(s)"}
+TITLED = {
+    "rows": "rows",
+    "seconds": "(s)",
+    "target_tokens_per_user": "tokens/s per user",
+}
 _AXIS = re.compile(
     r"^(?P<axis>[XY])-axis titled '(?P<title>.*)' for an? (?P<scale>\w+)"
 )
