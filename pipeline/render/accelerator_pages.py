@@ -163,20 +163,7 @@ def line_chart(
                     orient="bottom", title="line", columns=1, labelLimit=360
                 ),
             ),
-            tooltip=[
-                alt.Tooltip("line:N"),
-                alt.Tooltip("release:N"),
-                alt.Tooltip("value:Q", title=f"{unit} per accelerator", format=",.6~g"),
-                alt.Tooltip("step_ratio:Q", title="step (× previous)", format=".2f"),
-                alt.Tooltip("result_value:Q", title="system result", format=",.6~g"),
-                alt.Tooltip("total_accelerators:Q", title="accelerators"),
-                alt.Tooltip("submitter:N"),
-                alt.Tooltip("system_name:N", title="system"),
-                alt.Tooltip("availability:N"),
-                alt.Tooltip("result_key:N", title="result key"),
-                alt.Tooltip("is_preview:N", title="preview"),
-                alt.Tooltip("is_inferred:N", title="inferred"),
-            ],
+            tooltip=hp.point_tooltip(unit),
             href=alt.Href("url:N"),
         )
         .properties(width="container", height=320, title=title)

@@ -268,6 +268,27 @@ def _lines(shown: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def point_tooltip(unit: str) -> list[alt.Tooltip]:
+    """A history point's tooltip: the cited result and its step from the last round.
+
+    Shared by the histories index and the accelerator pages, so both cite alike.
+    """
+    return [
+        alt.Tooltip("line:N"),
+        alt.Tooltip("release:N"),
+        alt.Tooltip("value:Q", title=f"{unit} per accelerator", format=",.6~g"),
+        alt.Tooltip("step_ratio:Q", title="step (× previous)", format=".2f"),
+        alt.Tooltip("result_value:Q", title="system result", format=",.6~g"),
+        alt.Tooltip("total_accelerators:Q", title="accelerators"),
+        alt.Tooltip("submitter:N"),
+        alt.Tooltip("system_name:N", title="system"),
+        alt.Tooltip("availability:N"),
+        alt.Tooltip("result_key:N", title="result key"),
+        alt.Tooltip("is_preview:N", title="preview"),
+        alt.Tooltip("is_inferred:N", title="inferred"),
+    ]
+
+
 def history_chart(
     points: pl.DataFrame, *, title: str, unit: str, releases: list[str]
 ) -> tuple[alt.Chart, pl.DataFrame]:
@@ -318,18 +339,7 @@ def history_chart(
             ),
             tooltip=[
                 alt.Tooltip("accelerator:N", title="accelerator · benchmark"),
-                alt.Tooltip("line:N"),
-                alt.Tooltip("release:N"),
-                alt.Tooltip("value:Q", title=f"{unit} per accelerator", format=",.6~g"),
-                alt.Tooltip("step_ratio:Q", title="step (× previous)", format=".2f"),
-                alt.Tooltip("result_value:Q", title="system result", format=",.6~g"),
-                alt.Tooltip("total_accelerators:Q", title="accelerators"),
-                alt.Tooltip("submitter:N"),
-                alt.Tooltip("system_name:N", title="system"),
-                alt.Tooltip("availability:N"),
-                alt.Tooltip("result_key:N", title="result key"),
-                alt.Tooltip("is_preview:N", title="preview"),
-                alt.Tooltip("is_inferred:N", title="inferred"),
+                *point_tooltip(unit),
             ],
             href=alt.Href("url:N"),
         )
