@@ -176,11 +176,6 @@ def out_site__pages(
     """Render the pages into ``build/staging/project``; check one page per entity."""
     build = settings.build_dir()
     project = stage_project(build / "staging" / "project")
-    cache = build / "cache" / "vega-bundle.js"
-    js_dir = project / "site" / "generated" / "assets" / "js"
-    js_dir.mkdir(parents=True)
-    if cache.exists():
-        shutil.copy(cache, js_dir / cache.name)
     frames = dict(
         zip(
             ["results", "rejected", "gains", "generations", "scaling", "crosscheck"],
@@ -223,8 +218,6 @@ def out_site__pages(
             ),
         },
     )
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(js_dir / cache.name, cache)
     generated = project / "site" / "generated"
     pages = json.loads((generated / PAGE_INDEX).read_text(encoding="utf-8"))
     problems = page_problems(pages, generated)
