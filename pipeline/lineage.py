@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import inspect
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
@@ -20,10 +21,16 @@ PACKAGE = "pipeline"
 REGISTRY = Path(__file__).parent / "registry"
 
 
-def _imported(module: ModuleType, source: str) -> set[str]:
+def _imported(module: ModuleType, source: str) -> frozenset[str]:
     """Names of the project modules ``source`` imports (absolute and relative)."""
-    found: set[str] = set()
     package = module.__name__ if hasattr(module, "__path__") else module.__package__
+    return _imports_in(source, package or "")
+
+
+@lru_cache(maxsize=1024)
+def _imports_in(source: str, package: str) -> frozenset[str]:
+    # Every asset's code version walks overlapping closures: parse each source once.
+    found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -36,7 +43,7 @@ def _imported(module: ModuleType, source: str) -> set[str]:
         else:
             continue
         found |= {n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")}
-    return found
+    return frozenset(found)
 
 
 def module_closure(

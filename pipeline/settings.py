@@ -43,6 +43,21 @@ def build_dir() -> Path:
     return Path(configured).resolve() if configured else PROJECT_ROOT / "build"
 
 
+def cache_dir() -> Path:
+    """The machine's cache: ``MLPERF_CACHE_DIR``, XDG's, or ``~/.cache/mlperf-ledger``.
+
+    It holds what depends only on a dependency's version or on its own input's hash
+    (the Vega bundle, SVG fallbacks), so every build folder of the machine shares it.
+    Deleting it is always safe: the next build recreates what it needs.
+    """
+    configured = os.environ.get("MLPERF_CACHE_DIR", "").strip()
+    if configured:
+        return Path(configured).resolve()
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return (base / "mlperf-ledger").resolve()
+
+
 def site_url() -> str:
     """Public URL of the site (MkDocs needs it for instant navigation)."""
     return os.environ.get("MLPERF_LEDGER_SITE_URL", "").strip() or "http://127.0.0.1:8000/"

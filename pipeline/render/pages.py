@@ -60,7 +60,7 @@ from pipeline.render.site_data import (
     with_names,
 )
 from pipeline.render.slugs import unique_slugs
-from pipeline.settings import build_dir
+from pipeline.settings import cache_dir
 
 #: Kept for callers that knew the render state by its old private name.
 _Site = Site
@@ -175,7 +175,8 @@ def render_site(
             It is emptied first (except ``assets/``), so it must hold nothing else.
         bundle: Also write the Vega JavaScript bundle (skipped when already current).
         bundle_cache: Where the bundle is cached between builds; default
-            ``<build dir>/cache`` (``MLPERF_BUILD_DIR``).
+            ``settings.cache_dir()`` (``MLPERF_CACHE_DIR``), shared by every build
+            folder of the machine because the bundle only changes with vl-convert.
         extra_pages: More generated pages, path under ``out_dir`` -> Markdown (for
             example ``{"claims.md": render_claims_page(...)}``). They are written
             after the folder is emptied; list them in ``mkdocs.yml``'s nav.
@@ -198,7 +199,7 @@ def render_site(
     _write_json(site, NAV_FILE, site.nav, ascii_only=True)
     _write_json(site, PAGE_INDEX, site.page_index, ascii_only=False)
     if bundle:
-        cache = bundle_cache if bundle_cache is not None else build_dir() / "cache"
+        cache = bundle_cache if bundle_cache is not None else cache_dir()
         js = write_bundle(out_dir / "assets" / "js", cache)
         site.written += [js, js.with_name(js.name + ".gz")]
     return site.written

@@ -266,7 +266,7 @@ def test_bundle_is_wrapped_and_rewritten_only_when_versions_change(
     assert calls == [1]
 
 
-def test_bundle_is_cached_in_the_build_dir_and_rebundled_only_for_a_new_vl_convert(
+def test_bundle_is_cached_per_machine_and_rebundled_only_for_a_new_vl_convert(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, site_data: SiteData
 ) -> None:
     calls = []
@@ -275,9 +275,10 @@ def test_bundle_is_cached_in_the_build_dir_and_rebundled_only_for_a_new_vl_conve
         "javascript_bundle",
         lambda: calls.append(1) or "const n=1;window.vegaEmbed=n;",
     )
-    monkeypatch.setenv("MLPERF_BUILD_DIR", str(tmp_path / "build"))
+    monkeypatch.setenv("MLPERF_CACHE_DIR", str(tmp_path / "cache"))
     # Two builds in fresh staging folders (as every pipeline run stages a new
-    # project): the second copies the cached bundle instead of bundling again.
+    # project, and as two data folders on one machine do): the second copies the
+    # cached bundle instead of bundling again.
     first = tmp_path / "one" / "generated"
     second = tmp_path / "two" / "generated"
     render_site(site_data, first, bundle=True)
@@ -285,7 +286,7 @@ def test_bundle_is_cached_in_the_build_dir_and_rebundled_only_for_a_new_vl_conve
     assert calls == [1]
     js = "assets/js/vega-bundle.js"
     assert (second / js).read_bytes() == (first / js).read_bytes()
-    cache = tmp_path / "build" / "cache"
+    cache = tmp_path / "cache"
     name = f"vega-bundle-{bundle.bundle_key()[:16]}.js"
     assert sorted(p.name for p in cache.iterdir()) == [name, f"{name}.gz"]
     # The precompressed copy a static server can send holds the same script.
