@@ -20,6 +20,20 @@ MIRROR_ALT = MIRROR.parent / "mlperf-mirror-alt"
 MIRROR_RELEASES = ("v4.1", "v5.1", "v6.0", "v6.1")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def machine_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One machine cache (``MLPERF_CACHE_DIR``) for the whole run, never ~/.cache.
+
+    Site builds share the Vega bundle through it as production builds on one
+    machine do; pytest-xdist workers share their parent temporary folder. Set in
+    ``os.environ`` so the CLI and mkdocs subprocesses inherit it.
+    """
+    root = tmp_path_factory.getbasetemp()
+    path = (root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root) / "cache"
+    os.environ["MLPERF_CACHE_DIR"] = str(path)
+    return path
+
+
 @pytest.fixture(scope="session")
 def mirror() -> Path:
     if not (MIRROR / "inference_results_v5.1").is_dir():
