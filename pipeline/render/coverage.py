@@ -105,16 +105,39 @@ def skip_note(
     v4.0: not in source" or "skips v5.0: not in source; v5.1: in source".
     Returns "" when the two rounds are adjacent. Plain text: callers escape it.
     """
-    skipped = set(skipped_rounds(old, new, status))
+    return _skip_note(old, new, _status_rows(status), in_source)
+
+
+def _status_rows(status: pl.DataFrame) -> list[tuple[str, str, bool]]:
+    """The status table as Python tuples: a note reads a dozen rows, many times."""
+    return list(
+        zip(
+            status["release"].to_list(),
+            status["status"].to_list(),
+            status["has_rows"].to_list(),
+            strict=True,
+        )
+    )
+
+
+def _skip_note(
+    old: str, new: str, rows: list[tuple[str, str, bool]], in_source: str
+) -> str:
+    """``skip_note`` over the status rows in table order (no frame per call)."""
+    order = [release for release, _, _ in rows]
+    if old not in order or new not in order:
+        return ""
+    low, high = sorted((order.index(old), order.index(new)))
+    skipped = set(order[low + 1 : high])
     if not skipped:
         return ""
-    rows = status.filter(pl.col("release").is_in(list(skipped)))
-    held = rows.filter(pl.col("has_rows"))["release"].to_list()
+    chosen = [row for row in rows if row[0] in skipped]
+    held = [release for release, _, has_rows in chosen if has_rows]
     parts = []
     for reason in (NOT_IN_SOURCE, NOT_INGESTED):
-        absent = rows.filter(~pl.col("has_rows") & (pl.col("status") == reason))
-        if absent.height:
-            parts.append(f"{', '.join(absent['release'])}: {reason}")
+        absent = [r for r, kind, has_rows in chosen if not has_rows and kind == reason]
+        if absent:
+            parts.append(f"{', '.join(absent)}: {reason}")
     if held:
         parts.append(f"{', '.join(held)}: {in_source}")
     return "skips " + "; ".join(parts)
@@ -128,12 +151,13 @@ def skip_note_expr(
     The note depends only on the two releases, so it is computed once per pair of
     known rounds and looked up; unknown releases get "".
     """
-    order = status["release"].to_list()
+    rows = _status_rows(status)
+    order = [release for release, _, _ in rows]
     notes = {
         f"{a}\x1f{b}": note
         for a in order
         for b in order
-        if (note := skip_note(a, b, status, in_source=in_source))
+        if (note := _skip_note(a, b, rows, in_source))
     }
     key = pl.concat_str(old, pl.lit("\x1f"), new)
     return key.replace_strict(notes, default="", return_dtype=pl.String).fill_null("")
