@@ -218,17 +218,15 @@ def _charts(
     for (unit,), group in sorted(
         multi.partition_by("result_unit", as_dict=True).items()
     ):
-        ranked = (
-            _ordered_lines(group)
-            .sort(["rounds", "line_label"], descending=[True, False])
-            .head(CHART_LINES)
-        )
+        ordered = _ordered_lines(group)
+        by_rounds = ordered.sort(["rounds", "line_label"], descending=[True, False])
+        ranked = by_rounds.head(CHART_LINES)
         shown = group.join(ranked.select(LINE), on=LINE, how="semi", nulls_equal=True)
         present = [r for r in site.releases if r in set(shown["release"])]
         title = f"{label}: best {unit} per accelerator, by round"
         built = line_chart(shown, title=title, unit=unit, releases=present)
         lines = ranked.height
-        total = _ordered_lines(group).height
+        total = ordered.height
         if lines == total:
             note = (
                 "The one line with two rounds or more."
@@ -254,15 +252,21 @@ def _page(
     name: str,
     points: pl.DataFrame,
     methodology: str,
+    cells: pl.DataFrame,
+    step_cells: pl.DataFrame,
 ) -> str:
+    """One accelerator's page.
+
+    ``cells`` (``hp._cells``) and ``step_cells`` (``_step_cells`` of the points with
+    a previous round) are this accelerator's rows of frames formatted once for every
+    accelerator: building those expressions per page cost more than the pages.
+    """
     rel = f"{FOLDER}/{name}.md"
     page = f"generated/{rel}"
     label = _label(points.row(0, named=True))
     lines = _ordered_lines(points)
     releases = [r for r in site.releases if r in set(points["release"])]
-    steps = points.filter(pl.col("release_prev").is_not_null()).sort(
-        "_order", "benchmark", "scenario_rank", "line_label"
-    )
+    steps = step_cells.sort("_order", "benchmark", "scenario_rank", "line_label")
     chained = steps.filter(pl.col("step_ratio").is_not_null()).height
     parts = [
         f"# {escape(label)}\n",
@@ -285,7 +289,7 @@ def _page(
             "oldest first. Both values are the best per accelerator of their round, "
             "each linked to its result.\n",
             html_table(
-                _step_cells(steps),
+                steps,
                 STEP_COLUMNS,
                 numeric=("c_step",),
                 wide=("c_from", "c_to"),
@@ -308,7 +312,6 @@ def _page(
             numeric=("c_steps",),
         )
     )
-    cells = hp._cells(points)
     tables = cells.partition_by(LINE, as_dict=True, maintain_order=True)
     for line in lines.filter(pl.col("rounds") >= hp.MIN_ROUNDS).iter_rows(named=True):
         unit = escape(line["result_unit"])
@@ -392,11 +395,26 @@ def render_accelerator_pages(
     slugs = accelerator_slugs(histories)
     pages: dict[str, str] = {}
     by_id = points.partition_by("accelerator_id", as_dict=True, maintain_order=True)
+    # Cells are row-wise expressions: formatted once over every accelerator, each
+    # page takes its own rows (in the same order as its points).
+    cells = hp._cells(points).partition_by(
+        "accelerator_id", as_dict=True, maintain_order=True
+    )
+    stepped = _step_cells(points.filter(pl.col("release_prev").is_not_null()))
+    steps = stepped.partition_by("accelerator_id", as_dict=True, maintain_order=True)
     for (accelerator,), group in sorted(by_id.items(), key=lambda kv: str(kv[0][0])):
         if accelerator is None:
             continue
         name = slugs[accelerator]
-        pages[accelerator] = _page(site, accelerator, name, group, methodology)
+        pages[accelerator] = _page(
+            site,
+            accelerator,
+            name,
+            group,
+            methodology,
+            cells[(accelerator,)],
+            steps.get((accelerator,), stepped.clear()),
+        )
     return pages
 
 
