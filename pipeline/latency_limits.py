@@ -10,7 +10,6 @@ the entry and the field named, so a bad edit never reaches a page half-read.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -18,16 +17,17 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.registry import REGISTRY_DIR, load_toml
+from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
 
 REGISTRY_FILE = "latency_limits.toml"
 #: Scenarios an LLM latency limit applies to (Offline has none).
 LIMITED_SCENARIOS = ("Server", "Interactive")
 _SOURCE_KEYS = {"id", "repository", "path", "commit", "symbol", "covers", "note"}
 _LIMIT_KEYS = {"release", "benchmark", "scenario", "ttft_ms", "tpot_ms", "source"}
-_RELEASE = re.compile(r"^v\d+\.\d+$")
-_COMMIT = re.compile(r"^[0-9a-f]{40}$")
-_REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_MS = "a positive number of milliseconds"
+_RELEASE = re.compile(r"v\d+\.\d+")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+_REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 #: One row per limit, with its source spelled out (``limits_frame``).
 LIMITS_SCHEMA: dict[str, pl.DataType] = {
@@ -46,7 +46,7 @@ LIMITS_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-class LatencyLimitsError(ValueError):
+class LatencyLimitsError(RegistryError):
     """The limits file is malformed; the message names the entry and the field."""
 
 
@@ -80,101 +80,50 @@ class LatencyLimit:
     source: LimitSource
 
 
-def _text(entry: Mapping, key: str, where: str) -> str:
-    value = entry.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise LatencyLimitsError(f"{where}: {key} is missing or empty")
-    return value.strip()
-
-
-def _unknown(entry: Mapping, allowed: set[str], where: str) -> None:
-    extra = sorted(set(entry) - allowed)
-    if extra:
-        raise LatencyLimitsError(f"{where}: unknown field(s) {', '.join(extra)}")
-
-
-def _source(index: int, entry: object, origin: str) -> LimitSource:
-    where = f"{origin} source {index + 1}"
-    if not isinstance(entry, Mapping):
-        raise LatencyLimitsError(f"{where}: is not a table")
+def _source(entry: Table) -> LimitSource:
     if isinstance(entry.get("id"), str):
-        where = f"{where} ({entry['id']})"
-    _unknown(entry, _SOURCE_KEYS, where)
-    repository = _text(entry, "repository", where)
-    if not _REPOSITORY.match(repository):
-        raise LatencyLimitsError(
-            f"{where}: repository must be owner/name, not {repository!r}"
-        )
-    commit = _text(entry, "commit", where)
-    if not _COMMIT.match(commit):
-        raise LatencyLimitsError(
-            f"{where}: commit must be 40 lower-case hex digits, not {commit!r}"
-        )
-    covers = entry.get("covers", [])
-    if (
-        not isinstance(covers, list)
-        or not covers
-        or not all(isinstance(c, str) and _RELEASE.match(c) for c in covers)
-    ):
-        raise LatencyLimitsError(f"{where}: covers must list rounds such as 'v5.1'")
+        entry = entry.named(entry.get("id"))
+    entry.only(_SOURCE_KEYS)
     return LimitSource(
-        id=_text(entry, "id", where),
-        repository=repository,
-        path=_text(entry, "path", where),
-        commit=commit,
-        symbol=_text(entry, "symbol", where),
-        covers=tuple(covers),
-        note=_text(entry, "note", where),
+        id=entry.string("id"),
+        repository=entry.string(
+            "repository", pattern=_REPOSITORY, expected="a repository owner/name"
+        ),
+        path=entry.string("path"),
+        commit=entry.string(
+            "commit", pattern=_COMMIT, expected="40 lower-case hex digits"
+        ),
+        symbol=entry.string("symbol"),
+        covers=entry.strings(
+            "covers", non_empty=True, pattern=_RELEASE, expected="a list of rounds vX.Y"
+        ),
+        note=entry.string("note"),
     )
 
 
-def _milliseconds(entry: Mapping, key: str, where: str) -> float:
-    value = entry.get(key)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not 0 < value < 1e9
-    ):
-        raise LatencyLimitsError(
-            f"{where}: {key} must be a positive number of milliseconds, not {value!r}"
-        )
-    return float(value)
-
-
-def _limit(
-    index: int, entry: object, sources: Mapping[str, LimitSource], origin: str
-) -> LatencyLimit:
-    where = f"{origin} limit {index + 1}"
-    if not isinstance(entry, Mapping):
-        raise LatencyLimitsError(f"{where}: is not a table")
+def _limit(entry: Table, sources: Mapping[str, LimitSource]) -> LatencyLimit:
     named = ("release", "benchmark", "scenario")
-    if all(isinstance(entry.get(k), str) and entry[k].strip() for k in named):
-        where = f"{where} ({entry['release']} {entry['benchmark']} {entry['scenario']})"
-    _unknown(entry, _LIMIT_KEYS, where)
-    release = _text(entry, "release", where)
-    if not _RELEASE.match(release):
-        raise LatencyLimitsError(f"{where}: release must look like 'v5.1'")
-    scenario = _text(entry, "scenario", where)
-    if scenario not in LIMITED_SCENARIOS:
-        raise LatencyLimitsError(
-            f"{where}: scenario must be one of {', '.join(LIMITED_SCENARIOS)}, "
-            f"not {scenario!r}"
-        )
-    source_id = _text(entry, "source", where)
+    if all(isinstance(entry.get(k), str) and entry.get(k).strip() for k in named):
+        entry = entry.named(" ".join(entry.get(k) for k in named))
+    entry.only(_LIMIT_KEYS)
+    release = entry.string("release", pattern=_RELEASE, expected="a round vX.Y")
+    benchmark = entry.string("benchmark")
+    scenario = entry.choice("scenario", LIMITED_SCENARIOS)
+    source_id = entry.string("source")
     if source_id not in sources:
-        raise LatencyLimitsError(f"{where}: source {source_id!r} is not a [[source]]")
+        raise entry.expected("source", "the id of a [[source]]", source_id)
     source = sources[source_id]
     if release not in source.covers:
-        raise LatencyLimitsError(
-            f"{where}: source {source_id!r} covers {', '.join(source.covers)}, "
-            f"not {release}"
+        raise entry.fail(
+            "source",
+            f"{source_id!r} covers {', '.join(source.covers)}, not {release}",
         )
     return LatencyLimit(
         release=release,
-        benchmark=_text(entry, "benchmark", where),
+        benchmark=benchmark,
         scenario=scenario,
-        ttft_ms=_milliseconds(entry, "ttft_ms", where),
-        tpot_ms=_milliseconds(entry, "tpot_ms", where),
+        ttft_ms=entry.number("ttft_ms", positive=True, below=1e9, expected=_MS),
+        tpot_ms=entry.number("tpot_ms", positive=True, below=1e9, expected=_MS),
         source=source,
     )
 
@@ -189,37 +138,38 @@ def parse_limits(
             that does not exist or does not cover the round, or one round, benchmark
             and scenario listed twice; the message names the entry.
     """
-    raw_sources = document.get("source", [])
-    raw_limits = document.get("limit", [])
-    if not isinstance(raw_sources, list) or not isinstance(raw_limits, list):
-        raise LatencyLimitsError(f"{origin}: [[source]] and [[limit]] must be arrays")
-    parsed = [_source(i, e, origin) for i, e in enumerate(raw_sources)]
-    sources = {s.id: s for s in parsed}
-    if len(sources) != len(parsed):
-        ids = [s.id for s in parsed]
-        twice = sorted({i for i in ids if ids.count(i) > 1})
-        raise LatencyLimitsError(
-            f"{origin}: source id(s) listed twice: {', '.join(twice)}"
-        )
-    limits = tuple(_limit(i, e, sources, origin) for i, e in enumerate(raw_limits))
-    keys = [(x.release, x.benchmark, x.scenario) for x in limits]
-    twice = sorted({k for k in keys if keys.count(k) > 1})
-    if twice:
-        listed = ", ".join(" ".join(k) for k in twice)
-        raise LatencyLimitsError(f"{origin}: listed twice: {listed}")
-    return limits
+    root = Table.document(document, origin, LatencyLimitsError)
+    root.only(("source", "limit"))
+    sources: dict[str, LimitSource] = {}
+    for entry in root.tables("source"):
+        source = _source(entry)
+        if source.id in sources:
+            raise entry.fail("id", f"{source.id!r} is listed twice")
+        sources[source.id] = source
+    limits: list[LatencyLimit] = []
+    seen: set[tuple[str, str, str]] = set()
+    for entry in root.tables("limit"):
+        limit = _limit(entry, sources)
+        key = (limit.release, limit.benchmark, limit.scenario)
+        if key in seen:
+            raise entry.named(" ".join(key)).fail(
+                "scenario", "this round, benchmark and scenario are listed twice"
+            )
+        seen.add(key)
+        limits.append(limit)
+    return tuple(limits)
 
 
 @cache
 def _committed() -> tuple[LatencyLimit, ...]:
-    return parse_limits(load_toml(REGISTRY_FILE), REGISTRY_FILE)
+    return load_registry(REGISTRY_FILE, parse_limits, LatencyLimitsError)
 
 
 def load_latency_limits(path: Path | None = None) -> tuple[LatencyLimit, ...]:
     """The committed limits (cached), or another file (tests, an entry under review)."""
     if path is None:
         return _committed()
-    return parse_limits(tomllib.loads(path.read_text()), path.name)
+    return load_registry(path, parse_limits, LatencyLimitsError)
 
 
 def registry_path() -> Path:

@@ -77,44 +77,50 @@ def test_valid_document_parses() -> None:
     assert (limit.ttft_ms, limit.tpot_ms, limit.source.id) == (450.0, 40.0, "checker")
 
 
+LIMIT_1 = "test.toml: [limit 1 (v5.1 llama2-70b-99 Interactive)] "
+
+
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
         (
             {"scenario": "Offline"},
-            "test.toml limit 1 (v5.1 llama2-70b-99 Offline): scenario must be one of "
-            "Server, Interactive, not 'Offline'",
+            "test.toml: [limit 1 (v5.1 llama2-70b-99 Offline)] scenario: expected "
+            "one of 'Server', 'Interactive', got 'Offline'",
         ),
         (
             {"tpot_ms": -40},
-            "test.toml limit 1 (v5.1 llama2-70b-99 Interactive): tpot_ms must be a "
-            "positive number of milliseconds, not -40",
+            LIMIT_1 + "tpot_ms: expected a positive number of milliseconds, got -40",
         ),
         (
             {"ttft_ms": "450"},
-            "test.toml limit 1 (v5.1 llama2-70b-99 Interactive): ttft_ms must be a "
-            "positive number of milliseconds, not '450'",
+            LIMIT_1 + "ttft_ms: expected a positive number of milliseconds, got '450'",
         ),
         (
             {"ttft_ms": True},
-            "test.toml limit 1 (v5.1 llama2-70b-99 Interactive): ttft_ms must be a "
-            "positive number of milliseconds, not True",
+            LIMIT_1 + "ttft_ms: expected a positive number of milliseconds, got True",
         ),
         (
             {"source": "rumour"},
-            "test.toml limit 1 (v5.1 llama2-70b-99 Interactive): source 'rumour' is "
-            "not a [[source]]",
+            LIMIT_1 + "source: expected the id of a [[source]], got 'rumour'",
         ),
         (
             {"release": "v6.0"},
-            "test.toml limit 1 (v6.0 llama2-70b-99 Interactive): source 'checker' "
-            "covers v5.1, not v6.0",
+            "test.toml: [limit 1 (v6.0 llama2-70b-99 Interactive)] source: "
+            "'checker' covers v5.1, not v6.0",
         ),
-        ({"benchmark": ""}, "test.toml limit 1: benchmark is missing or empty"),
+        (
+            {"benchmark": ""},
+            "test.toml: [limit 1] benchmark: expected a non-empty string, got ''",
+        ),
         (
             {"latency_ms": 5},
-            "test.toml limit 1 (v5.1 llama2-70b-99 Interactive): unknown field(s) "
-            "latency_ms",
+            LIMIT_1 + "latency_ms: unknown field (known: benchmark, release, "
+            "scenario, source, tpot_ms, ttft_ms)",
+        ),
+        (
+            {"tpot_ms": None},
+            LIMIT_1 + "tpot_ms: expected a positive number of milliseconds, got None",
         ),
     ],
 )
@@ -124,26 +130,38 @@ def test_bad_limit_is_named(overrides: dict, message: str) -> None:
     assert str(caught.value) == message
 
 
+def test_a_missing_field_is_named_as_missing() -> None:
+    doc = document()
+    del doc["limit"][0]["tpot_ms"]
+    with pytest.raises(LatencyLimitsError) as caught:
+        parse_limits(doc, "test.toml")
+    assert str(caught.value) == (
+        LIMIT_1 + "tpot_ms: expected a positive number of milliseconds, got nothing"
+    )
+
+
+SOURCE_1 = "test.toml: [source 1 (checker)] "
+
+
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
         (
             "commit",
             "HEAD",
-            "test.toml source 1 (checker): commit must be 40 lower-case hex digits, "
-            "not 'HEAD'",
+            SOURCE_1 + "commit: expected 40 lower-case hex digits, got 'HEAD'",
         ),
         (
             "repository",
             "inference",
-            "test.toml source 1 (checker): repository must be owner/name, not "
-            "'inference'",
+            SOURCE_1 + "repository: expected a repository owner/name, got 'inference'",
         ),
-        ("path", "  ", "test.toml source 1 (checker): path is missing or empty"),
+        ("path", "  ", SOURCE_1 + "path: expected a non-empty string, got '  '"),
         (
             "covers",
             ["5.1"],
-            "test.toml source 1 (checker): covers must list rounds such as 'v5.1'",
+            SOURCE_1 + "covers: expected a list of rounds vX.Y (at least one), "
+            "got ['5.1']",
         ),
     ],
 )
@@ -161,7 +179,16 @@ def test_limit_listed_twice_is_refused() -> None:
     with pytest.raises(LatencyLimitsError) as caught:
         parse_limits(doc, "test.toml")
     assert str(caught.value) == (
-        "test.toml: listed twice: v5.1 llama2-70b-99 Interactive"
+        "test.toml: [limit 2 (v5.1 llama2-70b-99 Interactive)] scenario: this round, "
+        "benchmark and scenario are listed twice"
+    )
+
+
+def test_limits_must_be_an_array_of_tables() -> None:
+    with pytest.raises(LatencyLimitsError) as caught:
+        parse_limits({"source": [dict(SOURCE)], "limit": dict(LIMIT)}, "test.toml")
+    assert str(caught.value).startswith(
+        "test.toml: limit: expected an array of tables [[limit]], got {"
     )
 
 
