@@ -9,7 +9,7 @@ X". Both extractors and the shared canonicalisation step take a ``RoundRules``.
 
 from __future__ import annotations
 
-import tomllib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pipeline.manifest import ManifestError
 from pipeline.manifest import version_key as manifest_version_key
-from pipeline.registry import REGISTRY_DIR, load_toml
+from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
 
 REGISTRY_FILE = "rounds.toml"
 SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream", "Interactive")
@@ -41,6 +41,7 @@ _INFER_KEYS = frozenset(
      "description"}
 )  # fmt: skip
 _LAYOUT_KEYS = frozenset({"signature", "fields", "evidence"})
+_JSON_FILE = re.compile(r".+\.json")
 #: Canonical inputs every summary layout maps (``""`` when the layout lacks one).
 LAYOUT_FIELDS = (
     "result_id", "submitter", "division", "category", "availability", "system_name",
@@ -51,7 +52,7 @@ LAYOUT_FIELDS = (
 )  # fmt: skip
 
 
-class RoundRulesError(ValueError):
+class RoundRulesError(RegistryError):
     """The rules file is malformed; the message names the rule and the key."""
 
 
@@ -121,34 +122,20 @@ def version_key(version: str) -> tuple[int, int]:
         raise RoundRulesError(f"not a round version (vX.Y): {version!r}") from None
 
 
-def _fail(where: str, message: str) -> RoundRulesError:
-    return RoundRulesError(f"{where}: {message}")
-
-
-def _strings(value: object, where: str, key: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(
-        isinstance(v, str) and v.strip() for v in value
-    ):
-        raise _fail(where, f"{key} must be a list of non-empty strings")
-    return tuple(value)
-
-
-def _template(value: object, where: str, key: str) -> str:
+def _template(table: Table, field: str) -> str:
+    value = table.get(field)
     if not isinstance(value, str) or value.count("{p}") != 1:
-        raise _fail(where, f"{key} must be a string with exactly one {{p}}")
+        raise table.expected(field, "a string with exactly one {p}", value)
     return value
 
 
-def _metric(value: object, where: str) -> ScenarioMetric:
-    if not isinstance(value, Mapping):
-        raise _fail(where, "must be a table")
-    unknown = sorted(set(value) - _METRIC_KEYS)
-    if unknown:
-        raise _fail(where, f"unknown key(s) {', '.join(unknown)}")
-    if "lines" in value:
-        if set(value) != {"lines"}:
-            raise _fail(where, "lines cannot be combined with a percentile metric")
-        lines = value["lines"]
+def _metric(table: Table) -> ScenarioMetric:
+    table.only(_METRIC_KEYS)
+    if "lines" in table:
+        if set(table) != {"lines"}:
+            extra = sorted(set(table) - {"lines"})[0]
+            raise table.fail(extra, "cannot be combined with lines")
+        lines = table.get("lines")
         if (
             not isinstance(lines, list)
             or not lines
@@ -159,72 +146,72 @@ def _metric(value: object, where: str) -> ScenarioMetric:
                 for x in lines
             )
         ):
-            raise _fail(where, "lines must be a list of [log line, unit] pairs")
+            raise table.expected("lines", "a list of [log line, unit] pairs", lines)
         return ScenarioMetric(lines=tuple((a, b) for a, b in lines))
-    if "percentile_line" not in value or "unit" not in value:
-        raise _fail(where, "needs either lines or percentile_line and unit")
-    estimate = value.get("estimate_line")
+    if "percentile_line" not in table:
+        raise table.fail("lines", "is required (or percentile_line and unit)")
     return ScenarioMetric(
-        percentile_line=_template(value["percentile_line"], where, "percentile_line"),
-        estimate_line=None
-        if estimate is None
-        else _template(estimate, where, "estimate_line"),
-        unit=str(value["unit"]),
+        percentile_line=_template(table, "percentile_line"),
+        estimate_line=_template(table, "estimate_line")
+        if "estimate_line" in table
+        else None,
+        unit=table.string("unit"),
     )
 
 
-def _inference(value: object, where: str) -> Inference:
-    if not isinstance(value, Mapping):
-        raise _fail(where, "must be a table")
-    unknown = sorted(set(value) - _INFER_KEYS)
-    if unknown:
-        raise _fail(where, f"unknown key(s) {', '.join(unknown)}")
-    for key in ("scenario", "source", "method", "unit", "description"):
-        if not isinstance(value.get(key), str) or not value[key]:
-            raise _fail(where, f"{key} is missing or not a non-empty string")
-    for key in ("scenario", "source"):
-        if value[key] not in SCENARIOS:
-            raise _fail(where, f"unknown {key} scenario {value[key]!r}")
-    if value["method"] not in INFERENCE_METHODS:
-        raise _fail(
-            where,
-            f"unknown method {value['method']!r} "
-            f"(known: {', '.join(INFERENCE_METHODS)})",
-        )
-    spq, percentile = value.get("samples_per_query"), value.get("percentile")
-    if value["method"] == "queries_of_estimate" and not (
-        isinstance(spq, int) and spq > 0 and isinstance(percentile, int | float)
-    ):
-        raise _fail(where, "queries_of_estimate needs samples_per_query and percentile")
+def _inference(table: Table) -> Inference:
+    table.only(_INFER_KEYS)
+    method = table.choice("method", INFERENCE_METHODS)
+    needed = method == "queries_of_estimate"
+    spq = (
+        table.integer("samples_per_query", minimum=1)
+        if needed or "samples_per_query" in table
+        else None
+    )
+    percentile = (
+        table.number("percentile", positive=True)
+        if needed or "percentile" in table
+        else None
+    )
     return Inference(
-        scenario=value["scenario"],
-        source=value["source"],
-        method=value["method"],
-        unit=value["unit"],
-        description=value["description"],
+        scenario=table.choice("scenario", SCENARIOS),
+        source=table.choice("source", SCENARIOS),
+        method=method,
+        unit=table.string("unit"),
+        description=table.string("description"),
         samples_per_query=spq,
-        percentile=float(percentile) if percentile is not None else None,
+        percentile=percentile,
     )
 
 
-def _layout(name: str, value: object, source: str) -> Layout:
-    where = f"{source} layout {name!r}"
-    if not isinstance(value, Mapping):
-        raise _fail(where, "must be a table")
-    unknown = sorted(set(value) - _LAYOUT_KEYS)
-    if unknown:
-        raise _fail(where, f"unknown key(s) {', '.join(unknown)}")
-    fields = value.get("fields")
-    if not isinstance(fields, Mapping) or set(fields) != set(LAYOUT_FIELDS):
-        missing = sorted(set(LAYOUT_FIELDS) - set(fields or {}))
-        extra = sorted(set(fields or {}) - set(LAYOUT_FIELDS))
-        raise _fail(where, f"fields must map exactly the canonical inputs "
-                    f"(missing: {missing}, unknown: {extra})")  # fmt: skip
+def _layout(name: str, table: Table) -> Layout:
+    table.only(_LAYOUT_KEYS)
+    fields = table.string_map(
+        "fields",
+        keys=LAYOUT_FIELDS,
+        expected="a table of strings with a key for each of "
+        + ", ".join(LAYOUT_FIELDS),
+    )
+    missing = [f for f in LAYOUT_FIELDS if f not in fields]
+    if missing:
+        raise table.fail(
+            f"fields.{missing[0]}", 'is required ("" when the layout lacks it)'
+        )
     return Layout(
         name=name,
-        signature=frozenset(_strings(value.get("signature"), where, "signature")),
+        signature=frozenset(table.strings("signature", non_empty=True)),
         fields={k: (fields[k] or None) for k in LAYOUT_FIELDS},
     )
+
+
+def _round(table: Table, field: str) -> tuple[int, int]:
+    value = table.get(field)
+    if isinstance(value, str):
+        try:
+            return version_key(value)
+        except RoundRulesError:
+            pass
+    raise table.expected(field, "a round vX.Y", value)
 
 
 @dataclass(frozen=True)
@@ -280,76 +267,56 @@ def parse_rules(document: Mapping, source: str = REGISTRY_FILE) -> RulesFile:
             without ``{p}``, an unknown scenario, or no evidence; the message names
             the rule by its ``from`` round.
     """
-    layouts_doc = document.get("layout", {})
-    if not isinstance(layouts_doc, Mapping) or not layouts_doc:
-        raise RoundRulesError(f"{source}: [layout.<name>] tables are required")
-    layouts = {name: _layout(name, v, source) for name, v in layouts_doc.items()}
-    entries = document.get("rule", [])
-    if not isinstance(entries, list) or not entries:
-        raise RoundRulesError(f"{source}: [[rule]] must be a non-empty array")
+    root = Table.document(document, source, RoundRulesError)
+    root.only(("layout", "rule"))
+    layouts = {
+        name: _layout(name, table)
+        for name, table in root.subtables("layout", non_empty=True).items()
+    }
     rules = []
-    for index, entry in enumerate(entries):
-        where = f"{source} rule {index + 1}"
-        if not isinstance(entry, Mapping):
-            raise _fail(where, "is not a table")
-        if isinstance(entry.get("from"), str):
-            where = f"{where} (from {entry['from']})"
-        unknown = sorted(set(entry) - _RULE_KEYS)
-        if unknown:
-            raise _fail(where, f"unknown key(s) {', '.join(unknown)}")
-        if not isinstance(entry.get("evidence"), str) or not entry["evidence"].strip():
-            raise _fail(where, "evidence is required")
-        try:
-            start = version_key(str(entry.get("from")))
-            end = version_key(entry["until"]) if "until" in entry else (10**6, 0)
-        except RoundRulesError as exc:
-            raise _fail(where, str(exc)) from None
-        rule: dict[str, object] = {"_from": start, "_until": end}
-        rule["evidence"] = entry["evidence"].strip()
-        if "divisions" in entry:
-            rule["divisions"] = _strings(entry["divisions"], where, "divisions")
-        if "log_files" in entry:
-            rule["log_files"] = _strings(entry["log_files"], where, "log_files")
+    entries = [
+        entry.named(f"from {entry.get('from')}")
+        if isinstance(entry.get("from"), str)
+        else entry
+        for entry in root.tables("rule", non_empty=True)
+    ]
+    for entry in entries:
+        entry.only(_RULE_KEYS)
+        rule: dict[str, object] = {
+            "_from": _round(entry, "from"),
+            "_until": _round(entry, "until") if "until" in entry else (10**6, 0),
+            "evidence": entry.string("evidence"),
+        }
+        for key in ("divisions", "log_files"):
+            if key in entry:
+                rule[key] = entry.strings(key, non_empty=True)
         if "runs_as" in entry:
-            runs_as = entry["runs_as"]
-            if not isinstance(runs_as, Mapping) or not all(
-                k in SCENARIOS and v in SCENARIOS for k, v in runs_as.items()
-            ):
-                raise _fail(where, "runs_as must map scenarios to scenarios")
-            rule["runs_as"] = dict(runs_as)
+            rule["runs_as"] = entry.string_map(
+                "runs_as",
+                keys=SCENARIOS,
+                values=SCENARIOS,
+                expected="a table of scenarios to scenarios",
+            )
         if "system_files" in entry:
-            files = entry["system_files"]
-            if not isinstance(files, Mapping) or not all(
-                isinstance(v, str) and v.endswith(".json") for v in files.values()
-            ):
-                raise _fail(
-                    where, "system_files must map result folders to .json paths"
-                )
-            rule["system_files"] = dict(files)
+            files = entry.string_map(
+                "system_files",
+                pattern=_JSON_FILE,
+                expected="a table of result folders to .json paths",
+            )
+            rule["system_files"] = files
         if "metric" in entry:
-            metric = entry["metric"]
-            if not isinstance(metric, Mapping):
-                raise _fail(where, "metric must be a table of scenarios")
-            for scenario in metric:
-                if scenario not in SCENARIOS:
-                    raise _fail(where, f"unknown metric scenario {scenario!r}")
+            entry.table("metric").only(SCENARIOS)
             rule["metric"] = {
-                s: _metric(v, f"{where} metric.{s}") for s, v in metric.items()
+                scenario: _metric(table)
+                for scenario, table in entry.subtables("metric").items()
             }
         if "infer" in entry:
-            if not isinstance(entry["infer"], list):
-                raise _fail(where, "infer must be an array of tables")
-            rule["infer"] = tuple(
-                _inference(v, f"{where} infer {i + 1}")
-                for i, v in enumerate(entry["infer"])
-            )
+            rule["infer"] = tuple(_inference(t) for t in entry.tables("infer"))
         rules.append(rule)
-    first = rules[0]
     for key in ("divisions", "log_files", "metric"):
-        if key not in first:
-            raise RoundRulesError(
-                f"{source} rule 1: the first rule must set {key} "
-                "(later rules inherit it)"
+        if key not in rules[0]:
+            raise entries[0].fail(
+                key, "is required in the first rule (later ones inherit it)"
             )
     parsed = RulesFile(rules=tuple(rules), layouts=layouts, source=source)
     for rule in rules:
@@ -372,14 +339,14 @@ def _check_round(rules: RoundRules, source: str) -> None:
 
 @cache
 def _default_rules() -> RulesFile:
-    return parse_rules(load_toml(REGISTRY_FILE), REGISTRY_FILE)
+    return load_registry(REGISTRY_FILE, parse_rules, RoundRulesError)
 
 
 def load_rules(path: Path | None = None) -> RulesFile:
     """The committed rules (cached), or another file (tests, a round under review)."""
     if path is None:
         return _default_rules()
-    return parse_rules(tomllib.loads(path.read_text()), path.name)
+    return load_registry(path, parse_rules, RoundRulesError)
 
 
 def rules_for(release: str, path: Path | None = None) -> RoundRules:

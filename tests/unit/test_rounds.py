@@ -204,27 +204,49 @@ def test_a_division_the_round_does_not_have_is_rejected(future: Path) -> None:
     [
         (
             ('from = "v8.0"', 'from = "8.0"'),
-            "rules.toml rule 2 (from 8.0): not a round version (vX.Y): '8.0'",
+            "rules.toml: [rule 2 (from 8.0)] from: expected a round vX.Y, got '8.0'",
         ),
         (
             ('lines = [["Served queries per second", "Queries/s"]]', 'lines = "x"'),
-            "rules.toml rule 2 (from v8.0) metric.Server: "
-            "lines must be a list of [log line, unit] pairs",
+            "rules.toml: [rule 2 (from v8.0).metric.Server] lines: "
+            "expected a list of [log line, unit] pairs, got 'x'",
         ),
         (
             ('evidence = "fictitious', 'note = "fictitious'),
-            "rules.toml rule 2 (from v8.0): unknown key(s) note",
+            "rules.toml: [rule 2 (from v8.0)] note: unknown field (known: divisions, "
+            "evidence, from, infer, log_files, metric, runs_as, system_files, until)",
         ),
         (
             (
                 '[rule.metric.Server]\nlines = [["Served',
                 '[rule.metric.Burst]\nlines = [["Served',
             ),
-            "rules.toml rule 2 (from v8.0): unknown metric scenario 'Burst'",
+            "rules.toml: [rule 2 (from v8.0).metric] Burst: unknown field (known: "
+            "Interactive, MultiStream, Offline, Server, SingleStream)",
+        ),
+        (
+            ('divisions = ["closed", "open", "edge-lab"]', 'divisions = "closed"'),
+            "rules.toml: [rule 2 (from v8.0)] divisions: expected a list of trimmed, "
+            "non-empty strings (at least one), got 'closed'",
+        ),
+        (
+            ('result_id = "ID"\n', ""),
+            'rules.toml: [layout.final_report] fields.result_id: is required ("" '
+            "when the layout lacks it)",
+        ),
+        (
+            (
+                'divisions = ["closed", "open", "edge-lab"]',
+                'divisions = ["closed"]\ninfer = [{scenario = "Server", '
+                'source = "Offline", method = "guess", unit = "u", description = "d"}]',
+            ),
+            "rules.toml: [rule 2 (from v8.0).infer 1] method: expected one of "
+            "'reciprocal_mean_latency', 'queries_of_estimate', got 'guess'",
         ),
         (
             ('evidence = "the rules as they stand"\n', ""),
-            "rules.toml rule 1 (from v5.0): evidence is required",
+            "rules.toml: [rule 1 (from v5.0)] evidence: expected a non-empty string, "
+            "got nothing",
         ),
     ],
 )
@@ -249,8 +271,8 @@ def test_a_percentile_template_needs_its_placeholder(tmp_path: Path) -> None:
     with pytest.raises(RoundRulesError) as info:
         load_rules(path)
     assert str(info.value) == (
-        "rules.toml rule 2 (from v8.0) metric.SingleStream: "
-        "percentile_line must be a string with exactly one {p}"
+        "rules.toml: [rule 2 (from v8.0).metric.SingleStream] percentile_line: "
+        "expected a string with exactly one {p}, got '90th latency'"
     )
 
 
