@@ -16,7 +16,6 @@ they form one class per host CPU, ``cpu:<slug of host_cpu_name>``, so that
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -25,11 +24,11 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.analysis.benchmarks import release_order
-from pipeline.registry import REGISTRY_DIR, load_toml
+from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
 
 REGISTRY_FILE = "accelerators.toml"
 CPU_PREFIX = "cpu:"
-_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 _REQUIRED = ("id", "vendor", "family", "model", "names")
 _OPTIONAL = ("memory_gb", "predecessor", "is_mixed", "components")
 _UNCLASSIFIED_FIELDS = ("names", "reason")
@@ -81,7 +80,7 @@ CPU_VENDORS: dict[str, str] = {
 }
 
 
-class AcceleratorRegistryError(ValueError):
+class AcceleratorRegistryError(RegistryError):
     """The registry file is malformed; the message names the entry and the field."""
 
 
@@ -155,80 +154,48 @@ class AcceleratorRegistry:
         )
 
 
-def _fail(where: str, message: str) -> AcceleratorRegistryError:
-    return AcceleratorRegistryError(f"{where}: {message}")
+def _names(entry: Table) -> tuple[str, ...]:
+    return entry.strings("names", non_empty=True)
 
 
-def _names_ok(names: object) -> bool:
-    return (
-        isinstance(names, list)
-        and bool(names)
-        and all(isinstance(n, str) and n.strip() == n and n for n in names)
-    )
-
-
-def _entry(index: int, entry: Mapping, source: str) -> Accelerator:
-    where = f"{source} accelerator {index + 1}"
-    if not isinstance(entry, Mapping):
-        raise _fail(where, "is not a table")
+def _entry(entry: Table) -> Accelerator:
     if isinstance(entry.get("id"), str):
-        where = f"{where} ({entry['id']})"
-    unknown = sorted(set(entry) - set(_REQUIRED) - set(_OPTIONAL))
-    if unknown:
-        raise _fail(where, f"unknown field(s) {', '.join(unknown)}")
-    for name in ("id", "vendor", "family", "model"):
-        if not isinstance(entry.get(name), str) or not entry[name].strip():
-            raise _fail(where, f"field {name!r} is missing or not a non-empty string")
-    if not _ID.match(entry["id"]):
-        raise _fail(where, "id must be a slug of a-z, 0-9 and '-'")
-    names = entry.get("names")
-    if not _names_ok(names):
-        raise _fail(where, "names must be a non-empty list of trimmed strings")
-    memory = entry.get("memory_gb")
-    if memory is not None and (
-        isinstance(memory, bool) or not isinstance(memory, int | float) or memory <= 0
-    ):
-        raise _fail(where, "memory_gb must be a positive number")
-    predecessor = entry.get("predecessor")
-    if predecessor is not None and not isinstance(predecessor, str):
-        raise _fail(where, "predecessor must be an id")
-    is_mixed = entry.get("is_mixed", False)
-    if not isinstance(is_mixed, bool):
-        raise _fail(where, "is_mixed must be true or false")
-    components = entry.get("components", [])
+        entry = entry.named(entry.get("id"))
+    entry.only((*_REQUIRED, *_OPTIONAL))
+    ident = entry.string("id", pattern=_ID, expected="a slug of a-z, 0-9 and '-'")
+    vendor, family, model = (entry.string(f) for f in ("vendor", "family", "model"))
+    names = _names(entry)
+    memory = entry.optional_number("memory_gb", positive=True)
+    predecessor = entry.optional_string("predecessor", expected="an accelerator id")
+    is_mixed = entry.boolean("is_mixed", default=False)
+    components = entry.strings("components", default=[])
     if is_mixed:
-        if not isinstance(components, list) or len(components) < 2:
-            raise _fail(where, "a mixed entry needs components = [two or more ids]")
+        if len(components) < 2:
+            raise entry.expected(
+                "components", "two or more ids on a mixed entry", list(components)
+            )
         if predecessor is not None:
-            raise _fail(where, "a mixed entry has no predecessor")
+            raise entry.fail("predecessor", "a mixed entry has no predecessor")
     elif components:
-        raise _fail(where, "components are only allowed with is_mixed = true")
+        raise entry.fail("components", "only allowed with is_mixed = true")
     return Accelerator(
-        id=entry["id"],
-        vendor=entry["vendor"],
-        family=entry["family"],
-        model=entry["model"],
-        names=tuple(names),
-        memory_gb=float(memory) if memory is not None else None,
+        id=ident,
+        vendor=vendor,
+        family=family,
+        model=model,
+        names=names,
+        memory_gb=memory,
         predecessor=predecessor,
         is_mixed=is_mixed,
-        components=tuple(components),
+        components=components,
     )
 
 
-def _unclassified(index: int, entry: Mapping, source: str) -> UnclassifiedNames:
-    where = f"{source} unclassified {index + 1}"
-    if not isinstance(entry, Mapping):
-        raise _fail(where, "is not a table")
-    unknown = sorted(set(entry) - set(_UNCLASSIFIED_FIELDS))
-    if unknown:
-        raise _fail(where, f"unknown field(s) {', '.join(unknown)}")
-    if not _names_ok(entry.get("names")):
-        raise _fail(where, "names must be a non-empty list of trimmed strings")
-    reason = entry.get("reason")
-    if not isinstance(reason, str) or not reason.strip():
-        raise _fail(where, "reason must say why the name has no id")
-    return UnclassifiedNames(names=tuple(entry["names"]), reason=reason.strip())
+def _unclassified(entry: Table) -> UnclassifiedNames:
+    entry.only(_UNCLASSIFIED_FIELDS)
+    names = _names(entry)
+    reason = entry.string("reason", expected="a reason why the names have no id")
+    return UnclassifiedNames(names=names, reason=reason)
 
 
 def parse_accelerators(
@@ -245,57 +212,57 @@ def parse_accelerators(
             twice (also across ``[[accelerator]]`` and ``[[unclassified]]``), a
             predecessor or component is unknown, or the lineage has a cycle.
     """
-    entries = document.get("accelerator", [])
-    if not isinstance(entries, list):
-        raise AcceleratorRegistryError(f"{source}: [[accelerator]] must be an array")
-    accelerators = [_entry(i, e, source) for i, e in enumerate(entries)]
-    unclassified_entries = document.get("unclassified", [])
-    if not isinstance(unclassified_entries, list):
-        raise AcceleratorRegistryError(f"{source}: [[unclassified]] must be an array")
-    unclassified = [
-        _unclassified(i, e, source) for i, e in enumerate(unclassified_entries)
-    ]
+    root = Table.document(document, source, AcceleratorRegistryError)
+    root.only(("accelerator", "unclassified"))
+    tables = root.tables("accelerator")
+    accelerators = [_entry(t) for t in tables]
+    unclassified_tables = root.tables("unclassified")
+    unclassified = [_unclassified(t) for t in unclassified_tables]
     by_id: dict[str, Accelerator] = {}
     owner: dict[str, str] = {}
-    for acc in accelerators:
+    for table, acc in zip(tables, accelerators, strict=True):
+        table = table.named(acc.id)
         if acc.id in by_id:
-            raise AcceleratorRegistryError(f"{source}: id {acc.id!r} listed twice")
+            raise table.fail("id", f"{acc.id!r} is listed twice")
         by_id[acc.id] = acc
         for name in acc.names:
             if name in owner:
-                raise AcceleratorRegistryError(
-                    f"{source}: name {name!r} is listed under both "
-                    f"{owner[name]!r} and {acc.id!r}"
+                raise table.fail(
+                    "names", f"{name!r} is also listed under {owner[name]}"
                 )
-            owner[name] = acc.id
-    for index, entry in enumerate(unclassified):
-        label = f"unclassified {index + 1}"
+            owner[name] = repr(acc.id)
+    for table, entry in zip(unclassified_tables, unclassified, strict=True):
         for name in entry.names:
             if name in owner:
-                raise AcceleratorRegistryError(
-                    f"{source}: name {name!r} is listed under both "
-                    f"{owner[name]!r} and {label!r}"
+                raise table.fail(
+                    "names", f"{name!r} is also listed under {owner[name]}"
                 )
-            owner[name] = label
-    for acc in accelerators:
-        where = f"{source} accelerator {acc.id!r}"
+            owner[name] = table.path
+    for table, acc in zip(tables, accelerators, strict=True):
+        table = table.named(acc.id)
         if acc.predecessor is not None:
             pred = by_id.get(acc.predecessor)
             if pred is None:
-                raise _fail(where, f"unknown predecessor {acc.predecessor!r}")
+                raise table.expected(
+                    "predecessor", "the id of an [[accelerator]]", acc.predecessor
+                )
             if pred.is_mixed:
-                raise _fail(where, f"predecessor {pred.id!r} is a mixed entry")
+                raise table.expected(
+                    "predecessor", "the id of a single chip", acc.predecessor
+                )
         for component in acc.components:
             comp = by_id.get(component)
             if comp is None or comp.is_mixed:
-                raise _fail(where, f"component {component!r} is not a single chip id")
-    for acc in accelerators:
+                raise table.expected(
+                    "components", "ids of single chips", list(acc.components)
+                )
+    for table, acc in zip(tables, accelerators, strict=True):
         seen = [acc.id]
         step = acc.predecessor
         while step is not None:
             if step in seen:
                 chain = " -> ".join([*seen, step])
-                raise AcceleratorRegistryError(f"{source}: lineage cycle {chain}")
+                raise table.named(acc.id).fail("predecessor", f"lineage cycle {chain}")
             seen.append(step)
             step = by_id[step].predecessor
     return AcceleratorRegistry(
@@ -305,14 +272,14 @@ def parse_accelerators(
 
 @cache
 def _default_registry() -> AcceleratorRegistry:
-    return parse_accelerators(load_toml(REGISTRY_FILE), REGISTRY_FILE)
+    return load_registry(REGISTRY_FILE, parse_accelerators, AcceleratorRegistryError)
 
 
 def load_accelerators(path: Path | None = None) -> AcceleratorRegistry:
     """The committed registry (cached), or another file for tests and reviews."""
     if path is None:
         return _default_registry()
-    return parse_accelerators(tomllib.loads(path.read_text()), path.name)
+    return load_registry(path, parse_accelerators, AcceleratorRegistryError)
 
 
 def registry_path() -> Path:

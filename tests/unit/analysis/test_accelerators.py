@@ -194,32 +194,51 @@ def entry(**fields):
     [
         (
             [entry(predecessor="x-zero")],
-            "t.toml accelerator 'x-one': unknown predecessor 'x-zero'",
+            "t.toml: [accelerator 1 (x-one)] predecessor: expected the id of an "
+            "[[accelerator]], got 'x-zero'",
         ),
         (
             [entry(), entry(id="x-two", names=["X One"])],
-            "t.toml: name 'X One' is listed under both 'x-one' and 'x-two'",
+            "t.toml: [accelerator 2 (x-two)] names: 'X One' is also listed under "
+            "'x-one'",
         ),
-        ([entry(), entry(names=["X Two"])], "t.toml: id 'x-one' listed twice"),
+        (
+            [entry(), entry(names=["X Two"])],
+            "t.toml: [accelerator 2 (x-one)] id: 'x-one' is listed twice",
+        ),
         (
             [
                 entry(predecessor="x-two"),
                 entry(id="x-two", names=["X Two"], predecessor="x-one"),
             ],
-            "t.toml: lineage cycle x-one -> x-two -> x-one",
+            "t.toml: [accelerator 1 (x-one)] predecessor: lineage cycle "
+            "x-one -> x-two -> x-one",
         ),
         (
             [entry(is_mixed=True)],
-            "t.toml accelerator 1 (x-one): a mixed entry needs components = "
-            "[two or more ids]",
+            "t.toml: [accelerator 1 (x-one)] components: expected two or more ids "
+            "on a mixed entry, got []",
         ),
         (
             [entry(colour="red")],
-            "t.toml accelerator 1 (x-one): unknown field(s) colour",
+            "t.toml: [accelerator 1 (x-one)] colour: unknown field (known: "
+            "components, family, id, is_mixed, memory_gb, model, names, predecessor, "
+            "vendor)",
         ),
         (
             [entry(id="X One")],
-            "t.toml accelerator 1 (X One): id must be a slug of a-z, 0-9 and '-'",
+            "t.toml: [accelerator 1 (X One)] id: expected a slug of a-z, 0-9 and "
+            "'-', got 'X One'",
+        ),
+        (
+            [entry(memory_gb="80 GB")],
+            "t.toml: [accelerator 1 (x-one)] memory_gb: expected a positive number, "
+            "got '80 GB'",
+        ),
+        (
+            [entry(is_mixed="yes")],
+            "t.toml: [accelerator 1 (x-one)] is_mixed: expected true or false, "
+            "got 'yes'",
         ),
     ],
 )
@@ -243,28 +262,31 @@ def unclassified(**fields):
     [
         (
             [unclassified(reason=" ")],
-            "t.toml unclassified 1: reason must say why the name has no id",
+            "t.toml: [unclassified 1] reason: expected a reason why the names have "
+            "no id, got ' '",
         ),
         (
             [unclassified(), unclassified(names=["X", "Y "])],
-            "t.toml unclassified 2: names must be a non-empty list of trimmed strings",
+            "t.toml: [unclassified 2] names: expected a list of trimmed, non-empty "
+            "strings (at least one), got ['X', 'Y ']",
         ),
         (
             [unclassified(names=[])],
-            "t.toml unclassified 1: names must be a non-empty list of trimmed strings",
+            "t.toml: [unclassified 1] names: expected a list of trimmed, non-empty "
+            "strings (at least one), got []",
         ),
         (
             [unclassified(id="acme")],
-            "t.toml unclassified 1: unknown field(s) id",
+            "t.toml: [unclassified 1] id: unknown field (known: names, reason)",
         ),
         (
             [unclassified(names=["X One"])],
-            "t.toml: name 'X One' is listed under both 'x-one' and 'unclassified 1'",
+            "t.toml: [unclassified 1] names: 'X One' is also listed under 'x-one'",
         ),
         (
             [unclassified(), unclassified()],
-            f"t.toml: name {UNKNOWN!r} is listed under both 'unclassified 1' and "
-            "'unclassified 2'",
+            f"t.toml: [unclassified 2] names: {UNKNOWN!r} is also listed under "
+            "unclassified 1",
         ),
     ],
 )
@@ -278,7 +300,10 @@ def test_unclassified_validation_names_the_entry(entries, message):
 def test_unclassified_must_be_an_array_of_tables():
     with pytest.raises(AcceleratorRegistryError) as error:
         parse_accelerators({"unclassified": {"names": ["A"]}}, "t.toml")
-    assert str(error.value) == "t.toml: [[unclassified]] must be an array"
+    assert str(error.value) == (
+        "t.toml: unclassified: expected an array of tables [[unclassified]], "
+        "got {'names': ['A']}"
+    )
 
 
 def test_an_unclassified_name_is_reviewed_but_never_gets_an_id():
