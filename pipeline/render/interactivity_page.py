@@ -13,6 +13,7 @@ Polars); every value links its upstream result; every upstream string is escaped
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import altair as alt
 import polars as pl
@@ -342,10 +343,39 @@ def _chosen_systems(group: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: The limit numbers a round states, formatted over whole frames.
+LIMIT_TEXTS = ("ttft", "tpot", "target")
+
+
+def _with_limit_texts(cells: pl.DataFrame) -> pl.DataFrame:
+    """Each row's latency limits as text: one ``number`` per column, not per round."""
+    return cells.with_columns(
+        number(expr).alias(f"_{prefix}_{name}")
+        for prefix in ("server", "interactive")
+        for name, expr in zip(
+            LIMIT_TEXTS,
+            (
+                pl.col(f"{prefix}_ttft_ms"),
+                pl.col(f"{prefix}_tpot_ms"),
+                1000.0 / pl.col(f"{prefix}_tpot_ms"),
+            ),
+            strict=True,
+        )
+    )
+
+
 def _round_section(
-    site: Site, page: str, name: str, benchmark: str, release: str, group: pl.DataFrame
+    site: Site,
+    page: str,
+    name: str,
+    benchmark: str,
+    release: str,
+    group: pl.DataFrame,
+    cells: pl.DataFrame | None = None,
 ) -> list[str]:
+    """One round of a benchmark; ``cells`` are ``system_cells`` of ``group``."""
     first = group.row(0, named=True)
+    texts = cells.row(0, named=True) if cells is not None else {}
     anchor = "round-" + re.sub(r"[^a-z0-9]+", "-", slug(release)).strip("-")
     parts = [f"\n## {escape(release)} {{ #{anchor} }}\n"]
     limits = []
@@ -354,9 +384,14 @@ def _round_section(
             if group[f"{prefix}_value"].is_not_null().any():
                 limits.append(f"{scenario}: limits {NOT_REGISTERED}")
             continue
-        ttft = pl.select(number(pl.lit(first[f"{prefix}_ttft_ms"]))).item()
-        tpot = pl.select(number(pl.lit(first[f"{prefix}_tpot_ms"]))).item()
-        target = pl.select(number(pl.lit(1000.0 / first[f"{prefix}_tpot_ms"]))).item()
+        if f"_{prefix}_ttft" in texts and first[f"{prefix}_ttft_ms"] is not None:
+            ttft, tpot, target = (texts[f"_{prefix}_{k}"] for k in LIMIT_TEXTS)
+        else:
+            ttft = pl.select(number(pl.lit(first[f"{prefix}_ttft_ms"]))).item()
+            tpot = pl.select(number(pl.lit(first[f"{prefix}_tpot_ms"]))).item()
+            target = pl.select(
+                number(pl.lit(1000.0 / first[f"{prefix}_tpot_ms"]))
+            ).item()
         source = safe_url(first[f"{prefix}_limit_source_url"])
         cited = f'; <a href="{source}">source</a>' if source else ""
         limits.append(
@@ -406,7 +441,7 @@ def _round_section(
         ]
     parts.append(
         html_table(
-            system_cells(group),
+            system_cells(group) if cells is None else cells,
             SYSTEM_COLUMNS,
             numeric=(
                 "c_offline",
@@ -422,8 +457,18 @@ def _round_section(
     return parts
 
 
-def benchmark_page(site: Site, benchmark: str, name: str, table: pl.DataFrame) -> str:
-    """One LLM benchmark: per round (newest first) its limits, chart and systems."""
+def benchmark_page(
+    site: Site,
+    benchmark: str,
+    name: str,
+    table: pl.DataFrame,
+    cells: Mapping[tuple[object, ...], pl.DataFrame] | None = None,
+) -> str:
+    """One LLM benchmark: per round (newest first) its limits, chart and systems.
+
+    ``cells``: ``system_cells`` by (benchmark, release), formatted once for every
+    page (building the cell expressions per round cost more than the tables).
+    """
     rel = f"{FOLDER}/{name}.md"
     page = f"{GENERATED}/{rel}"
     index = relative(page, f"{GENERATED}/{INDEX}")
@@ -440,7 +485,15 @@ def benchmark_page(site: Site, benchmark: str, name: str, table: pl.DataFrame) -
         key=lambda kv: -order.get(kv[0][0], -1),
     )
     for (release,), group in rounds:
-        parts += _round_section(site, page, name, benchmark, release, group)
+        parts += _round_section(
+            site,
+            page,
+            name,
+            benchmark,
+            release,
+            group,
+            None if cells is None else cells.get((benchmark, release)),
+        )
     return site.write_page(rel, "\n".join(parts))
 
 
@@ -455,8 +508,14 @@ def build(site: Site) -> None:
     )
     benchmarks = sorted(table["benchmark"].unique().to_list())
     slugs = unique_slugs(benchmarks)
+    # Row-wise cells, formatted once; each round's table takes its rows in order.
+    cells = _with_limit_texts(system_cells(table)).partition_by(
+        "benchmark", "release", as_dict=True, maintain_order=True
+    )
     pages = {
-        b: benchmark_page(site, b, slugs[b], table.filter(pl.col("benchmark") == b))
+        b: benchmark_page(
+            site, b, slugs[b], table.filter(pl.col("benchmark") == b), cells
+        )
         for b in benchmarks
     }
     index = f"{GENERATED}/{INDEX}"
