@@ -11,7 +11,6 @@ lazy Polars pass that attaches flags to pair tables. What does not: pairing
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -21,7 +20,7 @@ import polars as pl
 
 from pipeline.analysis.accelerators import ATTACHED_SCHEMA, attach_accelerators
 from pipeline.analysis.pairs import IDENTITY_LEVELS, KINDS, PAIR_SCHEMA, kept_pairs
-from pipeline.registry import REGISTRY_DIR, load_toml
+from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
 
 REGISTRY_FILE = "plausibility.toml"
 TESTS = ("above", "either_end", "ends_differ", "identity_level", "outlier_end")
@@ -46,7 +45,7 @@ ATTRIBUTE_COLUMNS = (
 CLASS_KEYS = ("release", "benchmark", "scenario", "division", "result_unit")
 
 
-class PlausibilityRulesError(ValueError):
+class PlausibilityRulesError(RegistryError):
     """The rules file is malformed; the message names the rule and the field."""
 
 
@@ -66,32 +65,17 @@ class FlagRule:
     levels: tuple[str, ...] = ()
 
 
-def _rule(index: int, entry: object, source: str) -> FlagRule:
-    where = f"{source} flag {index + 1}"
-    if not isinstance(entry, Mapping):
-        raise PlausibilityRulesError(f"{where}: is not a table")
+def _rule(entry: Table) -> FlagRule:
     if isinstance(entry.get("id"), str):
-        where = f"{where} ({entry['id']})"
-    unknown = sorted(set(entry) - _KEYS)
-    if unknown:
-        raise PlausibilityRulesError(f"{where}: unknown field(s) {', '.join(unknown)}")
-    for key in ("id", "test", "reason", "evidence"):
-        if not isinstance(entry.get(key), str) or not entry[key].strip():
-            raise PlausibilityRulesError(f"{where}: {key} is missing or empty")
-    test = entry["test"]
-    if test not in TESTS:
-        raise PlausibilityRulesError(
-            f"{where}: unknown test {test!r} (known: {', '.join(TESTS)})"
-        )
-    kinds = entry.get("kinds", list(KINDS))
-    if not isinstance(kinds, list) or not kinds or set(kinds) - set(KINDS):
-        raise PlausibilityRulesError(f"{where}: kinds must be among {', '.join(KINDS)}")
-    levels = entry.get("levels", [])
-    known_levels = {lv for k in kinds for lv in IDENTITY_LEVELS[k]}
-    if not isinstance(levels, list) or set(levels) - known_levels:
-        raise PlausibilityRulesError(
-            f"{where}: levels must be among {', '.join(sorted(known_levels))}"
-        )
+        entry = entry.named(entry.get("id"))
+    entry.only(_KEYS)
+    ident = entry.string("id")
+    test = entry.choice("test", TESTS)
+    reason = entry.string("reason")
+    evidence = entry.string("evidence")
+    kinds = entry.strings("kinds", default=list(KINDS), non_empty=True, allowed=KINDS)
+    known_levels = sorted({lv for k in kinds for lv in IDENTITY_LEVELS[k]})
+    levels = entry.strings("levels", default=[], allowed=known_levels)
     needs = {
         "above": ("field", "threshold"),
         "either_end": ("field",),
@@ -100,32 +84,24 @@ def _rule(index: int, entry: object, source: str) -> FlagRule:
         "outlier_end": ("factor", "min_class_size"),
     }[test]
     for key in needs:
-        if not entry.get(key):
-            raise PlausibilityRulesError(f"{where}: test {test!r} needs {key}")
-    allowed = ABOVE_FIELDS if test == "above" else END_FIELDS
-    if "field" in needs and entry["field"] not in allowed:
-        raise PlausibilityRulesError(
-            f"{where}: field must be one of {', '.join(allowed)}"
-        )
-    for key in ("threshold", "factor"):
-        value = entry.get(key)
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
-        ):
-            raise PlausibilityRulesError(f"{where}: {key} must be a positive number")
+        if not entry.get(key, None):
+            raise entry.fail(key, f"is required by test {test!r}")
+    field = None
+    if "field" in needs:
+        field = entry.choice("field", ABOVE_FIELDS if test == "above" else END_FIELDS)
     return FlagRule(
-        id=entry["id"],
+        id=ident,
         test=test,
-        kinds=tuple(kinds),
-        reason=entry["reason"].strip(),
-        evidence=entry["evidence"].strip(),
-        field=entry.get("field"),
-        threshold=float(entry["threshold"]) if "threshold" in entry else None,
-        factor=float(entry["factor"]) if "factor" in entry else None,
-        min_class_size=int(entry["min_class_size"])
+        kinds=kinds,
+        reason=reason,
+        evidence=evidence,
+        field=field,
+        threshold=entry.optional_number("threshold", positive=True),
+        factor=entry.optional_number("factor", positive=True),
+        min_class_size=entry.integer("min_class_size", minimum=1)
         if "min_class_size" in entry
         else None,
-        levels=tuple(levels),
+        levels=levels,
     )
 
 
@@ -136,29 +112,27 @@ def parse_rules(document: Mapping, source: str = REGISTRY_FILE) -> tuple[FlagRul
         PlausibilityRulesError: an unknown field or test, a missing parameter, or an
             id listed twice; the message names the rule.
     """
-    entries = document.get("flag", [])
-    if not isinstance(entries, list):
-        raise PlausibilityRulesError(f"{source}: [[flag]] must be an array")
-    rules = tuple(_rule(i, e, source) for i, e in enumerate(entries))
-    ids = [r.id for r in rules]
-    twice = sorted({i for i in ids if ids.count(i) > 1})
-    if twice:
-        raise PlausibilityRulesError(
-            f"{source}: id(s) listed twice: {', '.join(twice)}"
-        )
-    return rules
+    root = Table.document(document, source, PlausibilityRulesError)
+    root.only(("flag",))
+    rules: list[FlagRule] = []
+    for entry in root.tables("flag"):
+        rule = _rule(entry)
+        if rule.id in (r.id for r in rules):
+            raise entry.named(rule.id).fail("id", f"{rule.id!r} is listed twice")
+        rules.append(rule)
+    return tuple(rules)
 
 
 @cache
 def _default_rules() -> tuple[FlagRule, ...]:
-    return parse_rules(load_toml(REGISTRY_FILE), REGISTRY_FILE)
+    return load_registry(REGISTRY_FILE, parse_rules, PlausibilityRulesError)
 
 
 def load_rules(path: Path | None = None) -> tuple[FlagRule, ...]:
     """The committed rules (cached), or another file (tests, a rule under review)."""
     if path is None:
         return _default_rules()
-    return parse_rules(tomllib.loads(path.read_text()), path.name)
+    return load_registry(path, parse_rules, PlausibilityRulesError)
 
 
 def registry_path() -> Path:

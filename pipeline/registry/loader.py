@@ -343,7 +343,7 @@ class Table:
             ok = all(pattern.fullmatch(v) for v in value)
         if not ok:
             what = expected or (
-                f"a list of {one_of(allowed)}"
+                f"a list, each item {one_of(allowed)}"
                 if allowed is not None
                 else "a list of trimmed, non-empty strings"
             )

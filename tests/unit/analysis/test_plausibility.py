@@ -119,22 +119,30 @@ evidence = "e"
 """
 
 
+FLAG_X = "t.toml: [flag 1 (x)] "
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
         (('test = "above"', 'test = "sideways"'),
-         "t.toml flag 1 (x): unknown test 'sideways' (known: above, either_end, "
-         "ends_differ, identity_level, outlier_end)"),
+         FLAG_X + "test: expected one of 'above', 'either_end', 'ends_differ', "
+         "'identity_level', 'outlier_end', got 'sideways'"),
         (('field = "ratio"', 'field = "submitter"'),
-         "t.toml flag 1 (x): field must be one of ratio, efficiency"),
+         FLAG_X + "field: expected one of 'ratio', 'efficiency', got 'submitter'"),
         (('threshold = 2', 'threshold = -1'),
-         "t.toml flag 1 (x): threshold must be a positive number"),
-        (('threshold = 2\n', ''), "t.toml flag 1 (x): test 'above' needs threshold"),
+         FLAG_X + "threshold: expected a positive number, got -1"),
+        (('threshold = 2', 'threshold = "2"'),
+         FLAG_X + "threshold: expected a positive number, got '2'"),
+        (('threshold = 2\n', ''), FLAG_X + "threshold: is required by test 'above'"),
         (('kinds = ["software_gain"]', 'kinds = ["gain"]'),
-         "t.toml flag 1 (x): kinds must be among software_gain, generation_ratio, "
-         "scaling"),
-        (('evidence = "e"', 'evidence = ""'), "t.toml flag 1 (x): evidence is missing or empty"),
-        (('reason = "r"', 'note = "r"'), "t.toml flag 1 (x): unknown field(s) note"),
+         FLAG_X + "kinds: expected a list, each item one of 'software_gain', "
+         "'generation_ratio', 'scaling' (at least one), got ['gain']"),
+        (('evidence = "e"', 'evidence = ""'),
+         FLAG_X + "evidence: expected a non-empty string, got ''"),
+        (('reason = "r"', 'note = "r"'),
+         FLAG_X + "note: unknown field (known: evidence, factor, field, id, kinds, "
+         "levels, min_class_size, reason, test, threshold)"),
     ],
 )  # fmt: skip
 def test_a_malformed_rule_is_named(
@@ -152,7 +160,7 @@ def test_an_id_twice_is_refused(tmp_path: Path) -> None:
     path.write_text(RULE + RULE)
     with pytest.raises(PlausibilityRulesError) as info:
         load_rules(path)
-    assert str(info.value) == "t.toml: id(s) listed twice: x"
+    assert str(info.value) == "t.toml: [flag 2 (x)] id: 'x' is listed twice"
 
 
 def test_methodology_documents_every_rule() -> None:
