@@ -303,14 +303,15 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
             numeric=("c_results",),
         ),
     ]
+    # Row-wise cells, formatted once for every table (not once per table).
     for (benchmark, scenario), group in sorted_groups(
-        power, ["benchmark", "scenario"], site.releases
+        result_cells(power), ["benchmark", "scenario"], site.releases
     ):
         anchor = group["anchor"][0]
         parts += [
             f"\n### {escape(benchmark)} · {escape(scenario)} {{ #{anchor} }}\n",
             html_table(
-                result_cells(group),
+                group,
                 RESULT_COLUMNS,
                 numeric=("c_result", "c_power", "c_efficiency"),
                 wide=("c_system",),
