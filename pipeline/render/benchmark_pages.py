@@ -53,11 +53,39 @@ def best_per_accelerator(results: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def benchmark_page(site: Site, benchmark: str, best: pl.DataFrame) -> str:
-    """A chart and table per scenario, division and unit of one benchmark."""
+def _cell() -> pl.Expr:
+    """A best result's cell: the value linked, submitter and chip count under it."""
+    return pl.concat_str(
+        result_cell(
+            pl.col("metric"),
+            pl.col("result_url"),
+            pl.col("result_key"),
+            pl.col("is_preview"),
+            pl.col("is_inferred"),
+        ),
+        pl.format(
+            "<br><small>{} · {} ×</small>",
+            escape(pl.col("submitter")),
+            pl.col("total_accelerators").cast(pl.String).fill_null("?"),
+        ),
+    )
+
+
+def benchmark_page(
+    site: Site,
+    benchmark: str,
+    best: pl.DataFrame,
+    results: pl.DataFrame | None = None,
+) -> str:
+    """A chart and table per scenario, division and unit of one benchmark.
+
+    ``results`` are the benchmark's rows of ``site.results`` when the caller split
+    them already; a ``cell`` column of ``best`` (``_cell``) is used as it is.
+    """
     rel = site.page_of("benchmarks", benchmark)
     page = f"{GENERATED}/{rel}"
-    results = site.results.filter(pl.col("benchmark") == benchmark)
+    if results is None:
+        results = site.results.filter(pl.col("benchmark") == benchmark)
     counts = dict(results.group_by("release").len().iter_rows())
     appearances = ", ".join(
         f"[{escape(r)}]({page_link(page, site.page_of('releases', r))}) ({counts[r]:,})"
@@ -125,20 +153,7 @@ def benchmark_page(site: Site, benchmark: str, best: pl.DataFrame) -> str:
         cells = (
             group.with_columns(
                 overall=pl.col("better_first").min().over("accelerator_id"),
-                cell=pl.concat_str(
-                    result_cell(
-                        pl.col("metric"),
-                        pl.col("result_url"),
-                        pl.col("result_key"),
-                        pl.col("is_preview"),
-                        pl.col("is_inferred"),
-                    ),
-                    pl.format(
-                        "<br><small>{} · {} ×</small>",
-                        escape(pl.col("submitter")),
-                        pl.col("total_accelerators").cast(pl.String).fill_null("?"),
-                    ),
-                ),
+                **({} if "cell" in group.columns else {"cell": _cell()}),
             )
             .sort("overall", "accelerator_id")
             .pivot(
@@ -210,8 +225,21 @@ def benchmarks_index(site: Site, benchmarks: list[str]) -> str:
 
 def build(site: Site) -> None:
     """One page per benchmark and the Benchmarks index listing them."""
-    best = best_per_accelerator(site.results)
-    pages = {b: benchmark_page(site, b, best) for b in site.benchmarks}
+    # Cells are row-wise: formatted once; each page takes its benchmark's rows.
+    best = best_per_accelerator(site.results).with_columns(cell=_cell())
+    best_of = best.partition_by("benchmark", as_dict=True, maintain_order=True)
+    results_of = site.results.partition_by(
+        "benchmark", as_dict=True, maintain_order=True
+    )
+    pages = {
+        b: benchmark_page(
+            site,
+            b,
+            best_of.get((b,), best.clear()),
+            results_of.get((b,), site.results.clear()),
+        )
+        for b in site.benchmarks
+    }
     benchmarks_index(site, site.benchmarks)
     site.nav[f"{GENERATED}/benchmarks/index.md"] = [
         {escape(b): p} for b, p in pages.items()
