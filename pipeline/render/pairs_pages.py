@@ -7,6 +7,7 @@ pages. The home page reuses its summaries and tables.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
@@ -402,28 +403,42 @@ def _pair_chart(
     )
 
 
-def _ratio_text(value: float | None) -> str:
-    return pl.select(ratio(pl.lit(value, dtype=pl.Float64))).item() or "—"
-
-
-def _percent(value: float | None) -> str:
-    return pl.select(percent(pl.lit(value, dtype=pl.Float64))).item() or "—"
+def _texts(
+    values: dict[str, tuple[Callable[[pl.Expr], pl.Expr], object]],
+) -> dict[str, str]:
+    """Numbers as ``ratio`` or ``percent`` text ("—" for none), in one query."""
+    row = pl.select(
+        **{
+            name: fmt(pl.lit(value, dtype=pl.Float64))
+            for name, (fmt, value) in values.items()
+        }
+    ).row(0, named=True)
+    return {name: text or "—" for name, text in row.items()}
 
 
 def headline_numbers(kind: str, shown: pl.DataFrame) -> str:
     """Median and largest ratio of headline pairs (scaling: median efficiency)."""
     if kind == "scaling":
         top = shown.sort("ratio", descending=True, nulls_last=True).row(0, named=True)
-        median = shown["efficiency"].median()
-        return (
-            f"median efficiency **{_percent(median)}**, largest "
-            f"**{_ratio_text(top['ratio'])}** at "
-            f"{_percent(top['efficiency'])} efficiency"
+        text = _texts(
+            {
+                "median": (percent, shown["efficiency"].median()),
+                "ratio": (ratio, top["ratio"]),
+                "efficiency": (percent, top["efficiency"]),
+            }
         )
-    return (
-        f"median **{_ratio_text(shown['ratio'].median())}**, "
-        f"largest **{_ratio_text(shown['ratio'].max())}**"
+        return (
+            f"median efficiency **{text['median']}**, largest "
+            f"**{text['ratio']}** at "
+            f"{text['efficiency']} efficiency"
+        )
+    text = _texts(
+        {
+            "median": (ratio, shown["ratio"].median()),
+            "max": (ratio, shown["ratio"].max()),
+        }
     )
+    return f"median **{text['median']}**, largest **{text['max']}**"
 
 
 def definition_block(spec: PairPage) -> str:
