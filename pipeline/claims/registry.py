@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pipeline.analysis.accelerators import AcceleratorRegistry, load_accelerators
 from pipeline.manifest import ManifestError, version_key
-from pipeline.registry import REGISTRY_DIR
+from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
 from pipeline.transform.results import DIVISIONS, SCENARIOS
 
 CLAIMS_FILE = "claims.toml"
@@ -37,8 +36,8 @@ MAX_DECIMALS = 6
 #: when truncating and comparing; far below any precision a claim states.
 TOLERANCE = 1e-9
 
-_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-_URL = re.compile(r"^https?://\S+$")
+_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
+_URL = re.compile(r"https?://\S+")
 _REQUIRED = (
     "id", "claimant", "source_url", "date", "quote", "figure", "qualifier",
     "decimals", "kind", "releases", "benchmark", "scenarios", "division",
@@ -51,7 +50,7 @@ _OPTIONAL = (
 _TITLE_LENGTH = 80
 
 
-class ClaimsRegistryError(ValueError):
+class ClaimsRegistryError(RegistryError):
     """The claims registry is malformed; the message names the claim and the field."""
 
 
@@ -157,92 +156,27 @@ class Claim:
 # --------------------------------------------------------------------------------------
 
 
-class _Entry:
-    """One raw ``[[claim]]`` table and the context its error messages need."""
-
-    def __init__(self, source: str, index: int, raw: Mapping[str, Any]) -> None:
-        self.source = source
-        self.raw = raw
-        ident = raw.get("id")
-        valid = isinstance(ident, str) and bool(_ID.match(ident))
-        self.label = repr(ident) if valid else str(index + 1)
-
-    def fail(self, name: str, message: str) -> ClaimsRegistryError:
-        return ClaimsRegistryError(
-            f"{self.source} claim {self.label} field {name!r}: {message}"
-        )
-
-    def text(self, name: str, *, empty: bool = False) -> str:
-        value = self.raw.get(name, "" if name in _OPTIONAL else None)
-        if not isinstance(value, str) or (not empty and not value.strip()):
-            kind = "a string" if empty else "a non-empty string"
-            raise self.fail(name, f"must be {kind}, got {value!r}")
-        return value.strip()
-
-    def choice(self, name: str, allowed: Sequence[str]) -> str:
-        value = self.raw.get(name)
-        if value not in allowed:
-            options = ", ".join(repr(a) for a in allowed)
-            raise self.fail(name, f"must be one of {options}, got {value!r}")
-        return value
-
-    def strings(self, name: str) -> tuple[str, ...]:
-        value = self.raw.get(name, [])
-        if not isinstance(value, list) or not all(
-            isinstance(v, str) and v.strip() == v and v for v in value
-        ):
-            raise self.fail(name, f"must be a list of trimmed strings, got {value!r}")
-        duplicates = sorted({v for v in value if value.count(v) > 1})
-        if duplicates:
-            raise self.fail(name, f"lists {duplicates[0]!r} twice")
-        return tuple(value)
-
-
-def _date(entry: _Entry) -> dt.date:
-    value = entry.raw.get("date")
-    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
-        return value
-    if isinstance(value, str):
-        try:
-            return dt.date.fromisoformat(value)
-        except ValueError:
-            pass
-    raise entry.fail("date", f"must be a date (YYYY-MM-DD), got {value!r}")
-
-
-def _figure(entry: _Entry, kind: str) -> tuple[float, int]:
-    figure = entry.raw.get("figure")
-    if isinstance(figure, bool) or not isinstance(figure, int | float) or figure <= 0:
-        raise entry.fail("figure", f"must be a positive number, got {figure!r}")
-    decimals = entry.raw.get("decimals")
+def _figure(entry: Table, kind: str) -> tuple[float, int]:
+    figure = entry.number("figure", positive=True)
     # Only a count of tokens or samples is stated in round thousands or millions.
     lowest = -MAX_DECIMALS if kind == "absolute_result" else 0
-    if (
-        isinstance(decimals, bool)
-        or not isinstance(decimals, int)
-        or not lowest <= decimals <= MAX_DECIMALS
-    ):
-        raise entry.fail(
-            "decimals",
-            f"must be a whole number from {lowest} to {MAX_DECIMALS}, got {decimals!r}",
-        )
+    decimals = entry.integer("decimals", minimum=lowest, maximum=MAX_DECIMALS)
+    stated = entry.get("figure")
     if abs(round(figure, decimals) - figure) > TOLERANCE * max(1.0, abs(figure)):
         if decimals < 0:
             raise entry.fail(
                 "figure",
-                f"{figure!r} is stated more precisely than 'decimals' = {decimals} "
+                f"{stated!r} is stated more precisely than 'decimals' = {decimals} "
                 f"(a multiple of {10**-decimals})",
             )
         raise entry.fail(
-            "figure", f"{figure!r} has more decimals than 'decimals' = {decimals}"
+            "figure", f"{stated!r} has more decimals than 'decimals' = {decimals}"
         )
-    return float(figure), decimals
+    return figure, decimals
 
 
-def _per_accelerator(entry: _Entry, kind: str) -> bool:
-    value = entry.raw.get("per_accelerator", False)
-    if not isinstance(value, bool):
-        raise entry.fail("per_accelerator", f"must be true or false, got {value!r}")
+def _per_accelerator(entry: Table, kind: str) -> bool:
+    value = entry.boolean("per_accelerator", default=False)
     if value and kind != "absolute_result":
         raise entry.fail(
             "per_accelerator",
@@ -252,8 +186,8 @@ def _per_accelerator(entry: _Entry, kind: str) -> bool:
     return value
 
 
-def _releases(entry: _Entry, kind: str) -> tuple[str, ...]:
-    value = entry.raw.get("releases")
+def _releases(entry: Table, kind: str) -> tuple[str, ...]:
+    value = entry.get("releases")
     wanted = 2 if kind == "software_gain" else 1
     shape = "(old, new)" if wanted == 2 else "(one release)"
     if (
@@ -261,60 +195,46 @@ def _releases(entry: _Entry, kind: str) -> tuple[str, ...]:
         or len(value) != wanted
         or not all(isinstance(v, str) for v in value)
     ):
-        raise entry.fail(
+        raise entry.expected(
             "releases",
-            f"must be a list of {wanted} release(s) {shape} for a {kind} claim, "
-            f"got {value!r}",
+            f"a list of {wanted} release(s) {shape} for a {kind} claim",
+            value,
         )
     try:
         keys = [version_key(v) for v in value]
-    except ManifestError as error:
-        raise entry.fail("releases", str(error)) from None
+    except ManifestError:
+        raise entry.expected("releases", "rounds of the form vX.Y", value) from None
     if wanted == 2 and keys[0] >= keys[1]:
-        raise entry.fail("releases", f"must be in order (old, new), got {value!r}")
+        raise entry.expected("releases", "releases in order (old, new)", value)
     return tuple(value)
 
 
-def _scenarios(entry: _Entry) -> tuple[str, ...]:
-    scenarios = entry.strings("scenarios")
-    if not scenarios:
-        raise entry.fail("scenarios", "must name at least one scenario")
-    for scenario in scenarios:
-        if scenario not in SCENARIOS:
-            options = ", ".join(repr(s) for s in SCENARIOS)
-            raise entry.fail(
-                "scenarios", f"unknown scenario {scenario!r}; must be one of {options}"
-            )
-    return scenarios
-
-
 def _accelerators(
-    entry: _Entry, kind: str, registry: AcceleratorRegistry
+    entry: Table, kind: str, registry: AcceleratorRegistry
 ) -> tuple[str, ...]:
-    ids = entry.strings("accelerators")
+    ids = entry.strings("accelerators", default=[], unique=True)
     for accelerator in ids:
         if registry.get(accelerator) is None:
-            raise entry.fail(
-                "accelerators",
-                f"unknown accelerator id {accelerator!r} (not in {registry.source})",
+            raise entry.expected(
+                "accelerators", f"ids listed in {registry.source}", list(ids)
             )
     if kind == "generation_ratio" and len(ids) != 2:
-        raise entry.fail(
+        raise entry.expected(
             "accelerators",
-            "a generation_ratio claim needs [predecessor, successor], "
-            f"got {list(ids)!r}",
+            "[predecessor, successor] for a generation_ratio claim",
+            list(ids),
         )
     if kind == "scaling_efficiency" and len(ids) != 1:
-        raise entry.fail(
+        raise entry.expected(
             "accelerators",
-            "a scaling_efficiency claim needs exactly one accelerator, "
-            f"got {list(ids)!r}",
+            "exactly one accelerator for a scaling_efficiency claim",
+            list(ids),
         )
     return ids
 
 
-def _counts(entry: _Entry, kind: str) -> tuple[int, ...]:
-    value = entry.raw.get("total_accelerators", [])
+def _counts(entry: Table, kind: str) -> tuple[int, ...]:
+    value = entry.get("total_accelerators", [])
     wanted = 1 if kind == "absolute_result" else 2
     if value == []:
         return ()
@@ -326,60 +246,53 @@ def _counts(entry: _Entry, kind: str) -> tuple[int, ...]:
         )
     ):
         shape = "(count,)" if wanted == 1 else "(old end, new end)"
-        raise entry.fail(
+        raise entry.expected(
             "total_accelerators",
-            f"must list {wanted} positive count(s) {shape} for a {kind} claim, "
-            f"got {value!r}",
+            f"{wanted} positive count(s) {shape} for a {kind} claim",
+            value,
         )
     if kind == "scaling_efficiency" and value[0] >= value[1]:
-        raise entry.fail(
-            "total_accelerators",
-            f"must be increasing (smaller count first), got {value!r}",
+        raise entry.expected(
+            "total_accelerators", "increasing counts (smaller first)", value
         )
     return tuple(value)
 
 
-def _claim(entry: _Entry, registry: AcceleratorRegistry) -> Claim:
-    raw = entry.raw
-    ident = raw.get("id")
-    if not isinstance(ident, str) or not _ID.match(ident):
-        raise entry.fail("id", f"must be a slug of a-z, 0-9 and '-', got {ident!r}")
-    unknown = sorted(set(raw) - set(_REQUIRED) - set(_OPTIONAL))
-    if unknown:
-        raise entry.fail(unknown[0], "unknown field")
-    for name in _REQUIRED:
-        if name not in raw:
-            raise entry.fail(name, "is required")
-    source_url = entry.text("source_url", empty=True)
-    if source_url and not _URL.match(source_url):
-        raise entry.fail(
-            "source_url", f'must be "" or an http(s) URL, got {source_url!r}'
-        )
+def _claim(entry: Table, registry: AcceleratorRegistry) -> Claim:
+    ident = entry.string("id", pattern=_ID, expected="a slug of a-z, 0-9 and '-'")
+    entry = entry.named(ident)
+    entry.only((*_REQUIRED, *_OPTIONAL))
+    entry.require(_REQUIRED)
+    source_url = entry.string("source_url", empty=True)
+    if source_url and not _URL.fullmatch(source_url):
+        raise entry.expected("source_url", '"" or an http(s) URL', source_url)
     kind = entry.choice("kind", KINDS)
     figure, decimals = _figure(entry, kind)
     return Claim(
         id=ident,
-        claimant=entry.text("claimant"),
+        claimant=entry.string("claimant"),
         source_url=source_url,
-        date=_date(entry),
-        quote=entry.text("quote"),
+        date=entry.date("date"),
+        quote=entry.string("quote"),
         figure=figure,
         qualifier=entry.choice("qualifier", QUALIFIERS),
         decimals=decimals,
         kind=kind,
         releases=_releases(entry, kind),
-        benchmark=entry.text("benchmark"),
-        scenarios=_scenarios(entry),
+        benchmark=entry.string("benchmark"),
+        scenarios=entry.strings(
+            "scenarios", non_empty=True, unique=True, allowed=SCENARIOS
+        ),
         division=entry.choice("division", DIVISIONS),
         identity_level=entry.choice(
             "identity_level", (*IDENTITY_LEVELS[kind], ANY_LEVEL)
         ),
         accelerators=_accelerators(entry, kind, registry),
-        systems=entry.strings("systems"),
-        submitters=entry.strings("submitters"),
+        systems=entry.strings("systems", default=[], unique=True),
+        submitters=entry.strings("submitters", default=[], unique=True),
         total_accelerators=_counts(entry, kind),
-        title=entry.text("title", empty=True),
-        note=entry.text("note", empty=True),
+        title=entry.string("title", default="", empty=True),
+        note=entry.string("note", default="", empty=True),
         per_accelerator=_per_accelerator(entry, kind),
     )
 
@@ -409,27 +322,18 @@ def parse_claims(
         ClaimsRegistryError: naming the claim (id, or 1-based index when the id itself
             is bad) and the field.
     """
-    unknown = sorted(set(document) - {"claim"})
-    if unknown:
-        raise ClaimsRegistryError(
-            f"{source}: unknown top-level key(s) {', '.join(unknown)}"
-        )
-    entries = document.get("claim", [])
-    if not isinstance(entries, list):
-        raise ClaimsRegistryError(f"{source}: [[claim]] must be an array of tables")
+    root = Table.document(document, source, ClaimsRegistryError)
+    root.only(("claim",))
     registry = registry or load_accelerators()
     claims: list[Claim] = []
     seen: dict[str, int] = {}
-    for index, raw in enumerate(entries):
-        if not isinstance(raw, Mapping):
-            raise ClaimsRegistryError(f"{source} claim {index + 1}: must be a table")
-        entry = _Entry(source, index, raw)
+    for index, entry in enumerate(root.tables("claim"), start=1):
         claim = _claim(entry, registry)
         if claim.id in seen:
-            raise entry.fail(
-                "id", f"is listed twice (claims {seen[claim.id]} and {index + 1})"
+            raise entry.named(claim.id).fail(
+                "id", f"is listed twice (claims {seen[claim.id]} and {index})"
             )
-        seen[claim.id] = index + 1
+        seen[claim.id] = index
         claims.append(claim)
     return claims
 
@@ -447,9 +351,8 @@ def load_claims(
     Raises:
         ClaimsRegistryError: an entry is invalid (see ``parse_claims``).
     """
-    path = path or claims_path()
-    try:
-        document = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as error:
-        raise ClaimsRegistryError(f"{path.name}: not valid TOML: {error}") from None
-    return parse_claims(document, path.name, registry=registry)
+    return load_registry(
+        path or claims_path(),
+        lambda document, source: parse_claims(document, source, registry=registry),
+        ClaimsRegistryError,
+    )
