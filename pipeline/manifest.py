@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from pipeline.registry.loader import RegistryError, Table, load_registry
 
 MANIFEST_PATH = Path(__file__).parent / "registry" / "releases.toml"
 SUMMARY_FORMATS = ("final_report", "checker")
@@ -19,12 +22,13 @@ INGEST_KINDS = ("summary", "raw_tree")
 _VERSION = re.compile(r"v([0-9]+)\.([0-9]+)")
 
 
-class ManifestError(ValueError):
+class ManifestError(RegistryError):
     """The manifest file is malformed; the message names the entry and field."""
 
 
 #: The file names upstream has used for a round's summary.
 SUMMARY_NAMES = ("summary.json", "summary_results.json")
+
 
 @dataclass(frozen=True)
 class Release:
@@ -81,53 +85,53 @@ def next_versions(version: str) -> list[str]:
     return [f"v{major}.{minor + 1}", f"v{major + 1}.0"]
 
 
-def _release_from_entry(index: int, entry: dict) -> Release:
-    where = f"{MANIFEST_PATH.name} entry {index + 1}"
-    for field in ("version", "repository", "summary_path"):
-        if not isinstance(entry.get(field), str):
-            raise ManifestError(f"{where}: field {field!r} is missing or not a string")
-    version_key(entry["version"])
-    fmt = entry.get("summary_format")
-    if entry["summary_path"] and fmt not in SUMMARY_FORMATS:
-        raise ManifestError(
-            f"{where} ({entry['version']}): summary_format must be one of "
-            f"{', '.join(SUMMARY_FORMATS)}, got {fmt!r}"
-        )
-    ingest = entry.get("ingest", ["summary"] if entry["summary_path"] else ["raw_tree"])
-    if not ingest or not set(ingest) <= set(INGEST_KINDS):
-        raise ManifestError(
-            f"{where} ({entry['version']}): ingest must list some of "
-            f"{', '.join(INGEST_KINDS)}, got {ingest!r}"
-        )
-    if "summary" in ingest and not entry["summary_path"]:
-        raise ManifestError(
-            f"{where} ({entry['version']}): ingest names 'summary' but summary_path "
-            "is empty"
-        )
-    date = entry.get("published_date")
-    if date is not None and not isinstance(date, dt.date):
-        raise ManifestError(f"{where}: published_date must be a TOML date")
-    return Release(
-        version=entry["version"],
-        repository=entry["repository"],
-        summary_path=entry["summary_path"],
-        summary_format=fmt if entry["summary_path"] else None,
-        published_date=date,
-        date_note=entry.get("date_note", ""),
-        ingest=tuple(ingest),
+def _release_from_entry(entry: Table) -> Release:
+    if isinstance(entry.get("version"), str):
+        entry = entry.named(entry.get("version"))
+    version = entry.string("version")
+    try:
+        version_key(version)
+    except ManifestError:
+        raise entry.expected("version", "a round vX.Y", version) from None
+    repository = entry.string("repository")
+    summary_path = entry.string("summary_path", empty=True)
+    fmt = entry.choice("summary_format", SUMMARY_FORMATS) if summary_path else None
+    ingest = entry.strings(
+        "ingest",
+        default=["summary"] if summary_path else ["raw_tree"],
+        non_empty=True,
+        allowed=INGEST_KINDS,
     )
+    if "summary" in ingest and not summary_path:
+        raise entry.fail("ingest", "names 'summary' but summary_path is empty")
+    return Release(
+        version=version,
+        repository=repository,
+        summary_path=summary_path,
+        summary_format=fmt,
+        published_date=entry.optional_date("published_date"),
+        date_note=entry.string("date_note", default="", empty=True),
+        ingest=ingest,
+    )
+
+
+def _parse_manifest(document: Mapping[str, Any], file: str) -> list[Release]:
+    seen: set[str] = set()
+    releases = []
+    for entry in Table.document(document, file, ManifestError).tables("release"):
+        release = _release_from_entry(entry)
+        if release.version in seen:
+            raise entry.named(release.version).fail(
+                "version", f"{release.version} is listed twice"
+            )
+        seen.add(release.version)
+        releases.append(release)
+    return sorted(releases, key=lambda r: r.sort_key)
 
 
 def load_manifest(path: Path = MANIFEST_PATH) -> list[Release]:
     """Read and validate the manifest, sorted by version."""
-    entries = tomllib.loads(path.read_text()).get("release", [])
-    releases = [_release_from_entry(i, e) for i, e in enumerate(entries)]
-    seen: set[str] = set()
-    for release in releases:
-        if release.version in seen:
-            raise ManifestError(f"{path.name}: release {release.version} listed twice")
-        seen.add(release.version)
-    return sorted(releases, key=lambda r: r.sort_key)
+    return load_registry(path, _parse_manifest, ManifestError)
 
 
 def release_for(version: str, releases: list[Release] | None = None) -> Release:

@@ -53,22 +53,40 @@ def test_a_round_not_in_the_manifest_gets_defaults() -> None:
     [
         (
             'version = "v1.0"\nsummary_path = ""',
-            "entry 1: field 'repository' is missing",
+            "releases.toml: [release 1 (v1.0)] repository: expected a non-empty "
+            "string, got nothing",
         ),
         (
             'version = "v7.0"\nrepository = "m/r"\nsummary_path = "s.json"\n'
             'summary_format = "csv"',
-            "entry 1 (v7.0): summary_format must be one of final_report, checker, got 'csv'",
+            "releases.toml: [release 1 (v7.0)] summary_format: expected one of "
+            "'final_report', 'checker', got 'csv'",
+        ),
+        (
+            'version = "7.0"\nrepository = "m/r"\nsummary_path = ""',
+            "releases.toml: [release 1 (7.0)] version: expected a round vX.Y, "
+            "got '7.0'",
+        ),
+        (
+            'version = "v7.0"\nrepository = "m/r"\nsummary_path = ""\n'
+            'published_date = "soon"',
+            "releases.toml: [release 1 (v7.0)] published_date: expected a date "
+            "(YYYY-MM-DD), got 'soon'",
+        ),
+        (
+            'version = "v7.0"\nrepository = "m/r"\nsummary_path = ""\n'
+            'ingest = ["summary"]',
+            "releases.toml: [release 1 (v7.0)] ingest: names 'summary' but "
+            "summary_path is empty",
         ),
     ],
 )
 def test_malformed_entries_are_named(tmp_path: Path, entry: str, message: str) -> None:
     path = tmp_path / "releases.toml"
     path.write_text(f"[[release]]\n{entry}\n")
-    with pytest.raises(
-        ManifestError, match=message.replace("(", r"\(").replace(")", r"\)")
-    ):
+    with pytest.raises(ManifestError) as caught:
         load_manifest(path)
+    assert str(caught.value) == message
 
 
 @pytest.mark.parametrize("text", ["v6.0\n", "v6.0 ", "\nv6.0", "v\u0666.0", "v6.0.1"])
