@@ -658,9 +658,11 @@ def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
         "One page per benchmark: follow its name for the charts and every pair.\n",
         _summary_table(spec, pairs, links),
     ]
-    by_benchmark = pair_cells(pairs, site.rounds).partition_by(
-        "benchmark", as_dict=True
-    )
+    # Chart rows are prepared once for the page, each chart takes its part's rows.
+    compare = compare_by(spec.kind)[0]
+    label = charts.scaling_label() if spec.kind == "scaling" else _pair_label()
+    cells = charts.with_pair_rows(pair_cells(pairs, site.rounds), label, compare)
+    by_benchmark = cells.partition_by("benchmark", as_dict=True)
     written = {
         benchmark: _benchmark_pairs_page(site, spec, benchmark, bench_pairs)
         for (benchmark,), bench_pairs in sorted(by_benchmark.items())
