@@ -15,11 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from pipeline.manifest import ManifestError, Release, load_manifest, release_for
-from pipeline.registry import load_toml
+from pipeline.registry import RegistryError, Table, load_registry
 
 REGISTRY_FILE = "upstream_commits.toml"
 #: The raw tree's snapshot path (``pipeline.ingest.TREE_FILE``): our listing, not a file
@@ -42,7 +45,7 @@ UPSTREAM_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-class ProvenanceError(ValueError):
+class ProvenanceError(RegistryError):
     """The commit registry is malformed; the message names the entry and the field."""
 
 
@@ -57,42 +60,38 @@ class RoundCommit:
     raw_tree: bool = False
 
 
-def parse_commits(document: dict, name: str = REGISTRY_FILE) -> dict[str, RoundCommit]:
+def parse_commits(
+    document: Mapping[str, Any], name: str = REGISTRY_FILE
+) -> dict[str, RoundCommit]:
     """Typed registry entries by release; a bad entry raises ``ProvenanceError``."""
+    root = Table.document(document, name, ProvenanceError)
+    root.only(("round",))
     out: dict[str, RoundCommit] = {}
-    for n, entry in enumerate(document.get("round", []), start=1):
-        where = f"{name} round {n} ({entry.get('release', '?')!r})"
-        release, commit = entry.get("release"), entry.get("commit")
-        evidence, files = entry.get("evidence"), entry.get("files", {})
-        if not isinstance(release, str) or not release:
-            raise ProvenanceError(f"{where}: release must be a non-empty string")
-        if not isinstance(commit, str) or not _COMMIT.fullmatch(commit):
-            raise ProvenanceError(
-                f"{where}: commit must be 7 to 40 lower-case hex digits, got {commit!r}"
-            )
-        if not isinstance(evidence, str) or not evidence.strip():
-            raise ProvenanceError(
-                f"{where}: evidence must say where the commit is stated"
-            )
-        if not isinstance(files, dict) or not all(
-            isinstance(v, str) and _SHA256.fullmatch(v) for v in files.values()
-        ):
-            raise ProvenanceError(
-                f"{where}: files must map paths to sha256 hex digests"
-            )
-        if not isinstance(entry.get("raw_tree", False), bool):
-            raise ProvenanceError(f"{where}: raw_tree must be true or false")
-        if release in out:
-            raise ProvenanceError(f"{where}: release {release} is listed twice")
-        out[release] = RoundCommit(
-            release, commit, evidence, dict(files), entry.get("raw_tree", False)
+    for entry in root.tables("round"):
+        entry.only(("release", "commit", "evidence", "files", "raw_tree"))
+        release = entry.string("release")
+        entry = entry.named(release)
+        commit = entry.string(
+            "commit", pattern=_COMMIT, expected="7 to 40 lower-case hex digits"
         )
+        evidence = entry.string("evidence")
+        files = entry.string_map(
+            "files",
+            default={},
+            pattern=_SHA256,
+            expected="a table of paths to sha256 hex digests",
+        )
+        raw_tree = entry.boolean("raw_tree", default=False)
+        if release in out:
+            raise entry.fail("release", f"{release} is listed twice")
+        out[release] = RoundCommit(release, commit, evidence, files, raw_tree)
     return out
 
 
-def load_commits() -> dict[str, RoundCommit]:
-    """The committed registry of upstream commits."""
-    return parse_commits(load_toml(REGISTRY_FILE))
+@cache
+def load_commits(path: str | Path = REGISTRY_FILE) -> dict[str, RoundCommit]:
+    """The registry of upstream commits (the committed one unless ``path``), cached."""
+    return load_registry(path, parse_commits, ProvenanceError)
 
 
 def _repository(release: str, manifest: Mapping[str, Release]) -> str | None:

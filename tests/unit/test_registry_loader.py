@@ -18,8 +18,8 @@ from pipeline.registry import (
     Table,
     _unit_corrections,
     load_registry,
-    read_document,
 )
+from pipeline.render import provenance
 
 PIPELINE = Path(__file__).parents[2] / "pipeline"
 
@@ -39,7 +39,7 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
     "plausibility.toml": (plausibility.load_rules, plausibility.PlausibilityRulesError),
     "releases.toml": (manifest.load_manifest, manifest.ManifestError),
     "rounds.toml": (rounds.load_rules, rounds.RoundRulesError),
-    "upstream_commits.toml": (read_document, RegistryError),
+    "upstream_commits.toml": (provenance.load_commits, provenance.ProvenanceError),
 }  # fmt: skip
 
 
@@ -151,6 +151,12 @@ WRONG_FIELDS = [
         ('divisions = ["closed", "open"]', 'divisions = "closed"'),
         "rounds.toml: [rule 1 (from v0.5)] divisions: expected a list of trimmed, "
         "non-empty strings (at least one), got 'closed'",
+    ),
+    (
+        "upstream_commits.toml",
+        ('commit = "f5acb8be"', 'commit = "HEAD"'),
+        "upstream_commits.toml: [round 1 (v0.5)] commit: expected 7 to 40 lower-case "
+        "hex digits, got 'HEAD'",
     ),
 ]  # fmt: skip
 

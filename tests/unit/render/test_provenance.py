@@ -129,13 +129,13 @@ def test_the_registry_names_only_manifest_rounds_with_evidence() -> None:
     [
         (
             {"release": "v4.1", "commit": "HEAD", "evidence": "x"},
-            "upstream_commits.toml round 1 ('v4.1'): commit must be 7 to 40 lower-case "
-            "hex digits, got 'HEAD'",
+            "upstream_commits.toml: [round 1 (v4.1)] commit: expected 7 to 40 "
+            "lower-case hex digits, got 'HEAD'",
         ),
         (
             {"release": "v4.1", "commit": "4a0c8741", "evidence": " "},
-            "upstream_commits.toml round 1 ('v4.1'): evidence must say where the "
-            "commit is stated",
+            "upstream_commits.toml: [round 1 (v4.1)] evidence: expected a non-empty "
+            "string, got ' '",
         ),
         (
             {
@@ -144,12 +144,14 @@ def test_the_registry_names_only_manifest_rounds_with_evidence() -> None:
                 "evidence": "x",
                 "files": {"summary_results.json": "abc"},
             },
-            "upstream_commits.toml round 1 ('v4.1'): files must map paths to sha256 "
-            "hex digests",
+            "upstream_commits.toml: [round 1 (v4.1)] files: expected a table of paths "
+            "to sha256 hex digests, got {'summary_results.json': 'abc'}",
         ),
     ],
 )
-def test_a_bad_registry_entry_is_named(entry: dict, message: str) -> None:
+def test_a_bad_registry_entry_is_named_in_the_registry_format(
+    entry: dict, message: str
+) -> None:
     with pytest.raises(ProvenanceError) as caught:
         parse_commits({"round": [entry]})
     assert str(caught.value) == message
