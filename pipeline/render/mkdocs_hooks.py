@@ -19,6 +19,17 @@ next to it, byte-identical across builds): a static server that serves those
 (nginx ``gzip_static on;``, Caddy ``file_server { precompressed gzip }``) sends a
 first visit in a fraction of the bytes; ``python -m http.server`` ignores them.
 
+Large self-contained raw-HTML blocks (the result tables, ~5 MB of the ~6 MB of
+generated Markdown) skip Markdown: ``on_page_markdown`` swaps each for a placeholder
+``<div data-ledger-fragment="<sha256 prefix>"></div>`` and ``on_post_page`` puts the
+block back, byte for byte, before compacting: the built pages are the same bytes.
+Python-Markdown passed them through unchanged anyway, but only after parsing them
+with ``html.parser`` (Markdown took 6.3 CPU seconds for the 4-round site, 1.8 now),
+and Material's search parsed them again. Search indexes ``page.content`` in between,
+so it indexes the pages' prose and headings, not the big tables (the Explorer is
+where readers find numbers). The generated Markdown files stay whole pages, as the
+render tests read them: only this hook knows about fragments.
+
 Loaded by MkDocs from its file path (``hooks:``), so it imports nothing from the
 pipeline.
 """
@@ -26,6 +37,7 @@ pipeline.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import logging
 import posixpath
@@ -34,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
+from mkdocs.exceptions import PluginError
 
 log = logging.getLogger("mkdocs.hooks.mlperf_ledger")
 NAV_FILE = Path("generated") / "partials" / "nav.json"
@@ -52,6 +65,23 @@ _VERBATIM = re.compile(
 )
 #: A run of whitespace holding a line break (template indentation).
 _BREAKS = re.compile(r"[ \t]*\n[ \t\n]*")
+#: From this size on a self-contained raw-HTML block skips Markdown (a fragment).
+FRAGMENT_FROM_CHARS = 1024
+#: Hex digits of sha256 naming a fragment in its placeholder.
+FRAGMENT_HEX = 24
+#: Elements a fragment may be: block-level for Python-Markdown, so the placeholder
+#: ``<div>`` standing in for one keeps the page's Markdown meaning.
+FRAGMENT_TAGS = ("table", "div", "details", "section", "figure", "ul", "ol", "dl")
+#: The only placeholder form ``on_post_page`` replaces. Upstream text cannot forge
+#: one: the pipeline HTML-escapes every upstream string before it reaches a page
+#: (``pipeline.render.escape``), so upstream text never holds a ``<``; and a page's
+#: placeholders are looked up among that page's own fragments only.
+FRAGMENT = re.compile(
+    rf'<div data-ledger-fragment="([0-9a-f]{{{FRAGMENT_HEX}}})"></div>'
+)
+_OUTER_TAG = re.compile(r"<([a-z]+)[\s>]")
+#: A fenced code block's opening or closing line (backticks or tildes).
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def _expand(item: Any, sections: dict[str, list[dict[str, str]]]) -> Any:
@@ -87,11 +117,96 @@ def inert(value: object) -> str:
     return str(escape(Markup(str(value)).striptags()))
 
 
+def _self_contained(block: str) -> bool:
+    """A block Python-Markdown would pass through as one raw-HTML block, unchanged.
+
+    It starts at column 0 with a block-level element's start tag and ends with that
+    element's end tag, the one closing its outermost start tag, so no Markdown
+    before or after it belongs to it.
+    """
+    match = _OUTER_TAG.match(block)
+    if not match or match.group(1) not in FRAGMENT_TAGS:
+        return False
+    tag = match.group(1)
+    if not block.endswith(f"</{tag}>"):
+        return False
+    depth = 0
+    for edge in re.finditer(rf"<(/?){tag}[\s>]", block):
+        depth += -1 if edge.group(1) else 1
+        if depth == 0:
+            return edge.end() == len(block)
+    return False
+
+
+def split_fragments(markdown: str) -> tuple[str, dict[str, str]]:
+    """``markdown`` with its large self-contained HTML blocks as placeholders.
+
+    Blocks are runs of lines between blank lines; lines inside fenced code are left
+    alone. Returns the new Markdown and ``{sha256 prefix: block}``.
+    """
+    lines = markdown.split("\n")
+    out: list[str] = []
+    found: dict[str, str] = {}
+    fence = ""
+    start = 0
+
+    def flush(end: int) -> None:
+        block = "\n".join(lines[start:end])
+        if len(block) >= FRAGMENT_FROM_CHARS and _self_contained(block):
+            key = hashlib.sha256(block.encode()).hexdigest()[:FRAGMENT_HEX]
+            found[key] = block
+            out.append(f'<div data-ledger-fragment="{key}"></div>')
+        else:
+            out.extend(lines[start:end])
+
+    for i, line in enumerate(lines):
+        marker = _FENCE.match(line)
+        if fence:
+            out.append(line)
+            closes = marker and marker.group(1).startswith(fence)
+            if closes and not line.strip("`~ \t"):
+                fence = ""
+            start = i + 1
+        elif marker or not line.strip():
+            flush(i)
+            out.append(line)
+            fence = marker.group(1) if marker else ""
+            start = i + 1
+    if not fence:
+        flush(len(lines))
+    return "\n".join(out), found
+
+
+def join_fragments(html: str, fragments: dict[str, str], page: str) -> str:
+    """``html`` with each placeholder replaced by its fragment.
+
+    Raises:
+        PluginError: a placeholder names no fragment of the page, or a fragment's
+            placeholder did not reach the HTML (its table would be lost).
+    """
+    used: set[str] = set()
+
+    def fragment(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in fragments:
+            raise PluginError(f"{page}: HTML fragment {key} is missing")
+        used.add(key)
+        return fragments[key]
+
+    html = FRAGMENT.sub(fragment, html)
+    lost = sorted(fragments.keys() - used)
+    if lost:
+        raise PluginError(f"{page}: HTML fragment {lost[0]} is not in the page's HTML")
+    return html
+
+
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
-    """Make the page's front-matter title, description and author inert text."""
+    """Make front-matter text inert; set the page's large HTML blocks aside."""
     for key in META_TEXT:
         if page.meta.get(key) not in (None, ""):
             page.meta[key] = inert(page.meta[key])
+    # Kept on the page object: one build's pages live from here to on_post_page.
+    markdown, page.ledger_fragments = split_fragments(markdown)
     return markdown
 
 
@@ -112,7 +227,8 @@ def compact_html(html: str) -> str:
 
 
 def on_post_page(output: str, page: Any, config: Any, **_: Any) -> str:
-    """Compact the page; load the Vega bundle (deferred) where it holds a chart."""
+    """Put the fragments back; compact; load Vega (deferred) where a chart is."""
+    output = join_fragments(output, getattr(page, "ledger_fragments", {}), page.url)
     output = compact_html(output)
     if CHART_MARK not in output:
         return output

@@ -20,6 +20,7 @@ import polars as pl
 import pytest
 
 from pipeline.publish import mkdocs_build, stage_project
+from pipeline.render.mkdocs_hooks import compact_html, split_fragments
 from pipeline.render.pages import render_site
 from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
 from pipeline.transform.results import empty_rejected
@@ -274,3 +275,21 @@ def test_static_chart_fallbacks_hold_the_names_as_text(built: Path) -> None:
     assert handlers == []
     texts = [element.text or "" for element in svg.iter()]
     assert any(text.startswith("bench</title><script>") for text in texts)
+
+
+def test_tables_set_aside_from_markdown_are_back_in_the_pages(built: Path) -> None:
+    """``mkdocs_hooks`` swaps large tables for placeholders around Markdown; each
+    must be back in its page, as the build's compacted HTML."""
+    docs = built.parent / "project" / "site"
+    restored = 0
+    for source in sorted((docs / "generated").rglob("*.md")):
+        if "partials" in source.parts:
+            continue
+        page = built / source.relative_to(docs).with_suffix(".html")
+        html = page.read_text(encoding="utf-8")
+        assert "data-ledger-fragment" not in html, page
+        _, fragments = split_fragments(source.read_text(encoding="utf-8"))
+        for fragment in fragments.values():
+            assert compact_html(fragment) in html, page
+            restored += 1
+    assert restored >= 5
