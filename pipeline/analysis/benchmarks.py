@@ -23,8 +23,8 @@ from functools import cache
 import polars as pl
 
 from pipeline.labels import display_name
-from pipeline.manifest import ManifestError, version_key
-from pipeline.registry import load_toml
+from pipeline.manifest import version_key
+from pipeline.registry import RegistryError, Table, load_registry
 
 REGISTRY_FILE = "benchmarks.toml"
 SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream", "Interactive")
@@ -37,10 +37,12 @@ _FIELDS = (
     "incompatible_between", "releases", "match",
 )  # fmt: skip
 _KINDS = ("incompatible_between", "releases", "match")
+#: A release as rules name it (``manifest.version_key`` reads the same form).
+_VERSION = re.compile(r"v[0-9]+\.[0-9]+")
 UNIT_REASON_TEMPLATE = "result units differ: {} vs {}"
 
 
-class CompatibilityError(ValueError):
+class CompatibilityError(RegistryError):
     """The compatibility rules are malformed; the message names the rule and field."""
 
 
@@ -118,60 +120,42 @@ class CompatibilityRule:
         )
 
 
-def _rule(index: int, entry: Mapping, source: str) -> CompatibilityRule:
-    where = f"{source} compatibility rule {index + 1}"
-    if not isinstance(entry, Mapping):
-        raise CompatibilityError(f"{where}: is not a table")
-    unknown = sorted(set(entry) - set(_FIELDS))
-    if unknown:
-        raise CompatibilityError(f"{where}: unknown field(s) {', '.join(unknown)}")
-    for name in ("benchmark", "scenario", "reason"):
-        if not isinstance(entry.get(name), str) or not entry[name].strip():
-            raise CompatibilityError(f"{where}: field {name!r} is missing or empty")
-    scenario = entry["scenario"]
-    if scenario != "*" and scenario not in SCENARIOS:
-        raise CompatibilityError(f"{where}: unknown scenario {scenario!r}")
-    division = entry.get("division", "*")
-    if division != "*" and division not in DIVISIONS:
-        raise CompatibilityError(f"{where}: unknown division {division!r}")
+def _rule(entry: Table) -> CompatibilityRule:
+    entry.only(_FIELDS)
+    benchmark = entry.string("benchmark")
+    scenario = entry.choice("scenario", ("*", *SCENARIOS))
+    division = entry.choice("division", ("*", *DIVISIONS), default="*")
+    reason = entry.string("reason")
+    evidence = entry.string("evidence", default="", empty=True)
     kinds = [k for k in _KINDS if k in entry]
     if len(kinds) != 1:
-        raise CompatibilityError(
-            f"{where}: needs exactly one of {', '.join(_KINDS)}, got {len(kinds)}"
+        raise entry.fail(
+            None, f"needs exactly one of {', '.join(_KINDS)}, got {len(kinds)}"
         )
-    value = entry[kinds[0]]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise CompatibilityError(f"{where}: {kinds[0]} must be a list of strings")
-    try:
-        if kinds[0] in ("incompatible_between", "releases"):
-            orders = [_order(v) for v in value]
-    except ManifestError as error:
-        raise CompatibilityError(f"{where}: {error}") from None
+    kind = kinds[0]
     between = releases = match = None
-    if kinds[0] == "incompatible_between":
-        if len(value) != 2 or orders[0] >= orders[1]:
-            raise CompatibilityError(
-                f"{where}: incompatible_between needs [last_old, first_new], "
-                f"oldest first, got {value}"
-            )
-        between = (value[0], value[1])
-    elif kinds[0] == "releases":
-        if len(value) < 2:
-            raise CompatibilityError(f"{where}: releases needs two or more releases")
-        releases = tuple(value)
+    if kind == "match":
+        match = entry.strings("match", non_empty=True, allowed=MATCHABLE_FIELDS)
     else:
-        bad = [v for v in value if v not in MATCHABLE_FIELDS]
-        if not value or bad:
-            raise CompatibilityError(
-                f"{where}: match fields must be among {', '.join(MATCHABLE_FIELDS)}"
-            )
-        match = tuple(value)
+        value = entry.strings(
+            kind, pattern=_VERSION, expected="a list of vX.Y versions"
+        )
+        if kind == "incompatible_between":
+            if len(value) != 2 or _order(value[0]) >= _order(value[1]):
+                raise entry.expected(
+                    kind, "[last_old, first_new], oldest first", list(value)
+                )
+            between = (value[0], value[1])
+        else:
+            if len(value) < 2:
+                raise entry.expected(kind, "two or more releases", list(value))
+            releases = value
     return CompatibilityRule(
-        benchmark=entry["benchmark"],
+        benchmark=benchmark,
         scenario=scenario,
         division=division,
-        reason=entry["reason"].strip(),
-        evidence=str(entry.get("evidence", "")).strip(),
+        reason=reason,
+        evidence=evidence,
         incompatible_between=between,
         releases=releases,
         match=match,
@@ -185,18 +169,17 @@ def parse_compatibility(
 
     Raises:
         CompatibilityError: a rule has an unknown field, no or several kinds, a bad
-            release or scenario; the message names the rule's position.
+            release or scenario; the message names the rule's position and field in
+            the registry format (``pipeline.registry.loader``).
     """
-    entries = document.get("compatibility", [])
-    if not isinstance(entries, list):
-        raise CompatibilityError(f"{source}: [[compatibility]] must be an array")
-    return tuple(_rule(i, e, source) for i, e in enumerate(entries))
+    root = Table.document(document, source, CompatibilityError)
+    return tuple(_rule(entry) for entry in root.tables("compatibility"))
 
 
 @cache
 def load_compatibility() -> tuple[CompatibilityRule, ...]:
     """The committed rules, parsed and validated once per process."""
-    return parse_compatibility(load_toml(REGISTRY_FILE))
+    return load_registry(REGISTRY_FILE, parse_compatibility, CompatibilityError)
 
 
 def _rules(rules: Sequence[CompatibilityRule] | None) -> tuple[CompatibilityRule, ...]:

@@ -11,6 +11,7 @@ import pytest
 
 from pipeline import latency_limits, manifest, rounds
 from pipeline.analysis import accelerators, plausibility
+from pipeline.analysis.benchmarks import CompatibilityError, parse_compatibility
 from pipeline.claims import registry as claims
 from pipeline.registry import (
     REGISTRY_DIR,
@@ -25,7 +26,10 @@ PIPELINE = Path(__file__).parents[2] / "pipeline"
 
 
 def _benchmarks(path: Path) -> object:
-    return load_registry(path, _unit_corrections)
+    # benchmarks.toml holds unit corrections and the compatibility rules: read both.
+    return load_registry(path, _unit_corrections), load_registry(
+        path, parse_compatibility, CompatibilityError
+    )
 
 
 #: How each registry file is read from a path (the committed one, or a copy).
@@ -113,6 +117,13 @@ WRONG_FIELDS = [
         ('releases = ["v5.1", "v6.0", "v6.1"]', 'releases = "v5.1"'),
         "benchmarks.toml: [unit_correction 1] releases: expected a list of trimmed, "
         "non-empty strings (at least one), got 'v5.1'",
+    ),
+    (
+        "benchmarks.toml",
+        ('division = "open"\nmatch = ["model_upstream"]',
+         'division = "open"\nmatch = "model_upstream"'),
+        "benchmarks.toml: [compatibility 1] match: expected a list, each item one of "
+        "'model_upstream' (at least one), got 'model_upstream'",
     ),
     (
         "claims.toml",

@@ -142,31 +142,35 @@ def test_committed_rules_parse_and_each_has_a_reason_and_evidence():
     [
         (
             {"benchmark": "*", "scenario": "*", "reason": "r"},
-            "t.toml compatibility rule 1: needs exactly one of "
+            "t.toml: [compatibility 1]: needs exactly one of "
             "incompatible_between, releases, match, got 0",
         ),
         (
             {"benchmark": "*", "scenario": "*", "reason": "r",
              "incompatible_between": ["v5.1", "v5.0"]},
-            "t.toml compatibility rule 1: incompatible_between needs "
+            "t.toml: [compatibility 1] incompatible_between: expected "
             "[last_old, first_new], oldest first, got ['v5.1', 'v5.0']",
         ),
         (
             {"benchmark": "*", "scenario": "Batch", "reason": "r", "releases": ["v5.0"]},
-            "t.toml compatibility rule 1: unknown scenario 'Batch'",
+            "t.toml: [compatibility 1] scenario: expected one of '*', 'Offline', "
+            "'Server', 'SingleStream', 'MultiStream', 'Interactive', got 'Batch'",
         ),
         (
             {"benchmark": "*", "scenario": "*", "reason": "r", "match": ["software"]},
-            "t.toml compatibility rule 1: match fields must be among model_upstream",
+            "t.toml: [compatibility 1] match: expected a list, each item one of "
+            "'model_upstream' (at least one), got ['software']",
         ),
         (
             {"benchmark": "*", "scenario": "*", "reason": "r",
              "releases": ["5.0", "v5.1"]},
-            "t.toml compatibility rule 1: release version '5.0' is not of the form vX.Y",
+            "t.toml: [compatibility 1] releases: expected a list of vX.Y versions, "
+            "got ['5.0', 'v5.1']",
         ),
         (
             {"benchmark": "*", "scenario": "*", "releases": ["v5.0", "v5.1"]},
-            "t.toml compatibility rule 1: field 'reason' is missing or empty",
+            "t.toml: [compatibility 1] reason: expected a non-empty string, got "
+            "nothing",
         ),
     ],
 )  # fmt: skip
