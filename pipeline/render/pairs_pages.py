@@ -7,7 +7,7 @@ pages. The home page reuses its summaries and tables.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import polars as pl
@@ -403,42 +403,65 @@ def _pair_chart(
     )
 
 
-def _texts(
-    values: dict[str, tuple[Callable[[pl.Expr], pl.Expr], object]],
-) -> dict[str, str]:
-    """Numbers as ``ratio`` or ``percent`` text ("—" for none), in one query."""
-    row = pl.select(
-        **{
-            name: fmt(pl.lit(value, dtype=pl.Float64))
-            for name, (fmt, value) in values.items()
-        }
-    ).row(0, named=True)
-    return {name: text or "—" for name, text in row.items()}
+#: A number and how it is written (``ratio`` or ``percent``).
+_Number = tuple[Callable[[pl.Expr], pl.Expr], object]
+
+
+def _formatted(values: list[_Number]) -> list[str]:
+    """The numbers as text ("—" for none): one query per format, not one per number.
+
+    Formatting costs milliseconds per query however few the rows, and a pairs page
+    states a handful of numbers for each of its benchmarks.
+    """
+    texts: list[str] = [""] * len(values)
+    for fmt in (ratio, percent):
+        at = [i for i, (f, _) in enumerate(values) if f is fmt]
+        if not at:
+            continue
+        column = pl.Series("v", [values[i][1] for i in at], dtype=pl.Float64)
+        formatted = pl.DataFrame([column]).select(fmt(pl.col("v"))).to_series()
+        for i, text in zip(at, formatted.to_list(), strict=True):
+            texts[i] = text or "—"
+    return texts
+
+
+def _headline_values(kind: str, shown: pl.DataFrame) -> list[_Number]:
+    if kind == "scaling":
+        top = shown.sort("ratio", descending=True, nulls_last=True).row(0, named=True)
+        return [
+            (percent, shown["efficiency"].median()),
+            (ratio, top["ratio"]),
+            (percent, top["efficiency"]),
+        ]
+    return [(ratio, shown["ratio"].median()), (ratio, shown["ratio"].max())]
+
+
+def _headline_sentence(kind: str, texts: list[str]) -> str:
+    if kind == "scaling":
+        median, largest, efficiency = texts
+        return (
+            f"median efficiency **{median}**, largest **{largest}** at "
+            f"{efficiency} efficiency"
+        )
+    median, largest = texts
+    return f"median **{median}**, largest **{largest}**"
 
 
 def headline_numbers(kind: str, shown: pl.DataFrame) -> str:
     """Median and largest ratio of headline pairs (scaling: median efficiency)."""
-    if kind == "scaling":
-        top = shown.sort("ratio", descending=True, nulls_last=True).row(0, named=True)
-        text = _texts(
-            {
-                "median": (percent, shown["efficiency"].median()),
-                "ratio": (ratio, top["ratio"]),
-                "efficiency": (percent, top["efficiency"]),
-            }
-        )
-        return (
-            f"median efficiency **{text['median']}**, largest "
-            f"**{text['ratio']}** at "
-            f"{text['efficiency']} efficiency"
-        )
-    text = _texts(
-        {
-            "median": (ratio, shown["ratio"].median()),
-            "max": (ratio, shown["ratio"].max()),
-        }
-    )
-    return f"median **{text['median']}**, largest **{text['max']}**"
+    return _headline_sentence(kind, _formatted(_headline_values(kind, shown)))
+
+
+def _many_headline_numbers(
+    kind: str, shown: Mapping[str, pl.DataFrame]
+) -> dict[str, str]:
+    """``headline_numbers`` of several frames (none empty), formatted together."""
+    values = {key: _headline_values(kind, frame) for key, frame in shown.items()}
+    texts = iter(_formatted([v for numbers in values.values() for v in numbers]))
+    return {
+        key: _headline_sentence(kind, [next(texts) for _ in numbers])
+        for key, numbers in values.items()
+    }
 
 
 def definition_block(spec: PairPage) -> str:
@@ -578,13 +601,19 @@ def pair_page_of(site: Site, spec: PairPage, benchmark: str) -> str:
     return f"{spec.stem}/{site.entity_slug('benchmarks', benchmark)}.md"
 
 
-def _benchmark_summary(spec: PairPage, pairs: pl.DataFrame) -> str:
-    """One sentence: this benchmark's pairs, headline numbers, flags."""
+def _benchmark_summary(
+    spec: PairPage, pairs: pl.DataFrame, headline: str | None = None
+) -> str:
+    """One sentence: this benchmark's pairs, headline numbers, flags.
+
+    ``headline``: ``headline_numbers`` of the headline pairs, when already known.
+    """
     shown = pairs.filter("is_headline")
     flagged = pairs.filter(_flagged(pairs)).height
+    if shown.height and headline is None:
+        headline = headline_numbers(spec.kind, shown)
     numbers = (
-        f"{shown.height:,} at the strictest reading without a flag: "
-        f"{headline_numbers(spec.kind, shown)}"
+        f"{shown.height:,} at the strictest reading without a flag: {headline}"
         if shown.height
         else "none at the strictest reading without a flag"
     )
@@ -595,9 +624,16 @@ def _benchmark_summary(spec: PairPage, pairs: pl.DataFrame) -> str:
 
 
 def _benchmark_pairs_page(
-    site: Site, spec: PairPage, benchmark: str, pairs: pl.DataFrame
+    site: Site,
+    spec: PairPage,
+    benchmark: str,
+    pairs: pl.DataFrame,
+    headline: str | None = None,
 ) -> str:
-    """One benchmark's pairs: a chart and a table per release pair or scenario."""
+    """One benchmark's pairs: a chart and a table per release pair or scenario.
+
+    ``headline``: ``headline_numbers`` of its headline pairs, when already known.
+    """
     rel = pair_page_of(site, spec, benchmark)
     page = f"{GENERATED}/{rel}"
     index = page_link(page, spec.rel)
@@ -606,7 +642,7 @@ def _benchmark_pairs_page(
         f"# {spec.title}: {escape(benchmark)}\n",
         notice(page),
         definition_block(spec),
-        _benchmark_summary(spec, pairs),
+        _benchmark_summary(spec, pairs, headline),
         f"[All benchmarks]({index}) · [Best results per accelerator for this "
         f"benchmark]({best})\n",
     ]
@@ -663,8 +699,14 @@ def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
     label = charts.scaling_label() if spec.kind == "scaling" else _pair_label()
     cells = charts.with_pair_rows(pair_cells(pairs, site.rounds), label, compare)
     by_benchmark = cells.partition_by("benchmark", as_dict=True)
+    shown = cells.filter("is_headline").partition_by("benchmark", as_dict=True)
+    headlines = _many_headline_numbers(
+        spec.kind, {benchmark: rows for (benchmark,), rows in shown.items()}
+    )
     written = {
-        benchmark: _benchmark_pairs_page(site, spec, benchmark, bench_pairs)
+        benchmark: _benchmark_pairs_page(
+            site, spec, benchmark, bench_pairs, headlines.get(benchmark)
+        )
         for (benchmark,), bench_pairs in sorted(by_benchmark.items())
     }
     site.nav[page] = [{escape(b): p} for b, p in written.items()]
