@@ -12,6 +12,7 @@ Polars); every value links its upstream result; every upstream string is escaped
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -251,7 +252,11 @@ def interactivity_chart(
     Returns:
         The chart (on named data) and its data frame.
     """
-    frame = points.select(
+    return _interactivity_chart(title), _interactivity_frame(points)
+
+
+def _interactivity_frame(points: pl.DataFrame) -> pl.DataFrame:
+    return points.select(
         "system",
         "scenario",
         "target_tokens_per_user",
@@ -264,8 +269,11 @@ def interactivity_chart(
         # Only Tokens/s results are compared here (see interactivity_systems).
         pl.lit("Tokens/s").alias("result_unit"),
     )
+
+
+def _interactivity_chart(title: str) -> alt.Chart:
     scale = alt.Scale(type="log", base=10)
-    chart = (
+    return (
         alt.Chart(alt.NamedData(name=charts.DATA_NAME))
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
         .encode(
@@ -309,7 +317,20 @@ def interactivity_chart(
         )
         .properties(width="container", height=300, title=title)
     )
-    return chart, frame
+
+
+@functools.cache
+def _interactivity_template() -> charts.Spec:
+    """``_interactivity_chart`` with a title slot, built and serialised once."""
+    return _interactivity_chart(charts.slot("title")).to_dict(validate=False)
+
+
+def _interactivity_spec(
+    points: pl.DataFrame, *, title: str
+) -> tuple[charts.Spec, pl.DataFrame]:
+    """``interactivity_chart`` as its filled template: the same spec, written alike."""
+    spec = charts.fill(_interactivity_template(), {"title": title})
+    return spec, _interactivity_frame(points)
 
 
 def _chosen_systems(group: pl.DataFrame) -> pl.DataFrame:
@@ -434,7 +455,7 @@ def _round_section(
             note + "\n",
             site.chart(
                 page,
-                interactivity_chart(points, title=title),
+                _interactivity_spec(points, title=title),
                 f"{FOLDER}-{name}-{slug(release)}",
                 title,
             ),
