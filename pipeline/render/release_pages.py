@@ -147,10 +147,18 @@ def release_page(
     title: str,
     top_n: int = LATEST_TOP_N,
     notes: Callable[[str, str], str] | None = None,
+    results: pl.DataFrame | None = None,
+    cells: pl.DataFrame | None = None,
 ) -> str:
-    """One release's page: numbers, what is new, submitters, top rows per group."""
+    """One release's page: numbers, what is new, submitters, top rows per group.
+
+    ``results`` (the release's rows of ``site.results``) and ``cells``
+    (``_result_cells`` of their ``_ranked`` rows) are taken as given when the caller
+    computed them for every release at once.
+    """
     page = f"{GENERATED}/{rel}"
-    results = site.results.filter(pl.col("release") == release)
+    if results is None:
+        results = site.results.filter(pl.col("release") == release)
     stats = release_stats(results)
     meta = release_for(release)
     if meta.published_date:
@@ -230,9 +238,13 @@ def release_page(
             numeric=("c_results", "c_systems"),
         ),
     ]
-    ranked = _ranked(results)
+    if cells is None:
+        ranked = _ranked(results)
+        shown = _result_cells(ranked.filter(pl.col("rank") <= top_n))
+    else:
+        ranked = cells
+        shown = cells.filter(pl.col("rank") <= top_n)
     counts = dict(ranked.group_by("benchmark").len().iter_rows())
-    shown = _result_cells(ranked.filter(pl.col("rank") <= top_n))
     parts.append(
         f"\n## Results by benchmark\n\nTables list the top {top_n} of each group "
         "(best per submitter and accelerator type), ranked by the MLPerf metric "
@@ -277,14 +289,21 @@ def release_benchmark_page(site: Site, release: str, benchmark: str) -> str:
     return f"releases/{folder}/{site.entity_slug('benchmarks', benchmark)}.md"
 
 
-def _release_benchmark_pages(site: Site, release: str) -> dict[str, str]:
+def _release_benchmark_pages(
+    site: Site, release: str, cells: pl.DataFrame | None = None
+) -> dict[str, str]:
     """Every submitter's best result per accelerator type, one page per benchmark.
 
     A release page holding every row outgrew any page budget (764 rows in v4.1);
-    here each benchmark of the release has its own page.
+    here each benchmark of the release has its own page. ``cells``: the release's
+    ``_result_cells`` of ``_ranked`` rows, when already computed.
     """
     release_page_rel = site.page_of("releases", release)
-    ranked = _result_cells(_ranked(site.results.filter(pl.col("release") == release)))
+    ranked = (
+        _result_cells(_ranked(site.results.filter(pl.col("release") == release)))
+        if cells is None
+        else cells
+    )
     pages = {}
     for (benchmark,), rows in sorted(
         ranked.partition_by("benchmark", as_dict=True).items()
@@ -453,6 +472,17 @@ def build(site: Site) -> None:
     The per-benchmark pages stay out of the nav (each release page links them):
     every page carries the nav, so a hundred more entries would weigh on all.
     """
+    # Split once, rank per release, format the cells of every release in one go
+    # (row by row, so each release keeps exactly its own cells).
+    results = site.results.partition_by("release", as_dict=True, maintain_order=True)
+    ranked = [_ranked(results[(r,)]) for r in site.releases if (r,) in results]
+    cells = (
+        _result_cells(pl.concat(ranked)).partition_by(
+            "release", as_dict=True, maintain_order=True
+        )
+        if ranked
+        else {}
+    )
     pages = {
         r: release_page(
             site,
@@ -460,13 +490,17 @@ def build(site: Site) -> None:
             site.page_of("releases", r),
             title=f"MLPerf Inference {escape(r)}",
             notes=site.release_notes,
+            results=results.get((r,)),
+            cells=cells.get((r,)),
         )
         for r in reversed(site.releases)
     }
     for release in pages:
         folder = f"releases/{site.entity_slug('releases', release)}"
         # Entity pages of their own folder: the one-page-per-entity check covers them.
-        site.page_index[folder] = _release_benchmark_pages(site, release)
+        site.page_index[folder] = _release_benchmark_pages(
+            site, release, cells.get((release,))
+        )
     releases_index(site)
     site.nav[f"{GENERATED}/releases/index.md"] = [
         {escape(r): p} for r, p in pages.items()
