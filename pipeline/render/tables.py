@@ -7,7 +7,9 @@ rows. Every upstream string passes through ``escape``; every link target through
 
 from __future__ import annotations
 
+import html
 import posixpath
+import re
 
 import polars as pl
 
@@ -207,10 +209,25 @@ def relative(from_page: str, target: str) -> str:
     return posixpath.relpath(target, posixpath.dirname(from_page) or ".")
 
 
+def cell_label(header: str) -> str:
+    """A column header as the text of a ``data-label`` attribute.
+
+    On a phone a table is shown as one block per row (site/assets/css/ledger.css);
+    each cell names its column through this attribute. Headers are safe HTML for
+    element content and may hold markup: the tags are dropped and the text escaped
+    again for a quoted attribute inside Markdown (no quote, no ``|``, no ``<``).
+    """
+    text = html.unescape(re.sub(r"<[^>]*>", " ", header))
+    return escape(text)
+
+
 def markdown_table(
     frame: pl.DataFrame, columns: dict[str, str], numeric: tuple[str, ...] = ()
 ) -> str:
     """A Markdown table from a frame whose listed columns already hold safe cell text.
+
+    Markdown gives a cell no attributes, so every cell starts with an empty
+    ``<span data-label>`` naming its column, for the phone layout.
 
     Args:
         frame: Rows to show, one row per table row, in display order.
@@ -228,7 +245,11 @@ def markdown_table(
         pl.concat_str(
             pl.lit("| "),
             pl.concat_str(
-                [pl.col(c).cast(pl.String).fill_null("") for c in columns],
+                [
+                    pl.lit(f'<span data-label="{cell_label(title)}"></span>')
+                    + pl.col(c).cast(pl.String).fill_null("")
+                    for c, title in columns.items()
+                ],
                 separator=" | ",
             ),
             pl.lit(" |"),
@@ -252,6 +273,7 @@ def html_table(
     inline patterns over every cell, which keeps ``mkdocs build`` fast. Use it only for
     tables without links to other pages (MkDocs validates and rewrites those only in
     Markdown). ``escape`` output is valid HTML, so cells need no second escaping.
+    Every cell names its column in ``data-label``, for the phone layout.
 
     Args:
         frame: Rows to show, in display order.
@@ -278,10 +300,10 @@ def html_table(
     cells = [
         pl.format(
             "<td{}>{}</td>",
-            pl.lit(attributes(c)),
+            pl.lit(f'{attributes(c)} data-label="{cell_label(title)}"'),
             pl.col(c).cast(pl.String).fill_null(""),
         )
-        for c in columns
+        for c, title in columns.items()
     ]
     rows = frame.select(
         pl.concat_str(pl.lit("<tr>"), *cells, pl.lit("</tr>")).alias("row")

@@ -1,3 +1,6 @@
+import re
+from html import unescape
+
 import polars as pl
 
 from pipeline.render.tables import (
@@ -36,7 +39,9 @@ def test_relative_links_between_generated_pages() -> None:
 def test_markdown_and_html_tables() -> None:
     frame = pl.DataFrame({"a": ["x", "y"], "n": ["1", "22"]})
     assert markdown_table(frame, {"a": "A", "n": "N"}, numeric=("n",)) == (
-        "| A | N |\n|---|---:|\n| x | 1 |\n| y | 22 |\n"
+        "| A | N |\n|---|---:|\n"
+        '| <span data-label="A"></span>x | <span data-label="N"></span>1 |\n'
+        '| <span data-label="A"></span>y | <span data-label="N"></span>22 |\n'
     )
     html = html_table(
         frame, {"a": "A", "n": "N"}, numeric=("n",), wide=("a",), searchable=False
@@ -45,8 +50,8 @@ def test_markdown_and_html_tables() -> None:
         '<table data-search-exclude>\n<thead><tr><th class="ledger-wide">A</th>'
     )
     assert (
-        '<tr><td class="ledger-wide">y</td><td style="text-align: right;">22</td></tr>'
-        in html
+        '<tr><td class="ledger-wide" data-label="A">y</td>'
+        '<td style="text-align: right;" data-label="N">22</td></tr>' in html
     )
     assert (
         markdown_table(frame.head(0), {"a": "A"})
@@ -67,3 +72,31 @@ def test_disclosure_folds_only_text_past_the_limit_and_never_splits_an_entity() 
         f'<details class="ledger-more"><summary>{"b" * 39}…</summary>'
         "…&lt;script&gt;</details>",
     ]
+
+
+#: A header holding markup, an entity, a quote and Markdown's cell separator.
+HOSTILE_HEADER = 'Server <abbr title="x">TTFT</abbr> &amp; "p|q" <b>'
+
+
+def test_cell_labels_are_plain_text_escaped_for_a_quoted_attribute() -> None:
+    frame = pl.DataFrame({"v": ["1.50×"]})
+    html = html_table(frame, {"v": HOSTILE_HEADER})
+    label = re.search(r'<td data-label="([^"]*)">1\.50×</td>', html)
+    assert label is not None, html
+    # No quote, "<" or "|" survives raw: the attribute cannot end early, hold a tag
+    # or split a Markdown row; the browser decodes the references to the header text.
+    assert label[1] == "Server TTFT &amp; &quot;p&#124;q&quot;"
+    assert unescape(label[1]) == 'Server TTFT & "p|q"'
+    markdown = markdown_table(frame, {"v": HOSTILE_HEADER})
+    row = markdown.splitlines()[2]
+    assert row == f'| <span data-label="{label[1]}"></span>1.50× |'
+    assert row.count("|") == 2
+
+
+def test_every_cell_names_its_column() -> None:
+    frame = pl.DataFrame({"k": ["a", "b", None], "v": ["1", "2", "3"]})
+    columns = {"k": "System", "v": "Result"}
+    html = html_table(frame, columns, numeric=("v",), wide=("k",))
+    assert re.findall(r'data-label="([^"]*)"', html) == ["System", "Result"] * 3
+    markdown = markdown_table(frame, columns)
+    assert re.findall(r'data-label="([^"]*)"', markdown) == ["System", "Result"] * 3
