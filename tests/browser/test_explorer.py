@@ -3,9 +3,10 @@
 The page and its data file are rendered by ``pipeline.render.explorer`` from the
 canonical table of the four mirrored summary rounds plus one hostile row, built by
 MkDocs with the site's theme (Material, instant navigation) into a folder served by
-``http.server`` on 127.0.0.1, and driven with Debian's Chromium (as test_site.py).
-Building only this page keeps the test well under a minute; test_site.py visits it
-in the full site.
+``http.server`` on 127.0.0.1, and driven with Debian's Chromium (tests/browser/
+conftest.py). Building only this page keeps the test well under a minute and lets it
+feed the widget rows the pipeline never writes (a ``javascript:`` result URL, a
+formula-leading system name); test_site.py visits the page in the full site.
 """
 
 from __future__ import annotations
@@ -13,11 +14,8 @@ from __future__ import annotations
 import csv
 import io
 import shutil
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -26,23 +24,11 @@ import pytest
 
 from pipeline.render.explorer import DATA_FILE, PAGE, write_explorer
 from pipeline.render.vendor import TABULATOR
+from tests.browser.conftest import SCREENSHOTS, serve
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
 
-# As in test_site.py: Debian's Chromium, never Playwright's own browser download.
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-SCREENSHOTS = ROOT / "build" / "screenshots"
 URL_PATH = PAGE.replace(".md", ".html")
 PAGE_HTML_BUDGET = 300_000
 
@@ -56,11 +42,6 @@ SEARCHED = (
     "platform", "division", "category", "availability", "accelerator_name",
     "host_cpu_name", "software", "result_key",
 )  # fmt: skip
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 @dataclass(frozen=True)
@@ -128,18 +109,9 @@ def explorer_site(
     results = _results(mirror_results)
     write_explorer(results, docs / "generated")
     site.mkdir()
-    server = ThreadingHTTPServer(
-        ("127.0.0.1", 0), partial(_QuietHandler, directory=str(site))
-    )
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
-    try:
+    with serve(site) as url:
         _mkdocs_build(docs, site, url)
         yield ExplorerSite(root=site, url=url, results=results)
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @dataclass
@@ -168,15 +140,9 @@ class Browser:
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
-        )
-        yield Browser(browser=browser, dialogs=[], hosts=set(), errors=[])
-        browser.close()
+def chromium(chromium_browser: object) -> Browser:
+    """The shared Chromium, with what this module's pages did recorded."""
+    return Browser(browser=chromium_browser, dialogs=[], hosts=set(), errors=[])
 
 
 def _open(page, url: str) -> None:  # noqa: ANN001
