@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import html as html_text
 import json
 import logging
 import posixpath
@@ -82,6 +83,13 @@ FRAGMENT = re.compile(
 _OUTER_TAG = re.compile(r"<([a-z]+)[\s>]")
 #: A fenced code block's opening or closing line (backticks or tildes).
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+#: An attribute value (double-quoted, single-quoted or bare), a start tag (its name,
+#: its attributes) and one attribute of it, as HTML tokenises them.
+_VALUE = r"""(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))"""
+_START_TAG = re.compile(
+    rf"<([a-zA-Z][^\s/>]*)((?:\s+[^\s=/>]+(?:\s*=\s*{_VALUE})?)*)\s*/?>"
+)
+_ATTRIBUTE = re.compile(rf"([^\s=/>]+)(?:\s*=\s*{_VALUE})?")
 
 
 def _expand(item: Any, sections: dict[str, list[dict[str, str]]]) -> Any:
@@ -177,6 +185,27 @@ def split_fragments(markdown: str) -> tuple[str, dict[str, str]]:
     return "\n".join(out), found
 
 
+def fragment_anchors(fragments: dict[str, str]) -> set[str]:
+    """The ids (and ``<a name>``) in the fragments, as MkDocs collects them.
+
+    MkDocs checks ``[text](#anchor)`` links against the anchors it finds in a page's
+    raw HTML while converting it; the fragments are not there then, so the hook
+    adds theirs (a regular expression, not an HTML parser: that is the point).
+    """
+    anchors: set[str] = set()
+    for fragment in fragments.values():
+        for tag in _START_TAG.finditer(fragment):
+            attrs = tag.group(2).lower()
+            if "id" not in attrs and "name" not in attrs:
+                continue
+            for attr in _ATTRIBUTE.finditer(tag.group(2)):
+                key = attr.group(1).lower()
+                if key == "id" or (key == "name" and tag.group(1).lower() == "a"):
+                    value = next((v for v in attr.group(2, 3, 4) if v is not None), "")
+                    anchors.add(html_text.unescape(value))
+    return anchors
+
+
 def join_fragments(html: str, fragments: dict[str, str], page: str) -> str:
     """``html`` with each placeholder replaced by its fragment.
 
@@ -208,6 +237,14 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     # Kept on the page object: one build's pages live from here to on_post_page.
     markdown, page.ledger_fragments = split_fragments(markdown)
     return markdown
+
+
+def on_page_content(html: str, page: Any, **_: Any) -> str:
+    """Count the fragments' anchors as the page's (for MkDocs' link validation)."""
+    fragments = getattr(page, "ledger_fragments", {})
+    if fragments and getattr(page, "present_anchor_ids", None) is not None:
+        page.present_anchor_ids |= fragment_anchors(fragments)
+    return html
 
 
 def compact_html(html: str) -> str:

@@ -133,7 +133,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         data,
         project / "site" / "generated",
         bundle=False,
-        extra_pages={"front.md": FRONT_MATTER_PAGE},
+        # The pipeline adds these pages; the nav and Methodology link them, and the
+        # strict build fails on a missing link target.
+        extra_pages={
+            "front.md": FRONT_MATTER_PAGE,
+            "claims.md": "# Claims\n",
+            "changes.md": "# Changes\n",
+            "performance.md": "# Performance\n",
+        },
     )
     ok, problems = mkdocs_build(project, root / "out", "http://127.0.0.1:8000/")
     assert ok, problems

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import Path
 from types import SimpleNamespace
 
 import markdown
 import pytest
 from mkdocs.exceptions import PluginError
 
+from pipeline.publish import mkdocs_build
 from pipeline.render import mkdocs_hooks
 from pipeline.render.mkdocs_hooks import join_fragments, split_fragments
 
@@ -150,3 +152,56 @@ def test_the_hooks_carry_fragments_from_markdown_to_html() -> None:
         f"<html><head></head><body>{_html(f'# T{chr(10)}{chr(10)}{BIG}')}</body></html>"
     )
     assert "data-ledger-fragment" not in out and "<td>cell 39</td>" in out
+
+
+def test_fragment_anchors_are_the_ids_mkdocs_would_find() -> None:
+    fragment = (
+        '<table><tr><td><span id="row-1"></span>a</td>'
+        "<td id='row-2' class=x>b</td><td id=row-3>c</td>"
+        '<td data-id="no" title="id=&quot;no&quot;">d</td>'
+        '<td><a name="old-anchor">e</a><input name="not-an-anchor"></td>'
+        '<td ID="a&amp;b">f</td></tr></table>'
+    )
+    assert mkdocs_hooks.fragment_anchors({"k": fragment}) == {
+        "row-1",
+        "row-2",
+        "row-3",
+        "old-anchor",
+        "a&b",
+    }
+
+
+def _project(tmp_path: Path, link: str) -> tuple[Path, str]:
+    """A one-page MkDocs project using the hook, whose page links ``link``."""
+    docs = tmp_path / "docs"
+    (docs / mkdocs_hooks.NAV_FILE).parent.mkdir(parents=True)
+    (docs / mkdocs_hooks.NAV_FILE).write_text("{}")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\nstrict: true\nuse_directory_urls: false\n"
+        f"hooks:\n  - {mkdocs_hooks.__file__}\n"
+        "validation:\n  links:\n    anchors: warn\n"
+    )
+    row = '<tr><td><span id="row-1"></span>first</td></tr>\n'
+    table = f"<table>\n{row}{_table(40)[len('<table>') + 1 :]}"
+    (docs / "index.md").write_text(f"# T\n\n[The first row]({link})\n\n{table}\n")
+    return tmp_path, table
+
+
+def test_links_to_anchors_inside_fragments_pass_the_strict_build(
+    tmp_path: Path,
+) -> None:
+    project, table = _project(tmp_path, "#row-1")
+    ok, problems = mkdocs_build(project, tmp_path / "out", "http://127.0.0.1:8000/")
+    assert ok, problems
+    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert mkdocs_hooks.compact_html(table) in html
+
+
+def test_a_broken_anchor_link_fails_the_strict_build(tmp_path: Path) -> None:
+    project, _ = _project(tmp_path, "#row-404")
+    ok, problems = mkdocs_build(project, tmp_path / "out", "http://127.0.0.1:8000/")
+    assert not ok
+    assert (
+        "Doc file 'index.md' contains a link '#row-404', but there is no such anchor "
+        "on this page." in problems
+    )
