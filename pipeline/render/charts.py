@@ -45,11 +45,12 @@ from typing import Any
 
 import altair as alt
 import polars as pl
-import vl_convert
 
+from pipeline.render.bundle import cached_svg
 from pipeline.render.escape import safe_url
 from pipeline.render.site_data import CPU_ONLY_VENDOR, OTHER_VENDOR
 from pipeline.render.tables import number
+from pipeline.settings import cache_dir
 from pipeline.transform.results import SCENARIOS
 
 #: Vendor -> colour, fixed so a vendor looks the same on every chart and page.
@@ -982,5 +983,6 @@ def write_chart(
     if svg:
         static = {**spec, "data": {"values": json.loads(rows_json)}, "width": SVG_WIDTH}
         svg_path = charts_dir / f"{name}.svg"
-        svg_path.write_text(vl_convert.vegalite_to_svg(static))
+        # ~0.7 s each to render; the machine cache keeps them by spec and versions.
+        svg_path.write_text(cached_svg(static, cache_dir()))
     return ChartFile(name=name, spec=spec_path, data=data_path, svg=svg_path)
