@@ -101,11 +101,13 @@ def test_render_site_shows_huge_and_tiny_ratios(extreme_site: Path) -> None:
     scaling = scaling_page.read_text()
     row = next(line for line in scaling.splitlines() if line.startswith("<tr><td"))
     assert row.startswith(
-        '<tr><td style="text-align: right;">2e+20×</td>'
-        '<td style="text-align: right;">1e+22%</td>'
+        '<tr><td style="text-align: right;" data-label="Ratio">2e+20×</td>'
+        '<td style="text-align: right;" data-label="Efficiency">1e+22%</td>'
     )
     gains = "".join(p.read_text() for p in (extreme_site / "software-gains").glob("*"))
-    assert '<td style="text-align: right;">3.59662e+303×</td>' in gains
-    assert '<td style="text-align: right;">1e-20×</td>' in gains
+    assert (
+        '<td style="text-align: right;" data-label="Ratio">3.59662e+303×</td>' in gains
+    )
+    assert '<td style="text-align: right;" data-label="Ratio">1e-20×</td>' in gains
     release = (extreme_site / "releases" / "v6.0.md").read_text()
     assert ">1e+308</a>" in release

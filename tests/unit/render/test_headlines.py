@@ -27,6 +27,7 @@ from tests.unit.render.conftest import (
     pair,
     pairs,
     result,
+    unlabelled,
 )
 
 DELL_OLD = result(
@@ -177,7 +178,7 @@ def test_scaling_headline_is_efficiency_of_plausible_scaling_only(site: Path) ->
 def test_pair_pages_summarise_strict_unflagged_pairs_and_badge_the_rest(
     site: Path,
 ) -> None:
-    page = (site / "software-gains.md").read_text()
+    page = unlabelled((site / "software-gains.md").read_text())
     assert "**1 software gains** (v6.0): median **1.25×**, largest **1.25×**." in page
     assert "1 of the 3 pairs below carry a plausibility flag" in page
     assert (

@@ -15,7 +15,7 @@ from pipeline.render.history_page import history_chart, render_history_page
 from pipeline.render.pages import _Site
 from pipeline.render.site_data import SiteData, with_accelerators
 from pipeline.render.slugs import page_problems
-from tests.unit.render.conftest import frame
+from tests.unit.render.conftest import frame, unlabelled
 from tests.unit.render.rounds_data import (
     H100_V21,
     H100_V41,
@@ -37,7 +37,7 @@ V41_URL = URL.replace("v5.1", "v4.1")
 
 
 def test_accelerator_page_shows_best_per_round_and_steps(site: Path) -> None:
-    page = (site / PAGE).read_text()
+    page = unlabelled((site / PAGE).read_text())
     assert page.startswith("# NVIDIA H100 SXM\n")
     assert "Derived, unofficial — not MLPerf results" in page
     assert (
@@ -63,7 +63,7 @@ def test_accelerator_page_shows_best_per_round_and_steps(site: Path) -> None:
 
 
 def test_gains_along_the_way_cite_both_ends(site: Path) -> None:
-    page = (site / PAGE).read_text()
+    page = unlabelled((site / PAGE).read_text())
     gains = page.split("## Gains along the way { #gains }")[1].split("## Results")[0]
     steps = [line for line in gains.splitlines() if line.startswith("<tr><td>")]
     assert len(steps) == 2
@@ -78,7 +78,7 @@ def test_gains_along_the_way_cite_both_ends(site: Path) -> None:
 
 
 def test_histories_page_indexes_the_accelerator_pages(site: Path) -> None:
-    page = (site / "histories.md").read_text()
+    page = unlabelled((site / "histories.md").read_text())
     assert "Derived, unofficial — not MLPerf results" in page
     assert "## Accelerator pages { #accelerator-pages }" in page
     assert "(1 accelerator in all)" in page

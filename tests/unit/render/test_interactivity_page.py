@@ -11,7 +11,7 @@ import pytest
 from pipeline.render import interactivity_page
 from pipeline.render.pages import _Site
 from pipeline.render.site_data import SiteData, with_accelerators
-from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result
+from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result, unlabelled
 
 CHECKER = (
     "https://github.com/mlcommons/inference/blob/"
@@ -67,7 +67,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> _Site
 
 
 def test_index_lists_each_rounds_limits_with_their_source(site: _Site) -> None:
-    page = (site.out_dir / "interactivity" / "index.md").read_text()
+    page = unlabelled((site.out_dir / "interactivity" / "index.md").read_text())
     assert page.startswith("# Interactivity\n")
     assert (
         f'<tr><td>v5.1</td><td>llama2-70b-99</td><td><a href="{CHECKER}">2,000 ms · '
@@ -112,8 +112,9 @@ def test_benchmark_page_shows_one_systems_three_scenarios(site: _Site) -> None:
     assert ">3,000</a><br><small>system 24,000</small>" in row
     assert ">2,000</a><br><small>system 16,000</small>" in row
     assert row.endswith(
-        '<td style="text-align: right;">75%</td>'
-        '<td style="text-align: right;">50%</td></tr>'
+        '<td style="text-align: right;" data-label="Server ÷ Offline">75%</td>'
+        '<td style="text-align: right;" data-label="Interactive ÷ Offline">50%</td>'
+        "</tr>"
     )
 
 

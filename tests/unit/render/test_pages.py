@@ -11,7 +11,7 @@ from pipeline.render import bundle
 from pipeline.render.pages import lineage_edges, render_site
 from pipeline.render.site_data import SiteData
 from pipeline.render.slugs import page_problems
-from tests.unit.render.conftest import AMD_V51_URL, frame, result
+from tests.unit.render.conftest import AMD_V51_URL, frame, result, unlabelled
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Path:
 
 
 def test_release_page_lists_amd_mi300x_llama2_offline_with_its_link(site: Path) -> None:
-    page = (site / "releases" / "v5.1.md").read_text()
+    page = unlabelled((site / "releases" / "v5.1.md").read_text())
     assert "#### Offline · closed · Tokens/s" in page
     row = next(line for line in page.splitlines() if AMD_V51_URL in line)
     assert (
@@ -41,7 +41,7 @@ def test_release_page_lists_amd_mi300x_llama2_offline_with_its_link(site: Path) 
 
 def test_inferred_and_preview_results_carry_badges(site: Path) -> None:
     # Per accelerator, NVIDIA's inferred 8-GPU result (3,875) beats its 16-GPU one.
-    bench = (site / "benchmarks" / "llama2-70b-99.md").read_text()
+    bench = unlabelled((site / "benchmarks" / "llama2-70b-99.md").read_text())
     h100 = next(
         line for line in bench.splitlines() if line.startswith("<tr><td>NVIDIA H100")
     )
@@ -54,7 +54,7 @@ def test_inferred_and_preview_results_carry_badges(site: Path) -> None:
 
 
 def test_software_gain_row_cites_both_ends(site: Path) -> None:
-    index = (site / "software-gains.md").read_text()
+    index = unlabelled((site / "software-gains.md").read_text())
     # The index links each benchmark's page; the pairs themselves live there.
     assert "| [llama2-70b-99](software-gains/llama2-70b-99.md) | 1 |" in index
     assert "<tr>" not in index and "vega-chart" not in index
@@ -153,7 +153,7 @@ def test_malicious_upstream_strings_stay_text(site: Path) -> None:
         text = path.read_text()
         assert "<script" not in text and "javascript:" not in text, path
         assert "<b>Corp</b>" not in text and "--8<--" not in text, path
-    page = (site / "releases" / "v6.0.md").read_text()
+    page = unlabelled((site / "releases" / "v6.0.md").read_text())
     assert (
         "&lt;script&gt;alert&#40;1&#41;&lt;/script&gt; &#91;click&#93;&#40;javascript&#58;alert&#40;1&#41;&#41;"
         in page
@@ -185,7 +185,7 @@ def test_data_page_lists_downloads_with_checksums_and_rows(
 
 
 def test_audit_page_has_lineage_snapshots_and_commit(site: Path) -> None:
-    page = (site / "audit.md").read_text()
+    page = unlabelled((site / "audit.md").read_text())
     assert "<code>0123456789abcdef0123456789abcdef01234567</code>" in page
     assert (
         "| 2 | <code>out&#95;mlperf&#95;&#95;scaling</code> | <code>core&#95;mlperf&#95;&#95;results</code> |"
@@ -338,7 +338,7 @@ def test_release_page_shows_top_rows_and_links_the_benchmark_page_with_every_row
     ]
     out = tmp_path / "generated"
     render_site(replace(site_data, results=frame(*rows)), out, bundle=False)
-    page = (out / "releases" / "v5.1.md").read_text()
+    page = unlabelled((out / "releases" / "v5.1.md").read_text())
     table = page.split("#### Offline · closed · Tokens/s")[1]
     shown = [n for n in names if f"<td>{n}</td>" in table]
     assert shown == ["Cray", "Dyna", "Echo"]
@@ -346,7 +346,7 @@ def test_release_page_shows_top_rows_and_links_the_benchmark_page_with_every_row
         "[All 5 rows of llama2-70b-99 in v5.1 →](v5.1/llama2-70b-99.md) · "
         "[Across releases](../benchmarks/llama2-70b-99.md)" in page
     )
-    full = (out / "releases" / "v5.1" / "llama2-70b-99.md").read_text()
+    full = unlabelled((out / "releases" / "v5.1" / "llama2-70b-99.md").read_text())
     assert full.startswith("# llama2-70b-99 in MLPerf Inference v5.1\n")
     assert "[MLPerf Inference v5.1](../v5.1.md)" in full
     assert [n for n in names if f"<td>{n}</td>" in full] == names
