@@ -19,7 +19,7 @@ from pipeline.render.coverage import (
     round_status,
     skip_note,
 )
-from pipeline.render.escape import escape, safe_url
+from pipeline.render.escape import escape
 from pipeline.render.provenance import NOT_RECORDED, TREE_FILE, with_upstream
 from pipeline.render.site import (
     GENERATED,
@@ -35,6 +35,7 @@ from pipeline.render.tables import (
     disclosure,
     external_link,
     html_table,
+    markdown_table,
     number,
     result_cell,
 )
@@ -109,17 +110,24 @@ def _ranked(results: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _stat_exprs() -> dict[str, pl.Expr]:
+    """The counts of ``release_stats``, as aggregations (also per release)."""
+    return {
+        "results": pl.len(),
+        "submitters": pl.col("submitter").n_unique(),
+        "systems": pl.col("system_name").n_unique(),
+        "accelerators": pl.col("accelerator_id")
+        .filter(~pl.col("is_cpu_only"))
+        .n_unique(),
+        "benchmarks": pl.col("benchmark").n_unique(),
+        "preview": pl.col("is_preview").sum(),
+        "inferred": pl.col("is_inferred").sum(),
+    }
+
+
 def release_stats(results: pl.DataFrame) -> dict[str, int]:
     """Counts a release page and the index show (results, submitters, ...)."""
-    return results.select(
-        results=pl.len(),
-        submitters=pl.col("submitter").n_unique(),
-        systems=pl.col("system_name").n_unique(),
-        accelerators=pl.col("accelerator_id").filter(~pl.col("is_cpu_only")).n_unique(),
-        benchmarks=pl.col("benchmark").n_unique(),
-        preview=pl.col("is_preview").sum(),
-        inferred=pl.col("is_inferred").sum(),
-    ).row(0, named=True)
+    return results.select(**_stat_exprs()).row(0, named=True)
 
 
 def new_in(
@@ -376,6 +384,65 @@ def _gaps(rounds: pl.DataFrame) -> list[str]:
     ]
 
 
+#: Columns of the Releases index's table of rounds (``_round_cells``).
+ROUND_COLUMNS = {
+    "c_release": "Release",
+    "c_published": "Published",
+    "c_status": "Source",
+    "c_upstream": "Upstream",
+    "c_results": "Results",
+    "c_submitters": "Submitters",
+    "c_systems": "Systems",
+    "c_accelerators": "Accelerator types",
+}
+ROUND_COUNTS = ("c_results", "c_submitters", "c_systems", "c_accelerators")
+
+
+def _round_cells(site: Site, page: str, rounds: pl.DataFrame) -> pl.DataFrame:
+    """One row per round of ``round_status``, newest first, as Releases index cells.
+
+    A round with results links its release page and shows its counts; one without
+    shows "—" for them.
+    """
+    # One manifest look-up per round (tens of them), not per result.
+    repositories = {r: release_for(r).repository for r in rounds["release"]}
+    links = {r: page_link(page, site.page_of("releases", r)) for r in site.releases}
+    counts = site.results.group_by("release").agg(**_stat_exprs())
+    repository = pl.col("release").replace_strict(repositories)
+    release = escape(pl.col("release"))
+    return (
+        rounds.reverse()
+        .join(counts, on="release", how="left", maintain_order="left")
+        .select(
+            c_release=pl.when(pl.col("release").is_in(site.releases))
+            .then(
+                pl.format(
+                    "[{}]({})",
+                    release,
+                    pl.col("release").replace_strict(links, default=None),
+                )
+            )
+            .otherwise(release),
+            c_published=pl.col("published_date")
+            .dt.to_string("%Y-%m-%d")
+            .fill_null("unknown"),
+            c_status=escape(pl.col("status")),
+            c_upstream=external_link(
+                escape(repository.str.replace(r"^[^/]*/", "")),  # Release.repo_name
+                pl.format("https://github.com/{}", repository),
+            ),
+            **{
+                column: number(pl.col(stat).cast(pl.Float64), digits=15).fill_null("—")
+                for column, stat in zip(
+                    ROUND_COUNTS,
+                    ("results", "submitters", "systems", "accelerators"),
+                    strict=True,
+                )
+            },
+        )
+    )
+
+
 def releases_index(site: Site) -> str:
     """Every known round with its status and upstream repository; the snapshots read.
 
@@ -386,25 +453,6 @@ def releases_index(site: Site) -> str:
     page = f"{GENERATED}/releases/index.md"
     snapshots = with_upstream(site.data.snapshots)
     rounds = round_status(site.releases, read=snapshots["release"])
-    rows = []
-    for release, status in reversed(rounds.select("release", "status").rows()):
-        meta = release_for(release)
-        date = meta.published_date.isoformat() if meta.published_date else "unknown"
-        href = safe_url(f"https://github.com/{meta.repository}")
-        upstream = f'<a href="{href}">{escape(meta.repo_name)}</a>'
-        if release not in site.releases:
-            rows.append(
-                f"| {escape(release)} | {date} | {escape(status)} | {upstream} | "
-                "— | — | — | — |"
-            )
-            continue
-        stats = release_stats(site.results.filter(pl.col("release") == release))
-        link = page_link(page, site.page_of("releases", release))
-        rows.append(
-            f"| [{escape(release)}]({link}) | {date} | {escape(status)} | {upstream} | "
-            f"{stats['results']:,} | {stats['submitters']:,} | {stats['systems']:,} | "
-            f"{stats['accelerators']:,} |"
-        )
     absent = rounds.filter(~pl.col("has_rows"))["release"].to_list()
     notes = []
     if absent:
@@ -434,10 +482,10 @@ def releases_index(site: Site) -> str:
         "the source this build read does not have). *Upstream* is the round's "
         "MLCommons repository.\n\n"
         + missing
-        + "| Release | Published | Source | Upstream | Results | Submitters | "
-        "Systems | Accelerator types |\n"
-        "|---|---|---|---|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n\n"
-        "## Snapshots read by this build\n\n"
+        + markdown_table(
+            _round_cells(site, page, rounds), ROUND_COLUMNS, numeric=ROUND_COUNTS
+        )
+        + "\n## Snapshots read by this build\n\n"
         "Each file this build read, linked to its upstream address: at the commit "
         "where it is known (and why), else at HEAD. *Read from* says where this build "
         "fetched it (the upstream host or a mirror); the full record is on the "

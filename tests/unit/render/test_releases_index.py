@@ -11,6 +11,7 @@ import pytest
 
 from pipeline.render.pages import render_site
 from pipeline.render.site_data import SNAPSHOT_SCHEMA
+from tests.unit.render.conftest import unlabelled
 from tests.unit.render.rounds_data import (
     H100_V21,
     H100_V41,
@@ -83,7 +84,8 @@ def _repo(version: str) -> str:
 
 
 def test_every_round_is_listed_with_its_status(index: str) -> None:
-    rows = [line for line in index.splitlines() if line.startswith("| ")][1:]
+    rows = [line for line in unlabelled(index).splitlines() if line.startswith("| ")]
+    rows = rows[1:]
     assert [row.split(" | ")[0].lstrip("| ") for row in rows] == [
         "v6.1", "v6.0", "[v5.1](v5.1.md)", "v5.0", "[v4.1](v4.1.md)", "v4.0",
         "v3.1", "v3.0", "[v2.1](v2.1.md)", "v2.0", "v1.1", "v1.0", "v0.7", "v0.5",
@@ -111,8 +113,25 @@ def test_every_round_is_listed_with_its_status(index: str) -> None:
     ) in index
 
 
+def test_every_cell_of_the_rounds_table_names_its_column(index: str) -> None:
+    # On a phone each row is a block and each cell says which column it is.
+    table = index.split("## Snapshots read by this build")[0]
+    header, *rows = [line for line in table.splitlines() if line.startswith("| ")]
+    columns = header.strip("| ").split(" | ")
+    assert columns[0] == "Release" and columns[-1] == "Accelerator types"
+    assert len(rows) == 14
+    for row in rows:
+        assert re.findall(r'(?:^|\| )<span data-label="([^"]*)"></span>', row) == (
+            columns
+        ), row
+    assert (
+        '| <span data-label="Release"></span>[v4.1](v4.1.md) | '
+        '<span data-label="Published"></span>2024-08-28 |'
+    ) in table
+
+
 def _snapshot_rows(index: str) -> dict[str, list[str]]:
-    table = index.split("## Snapshots read by this build")[1]
+    table = unlabelled(index).split("## Snapshots read by this build")[1]
     rows = re.findall(r"<tr>(<td>.*?)</tr>", table)
     cells = [re.findall(r"<td>(.*?)</td>", row) for row in rows]
     return {row[0]: row[1:] for row in cells}
@@ -164,7 +183,7 @@ def test_audit_page_links_snapshots_upstream_not_to_the_mirror(tmp_path: Path) -
     )
     out = tmp_path / "generated"
     render_site(data, out, bundle=False)
-    audit = (out / "audit.md").read_text()
+    audit = unlabelled((out / "audit.md").read_text())
     row = next(line for line in audit.splitlines() if line.startswith("<tr><td>v4.1"))
     assert row.startswith(
         "<tr><td>v4.1</td><td>"
