@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
+
 from pipeline import settings
 from pipeline.manifest import ManifestError, release_for
 from pipeline.render.datapackage import DESCRIPTOR, write_datapackage
@@ -23,6 +25,7 @@ from pipeline.render.site import (
     page_link,
 )
 from pipeline.render.site_data import write_build_info
+from pipeline.render.tables import markdown_table
 
 TABLE_DESCRIPTIONS = {
     "results": "Canonical table: one row per published result, every release.",
@@ -123,20 +126,43 @@ def examples(base: str) -> str:
     )
 
 
+#: Columns of the Data page's table of downloads (``_download_cells``).
+DOWNLOAD_COLUMNS = {
+    "table": "Table",
+    "what": "What",
+    "rows": "Rows",
+    "csv": "CSV",
+    "parquet": "Parquet",
+}
+
+
+def _file_cell(page: str, path: Path, digest: str) -> str:
+    """A download's link, size and sha256."""
+    return (
+        f"[{path.name}]({page_link(page, f'downloads/{path.name}')}) · "
+        f"{_size(path)}<br><code>sha256:{digest}</code>"
+    )
+
+
+def _download_cells(page: str, downloads: list[Download]) -> pl.DataFrame:
+    """One row of Data page cells per download, in the order written."""
+    return pl.DataFrame(
+        {
+            "table": [f"**{d.name}**" for d in downloads],
+            "what": [escape(d.description) for d in downloads],
+            "rows": [f"{d.rows:,}" for d in downloads],
+            "csv": [_file_cell(page, d.csv, d.csv_sha256) for d in downloads],
+            "parquet": [
+                _file_cell(page, d.parquet, d.parquet_sha256) for d in downloads
+            ],
+        },
+        schema=dict.fromkeys(DOWNLOAD_COLUMNS, pl.String),
+    )
+
+
 def data_page(site: Site, downloads: list[Download], package: Path) -> str:
     """The downloads with sizes and sha256, the data package, examples, columns."""
     page = f"{GENERATED}/data.md"
-    rows = []
-    for d in downloads:
-        files = [
-            f"[{path.name}]({page_link(page, f'downloads/{path.name}')}) · "
-            f"{_size(path)}<br><code>sha256:{digest}</code>"
-            for path, digest in ((d.csv, d.csv_sha256), (d.parquet, d.parquet_sha256))
-        ]
-        rows.append(
-            f"| **{d.name}** | {escape(d.description)} | {d.rows:,} | "
-            f"{files[0]} | {files[1]} |"
-        )
     columns = "\n".join(
         f"<details><summary>Columns of <b>{d.name}</b> ({len(d.columns)})</summary>"
         + ", ".join(
@@ -160,9 +186,10 @@ def data_page(site: Site, downloads: list[Download], package: Path) -> str:
         "    `software_gains`, `generation_ratios` and `scaling` are computed by "
         "mlperf-ledger from MLPerf results; they are not MLPerf results. Each row "
         "carries the result keys and URLs of both results it divides.\n\n"
-        "| Table | What | Rows | CSV | Parquet |\n|---|---|---:|---|---|\n"
-        + "\n".join(rows)
-        + "\n\n## Data package\n\n"
+        + markdown_table(
+            _download_cells(page, downloads), DOWNLOAD_COLUMNS, numeric=("rows",)
+        )
+        + "\n## Data package\n\n"
         f"[{DESCRIPTOR}]({page_link(page, f'downloads/{DESCRIPTOR}')}) · "
         f"{_size(package)} describes every file above as a "
         "[Frictionless Data Package](https://datapackage.org/): each table's columns "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import frictionless
@@ -78,6 +79,22 @@ def test_data_page_links_the_package_and_shows_examples(site: Path) -> None:
     assert f"\nFROM read_parquet('{base}results.parquet')\n" in page
     assert '\nresults = pd.read_parquet(base + "results.parquet")\n' in page
     assert f"frictionless validate {base}datapackage.json\n" in page
+
+
+def test_every_download_row_names_its_columns_for_phones(site: Path) -> None:
+    page = (site / "data.md").read_text()
+    header, *rows = [line for line in page.splitlines() if line.startswith("| ")]
+    assert header == "| Table | What | Rows | CSV | Parquet |"
+    assert len(rows) == 8  # one per CSV download
+    for row in rows:
+        labels = re.findall(r'(?:^|\| )<span data-label="([^"]*)"></span>', row)
+        assert labels == ["Table", "What", "Rows", "CSV", "Parquet"], row
+    assert (
+        '| <span data-label="Table"></span>**results** | <span data-label="What">'
+        "</span>Canonical table&#58; one row per published result, every release. | "
+        '<span data-label="Rows"></span>7 | <span data-label="CSV"></span>'
+        "[results.csv](downloads/results.csv) · "
+    ) in page
 
 
 def test_examples_quote_the_url_so_it_cannot_end_the_string() -> None:
