@@ -20,7 +20,7 @@ import polars as pl
 
 from pipeline.claims import Claim
 from pipeline.render.escape import escape, safe_url
-from pipeline.render.tables import FIXED_LIMIT, number
+from pipeline.render.tables import FIXED_LIMIT, markdown_table, number
 
 PAGE_TITLE = "Claims"
 NOTICE = (
@@ -158,6 +158,33 @@ def _end_cell(end: str) -> pl.Expr:
     )
 
 
+#: Columns of a readings table: a claim about one result, or a ratio of two.
+ONE_END_COLUMNS = {
+    "reading": "Reading",
+    "verdict": "Verdict",
+    "value": "Value",
+    "new": "Result",
+    "reason": "Why",
+    "caveats": "Caveats",
+}
+TWO_END_COLUMNS = {
+    "reading": "Reading",
+    "verdict": "Verdict",
+    "value": "Computed",
+    "old": "Older / smaller result",
+    "new": "Newer / larger result",
+    "reason": "Why",
+    "caveats": "Caveats",
+}
+#: Columns of the table of every claim at the top of the page.
+INDEX_COLUMNS = {
+    "claim": "Claim",
+    "claimant": "Claimant",
+    "verdict": "Verdict",
+    "readings": "Readings that agree",
+}
+
+
 def _readings_table(claim: Claim, evaluations: pl.DataFrame) -> str:
     """The Markdown table of one claim's readings (empty string if none)."""
     rows = evaluations.filter(pl.col("claim_id") == claim.id)
@@ -177,29 +204,9 @@ def _readings_table(claim: Claim, evaluations: pl.DataFrame) -> str:
         .list.join("<br>")
         .alias("caveats"),
     )
-    if one_end:
-        header = "| Reading | Verdict | Value | Result | Why | Caveats |"
-        line = pl.format(
-            "| {} | {} | {} | {} | {} | {} |",
-            *[pl.col(c) for c in ("reading", "verdict", "value", "new")],
-            pl.col("reason"),
-            pl.col("caveats"),
-        )
-        rule = "|---|---|---:|---|---|---|"
-    else:
-        header = (
-            "| Reading | Verdict | Computed | Older / smaller result | "
-            "Newer / larger result | Why | Caveats |"
-        )
-        line = pl.format(
-            "| {} | {} | {} | {} | {} | {} | {} |",
-            *[pl.col(c) for c in ("reading", "verdict", "value", "old", "new")],
-            pl.col("reason"),
-            pl.col("caveats"),
-        )
-        rule = "|---|---|---:|---|---|---|---|"
-    body = cells.select(line.str.join("\n")).item()
-    return f"{header}\n{rule}\n{body}"
+    columns = ONE_END_COLUMNS if one_end else TWO_END_COLUMNS
+    # The card puts its own line break after the table.
+    return markdown_table(cells, columns, numeric=("value",)).removesuffix("\n")
 
 
 def _scope(claim: Claim) -> str:
@@ -283,27 +290,21 @@ def _index(claims: Sequence[Claim], verdicts: pl.DataFrame) -> str:
             "_anchor": pl.String,
         },
     )
-    rows = order.join(
+    cells = order.join(
         verdicts.select("claim_id", "verdict", "matching_readings"),
         on="claim_id",
         how="left",
         maintain_order="left",
     ).select(
-        pl.format(
-            "| [{}](#{}) | {} | {} | {} |",
-            escape(pl.col("_title")),
-            pl.col("_anchor"),
-            escape(pl.col("_claimant")),
-            pl.when(pl.col("verdict").is_null())
-            .then(pl.lit("not evaluated"))
-            .otherwise(verdict_badge(pl.col("verdict"))),
-            escape(pl.col("matching_readings").list.join(", ")),
-        ).str.join("\n")
+        claim=pl.format("[{}](#{})", escape(pl.col("_title")), pl.col("_anchor")),
+        claimant=escape(pl.col("_claimant")),
+        verdict=pl.when(pl.col("verdict").is_null())
+        .then(pl.lit("not evaluated"))
+        .otherwise(verdict_badge(pl.col("verdict"))),
+        readings=escape(pl.col("matching_readings").list.join(", ")),
     )
-    return (
-        "| Claim | Claimant | Verdict | Readings that agree |\n"
-        "|---|---|---|---|\n" + rows.item()
-    )
+    # The page puts its own line break after the table.
+    return markdown_table(cells, INDEX_COLUMNS).removesuffix("\n")
 
 
 def render_claims_page(

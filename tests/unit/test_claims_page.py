@@ -26,6 +26,7 @@ from pipeline.render.claims_page import (
 )
 from pipeline.render.escape import escape, safe_url
 from tests.unit.analysis.helpers import GB300, frame, row
+from tests.unit.render.conftest import unlabelled
 
 CSS = Path(__file__).resolve().parents[2] / "site" / "assets" / "css" / "ledger.css"
 
@@ -87,7 +88,7 @@ def test_page_has_title_and_the_derived_notice(page):
 
 def test_card_has_anchor_badge_quote_source_and_readings(page):
     assert "## Acme 1.5x {#claim-c1}" in page
-    assert "| [Acme 1.5x](#claim-c1) | Acme |" in page
+    assert "| [Acme 1.5x](#claim-c1) | Acme |" in unlabelled(page)
     assert (
         '<span class="ledger-badge ledger-badge--consistent">consistent</span>' in page
     )
@@ -95,8 +96,40 @@ def test_card_has_anchor_badge_quote_source_and_readings(page):
     assert '- **Source:** <a href="https://example.org/claim?a=1&amp;b=2">' in page
     assert "- **Date:** 2026-11-29" in page
     assert "about 1.5× software gain · llama2-70b-99 Offline (closed)" in page
-    assert "| system | " in page
-    assert "| 1.538× |" in page
+    assert "| system | " in unlabelled(page)
+    assert '| <span data-label="Computed"></span>1.538× |' in page
+
+
+def _labels(row: str) -> list[str]:
+    """The column labels opening the cells of one Markdown table row, in order."""
+    return re.findall(r'(?:^|\| )<span data-label="([^"]*)"></span>', row)
+
+
+def test_every_cell_of_the_claims_tables_names_its_column(page):
+    # On a phone each row is a block and each cell says which column it is.
+    index = next(line for line in page.splitlines() if "(#claim-c1)" in line)
+    assert _labels(index) == ["Claim", "Claimant", "Verdict", "Readings that agree"]
+    readings = [line for line in page.splitlines() if "k-old" in line]
+    assert readings
+    for line in readings:
+        assert _labels(line) == [
+            "Reading", "Verdict", "Computed", "Older / smaller result",
+            "Newer / larger result", "Why", "Caveats",
+        ]  # fmt: skip
+    one_end, _ = page_for(
+        [absolute(figure=8064, decimals=0)],
+        row(release="v6.0", result_key="slice", accelerator_name=GB300,
+            total_accelerators=8, result_value=64510.0),
+    )  # fmt: skip
+    (reading,) = [line for line in one_end.splitlines() if "slice" in line]
+    assert _labels(reading) == [
+        "Reading",
+        "Verdict",
+        "Value",
+        "Result",
+        "Why",
+        "Caveats",
+    ]
 
 
 def test_both_cited_results_link_to_their_upstream_folders(page):
@@ -201,8 +234,8 @@ def test_a_per_accelerator_claim_says_so_and_shows_the_value_per_accelerator():
         "exactly 8,064 absolute result per accelerator · llama2-70b-99 Offline "
         "(closed) · v6.0 · nvidia-gb300" in text
     )
-    assert "| best&#95;of&#95;any | " in text
-    assert "| 8,063.8 | " in text
+    assert "| best&#95;of&#95;any | " in unlabelled(text)
+    assert '| <span data-label="Value"></span>8,063.8 | ' in text
     assert " · 8 accelerators · 64,510.0" in text
 
 
@@ -214,7 +247,7 @@ def test_a_figure_in_millions_is_shown_in_full_units():
             total_accelerators=288, result_value=2494310.0),
     )  # fmt: skip
     assert "exactly 2,490,000 absolute result · llama2-70b-99 Offline" in text
-    assert "| 2,494,310 | " in text
+    assert '| <span data-label="Value"></span>2,494,310 | ' in text
     assert "rounds and truncates to 2,490,000" in text
 
 
@@ -281,4 +314,8 @@ def test_claim_values_of_any_finite_magnitude_are_formatted_not_crashed():
     frame = pl.DataFrame({"v": [1.5, 1e20, 1e308]}, schema={"v": pl.Float64})
     grouped = frame.select(_fixed(pl.col("v"), 2, grouped=True))["v"].to_list()
     assert grouped == ["1.50", "1e+20", "1e+308"]
-    assert frame.select(_fixed(pl.col("v"), 0))["v"].to_list() == ["2", "1e+20", "1e+308"]
+    assert frame.select(_fixed(pl.col("v"), 0))["v"].to_list() == [
+        "2",
+        "1e+20",
+        "1e+308",
+    ]
