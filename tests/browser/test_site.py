@@ -484,11 +484,7 @@ TABLE_PAGES = (
 #: Pages with a table written as Markdown by hand instead of by
 #: ``tables.markdown_table``: its cells carry no column label and cannot stack. Each
 #: xfail is strict, so it fails as soon as its page is fixed and must be removed.
-UNLABELLED = {
-    "generated/claims.html": "pipeline/render/claims_page.py (both tables)",
-    "generated/data.html": "pipeline/render/data_page.py (the downloads table)",
-    "generated/releases/index.html": "pipeline/render/release_pages.py (the index)",
-}
+UNLABELLED: dict[str, str] = {}
 #: Every cell of a table's first rows: where it is, whether it is shown, what label
 #: the phone layout shows before it, and whether it is the element a reader's finger
 #: lands on at its centre once scrolled to (nothing covers it, nothing clips it).
