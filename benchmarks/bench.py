@@ -715,7 +715,12 @@ def _child_analytics(config: dict[str, Any]) -> dict[str, Any]:
     pairs = {
         key: runner.latest_metadata(instance, key).get("rows")
         for key in keys
-        if key not in ("out_mlperf__results", "out_mlperf__exclusions")
+        if key
+        not in (
+            "out_mlperf__results",
+            "out_mlperf__exclusions",
+            "_out_mlperf__pair_candidates",
+        )
     }
     return {
         "seconds": elapsed,

@@ -18,9 +18,13 @@ Modules:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Unpack
 
 import polars as pl
 
+import pipeline.analysis.gains as gains_module
+import pipeline.analysis.generations as generations_module
+import pipeline.analysis.scaling as scaling_module
 from pipeline.analysis.accelerators import (
     AcceleratorRegistry,
     attach_accelerators,
@@ -45,13 +49,17 @@ from pipeline.analysis.generations import (
 from pipeline.analysis.pairs import (
     CANDIDATE_SCHEMA,
     EXCLUSIONS_SCHEMA,
+    KINDS,
     PAIR_SCHEMA,
+    AnalysisOptions,
     CheckOutcome,
+    Options,
     check_no_duplicate_pairs,
     check_no_self_pairs,
     check_ratios_finite_positive,
     check_results_exist,
     exclusions,
+    prepare,
 )
 from pipeline.analysis.plausibility import (
     flag_pairs,
@@ -62,6 +70,7 @@ from pipeline.analysis.plausibility import (
 from pipeline.analysis.scaling import scaling, scaling_candidates, scaling_exclusions
 
 __all__ = [
+    "pair_candidates",
     "CANDIDATE_SCHEMA",
     "EXCLUSIONS_SCHEMA",
     "PAIR_SCHEMA",
@@ -119,21 +128,40 @@ def analyse(
     the exclusion counts are cut from them, instead of planning the pairing twice.
     """
     lazy = results.lazy()
-    options = {"include_preview": include_preview, "include_inferred": include_inferred}
-    # One analysis at a time: collecting the three together adds their peak memory
-    # (3 GB at 100x the real data, against 2 GB one after another).
-    candidates = [
-        build(lazy, **options).collect()
-        for build in (
-            software_gain_candidates,
-            generation_ratio_candidates,
-            scaling_candidates,
-        )
-    ]
+    candidates = pair_candidates(
+        lazy, include_preview=include_preview, include_inferred=include_inferred
+    )
     gains, generations, steps, excluded = pl.collect_all(
         [
-            *(reported_pairs(c.lazy(), lazy) for c in candidates),
-            exclusions(pl.concat(candidates).lazy()),
+            *(
+                reported_pairs(candidates.lazy().filter(pl.col("kind") == kind), lazy)
+                for kind in KINDS
+            ),
+            exclusions(candidates.lazy()),
         ]
     )
     return AnalysisTables(gains, generations, steps, excluded)
+
+
+def pair_candidates(
+    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
+) -> pl.DataFrame:
+    """Every candidate pair of all three analyses, in ``KINDS`` order.
+
+    The rows are prepared (accelerators attached, release order, model key) once and
+    shared: preparing 1.1 M rows takes about 1.4 s, and each analysis did it again.
+    The analyses run one after another: collecting them together adds their peak
+    memory (3 GB at 100x the real data, against 2 GB one after another).
+    """
+    settings = Options(**options)
+    prepared = prepare(results, settings).collect()
+    return pl.concat(
+        [
+            build(prepared, settings).collect()
+            for build in (
+                gains_module.candidates_from,
+                generations_module.candidates_from,
+                scaling_module.candidates_from,
+            )
+        ]
+    )

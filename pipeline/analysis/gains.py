@@ -111,7 +111,12 @@ def software_gain_candidates(
     Arguments as for ``software_gains``.
     """
     settings = Options(**options)
-    rows = prepare(results, settings).collect().lazy()  # shared by every level
+    return candidates_from(prepare(results, settings).collect(), settings)
+
+
+def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
+    """Candidates from rows ``prepare`` made once for all three analyses."""
+    rows = prepared.lazy()
     return one_by_one([_level(rows, level, settings) for level in LEVELS])
 
 

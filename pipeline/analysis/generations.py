@@ -90,6 +90,11 @@ def generation_ratio_candidates(
     Arguments as for ``generation_ratios``.
     """
     settings = Options(**options)
+    return candidates_from(prepare(results, settings).collect(), settings)
+
+
+def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
+    """Candidates from rows ``prepare`` made once for all three analyses."""
     lineage = (
         (settings.registry or load_accelerators())
         .table()
@@ -97,7 +102,7 @@ def generation_ratio_candidates(
         .select("accelerator_id", "predecessor_id")
     )
     rows = (
-        prepare(results, settings)
+        prepared.lazy()
         .filter(
             single_accelerator()
             & ~pl.col("is_cpu_only")

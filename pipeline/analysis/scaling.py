@@ -95,8 +95,13 @@ def scaling_candidates(
     Arguments as for ``scaling``.
     """
     settings = Options(**options)
+    return candidates_from(prepare(results, settings).collect(), settings)
+
+
+def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
+    """Candidates from rows ``prepare`` made once for all three analyses."""
     rows = (
-        prepare(results, settings)
+        prepared.lazy()
         .filter(
             single_accelerator()
             & ~pl.col("is_cpu_only")

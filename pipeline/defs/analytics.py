@@ -5,7 +5,7 @@ functions into blocking asset checks. Pairing, identity and compatibility rules 
 ``pipeline.analysis``; the registries in ``pipeline/registry/*.toml``.
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import dagster as dg
 import polars as pl
@@ -16,6 +16,9 @@ import pipeline.analysis.gains as gains_module
 import pipeline.analysis.generations as generations_module
 import pipeline.analysis.pairs as pairs_module
 import pipeline.analysis.plausibility as plausibility_module
+
+# The package re-exports the function ``scaling`` under its module's name, so this
+# binds the function; code_version() hashes its module all the same.
 import pipeline.analysis.scaling as scaling_module
 from pipeline.analysis import (
     attach_accelerators,
@@ -24,12 +27,11 @@ from pipeline.analysis import (
     check_ratios_finite_positive,
     check_results_exist,
     exclusions,
-    generation_ratio_candidates,
+    pair_candidates,
     reported_pairs,
-    scaling_candidates,
-    software_gain_candidates,
     unmapped_accelerators,
 )
+from pipeline.analysis.scaling import KIND as SCALING_KIND
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.labels import display_name
 from pipeline.lineage import code_version
@@ -105,9 +107,42 @@ def _pair_checks(pairs: pl.DataFrame, results: pl.LazyFrame) -> dict:
     }
 
 
+@dg.asset(
+    automation_condition=FOLLOW_UPSTREAM,
+    group_name="out",
+    kinds={"polars", "parquet"},
+    code_version=code_version(
+        gains_module, generations_module, scaling_module, extra=(ANALYSIS_VERSION,)
+    ),
+    description=(
+        "Every candidate pair of the three analyses, reported or not, with "
+        "is_comparable, incompatibility_reason and exclusion_reason: the audit view "
+        "the pair tables and the exclusion counts are cut from."
+    ),
+)
+def _out_mlperf__pair_candidates(
+    out_mlperf__results: pl.LazyFrame,
+) -> dg.Output[pl.DataFrame]:
+    """Pair the results once; three pair tables and the exclusions read the outcome."""
+    candidates = pair_candidates(out_mlperf__results)
+    counts = candidates.group_by("kind").agg(
+        pl.len().alias("candidates"), pl.col("exclusion_reason").is_null().sum()
+    )
+    return dg.Output(
+        candidates,
+        metadata={
+            "rows": candidates.height,
+            "by_kind": {
+                kind: {"candidates": int(n), "kept": int(kept)}
+                for kind, n, kept in counts.sort("kind").iter_rows()
+            },
+        },
+    )
+
+
 def pair_asset(
     name: str,
-    candidates: Callable[..., pl.LazyFrame],
+    kind: str,
     module: object,
     description: str,
 ) -> dg.AssetsDefinition:
@@ -118,20 +153,21 @@ def pair_asset(
         name=name,
         group_name="out",
         kinds={"polars", "parquet"},
-        code_version=code_version(module, extra=(ANALYSIS_VERSION,)),
+        code_version=code_version(
+            module, plausibility_module, extra=(ANALYSIS_VERSION,)
+        ),
         check_specs=[
             dg.AssetCheckSpec(check, asset=name, blocking=True, description=text)
             for check, text in PAIR_CHECKS.items()
         ],
         description=description,
     )
-    def _asset(out_mlperf__results: pl.LazyFrame) -> Iterator:
-        found = candidates(out_mlperf__results).collect()
+    def _asset(
+        _out_mlperf__pair_candidates: pl.LazyFrame, out_mlperf__results: pl.LazyFrame
+    ) -> Iterator:
+        found = _out_mlperf__pair_candidates.filter(pl.col("kind") == kind)
         pairs, excluded = pl.collect_all(
-            [
-                reported_pairs(found.lazy(), out_mlperf__results),
-                exclusions(found.lazy()),
-            ]
+            [reported_pairs(found, out_mlperf__results), exclusions(found)]
         )
         outcomes = _pair_checks(pairs, out_mlperf__results)
         for check, outcome in outcomes.items():
@@ -171,7 +207,7 @@ def pair_asset(
 
 out_mlperf__software_gains = pair_asset(
     "out_mlperf__software_gains",
-    software_gain_candidates,
+    gains_module.KIND,
     gains_module,
     "Software-only gains: the same hardware in two releases (every ordered pair of "
     "releases), same benchmark, scenario and division; ratio > 1 means faster. "
@@ -180,7 +216,7 @@ out_mlperf__software_gains = pair_asset(
 )
 out_mlperf__generation_ratios = pair_asset(
     "out_mlperf__generation_ratios",
-    generation_ratio_candidates,
+    generations_module.KIND,
     generations_module,
     "Hardware-generation ratios within one release: each accelerator against its "
     "predecessor in the lineage at the same total count (best of any submitter, and "
@@ -188,7 +224,7 @@ out_mlperf__generation_ratios = pair_asset(
 )
 out_mlperf__scaling = pair_asset(
     "out_mlperf__scaling",
-    scaling_candidates,
+    SCALING_KIND,
     scaling_module,
     "Scaling efficiency within one release: the same accelerator at two total counts; "
     "efficiency = (result_N / result_M) / (N / M). Throughput results only.",
@@ -199,20 +235,12 @@ out_mlperf__scaling = pair_asset(
     automation_condition=FOLLOW_UPSTREAM,
     group_name="out",
     kinds={"polars", "parquet"},
-    code_version=ANALYSIS_VERSION,
+    code_version=code_version(pairs_module, extra=(ANALYSIS_VERSION,)),
     description=(
         "Every candidate pair the analyses left out, counted by reason (units differ, "
         "incompatible benchmark versions, mixed or unmapped accelerators, ...)."
     ),
 )
-def out_mlperf__exclusions(out_mlperf__results: pl.LazyFrame) -> pl.DataFrame:
+def out_mlperf__exclusions(_out_mlperf__pair_candidates: pl.LazyFrame) -> pl.DataFrame:
     """Exclusion counts of all three analyses in one table."""
-    return exclusions(
-        pl.concat(
-            [
-                software_gain_candidates(out_mlperf__results),
-                generation_ratio_candidates(out_mlperf__results),
-                scaling_candidates(out_mlperf__results),
-            ]
-        )
-    ).collect()
+    return exclusions(_out_mlperf__pair_candidates).collect()

@@ -345,6 +345,7 @@ def test_a_full_run_writes_the_file_to_commit_a_smoke_run_writes_aside(
 
 def test_the_analytics_measured_are_the_analytics_assets():
     assert bench.analytics_asset_keys() == [
+        "_out_mlperf__pair_candidates",
         "out_mlperf__exclusions",
         "out_mlperf__generation_ratios",
         "out_mlperf__results",

@@ -9,6 +9,7 @@ def test_asset_graph_snapshot() -> None:
     definitions = defs()
     keys = sorted(k.to_user_string() for k in definitions.resolve_all_asset_keys())
     assert keys == [
+        "_out_mlperf__pair_candidates",
         "core_mlperf__all_results",
         "core_mlperf__crosscheck",
         "core_mlperf__rejected",
