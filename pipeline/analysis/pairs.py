@@ -179,18 +179,25 @@ def best_per_group(
 
     The unit and the open-division model key are always part of the group, so a best
     result is never chosen across units or models; ties go to the smaller result key so
-    reruns pick the same row.
+    reruns pick the same row. The rows kept stay in their input order.
     """
     value = value_expr(is_per_accelerator)
     score = pl.when(pl.col("is_higher_better")).then(value).otherwise(-value)
-    group = [*keys, "result_unit", "_model_key"]
-    return (
-        rows.filter(value.is_not_null())
-        .with_columns(_score=score)
-        .sort(["_score", "result_key"], descending=[True, False], nulls_last=True)
-        .unique(subset=group, keep="first", maintain_order=True)
-        .drop("_score")
+    group = list(dict.fromkeys([*keys, "result_unit", "_model_key"]))
+    # Pick each group's best row number, then keep those rows in input order: sorting
+    # every row (all ~50 columns) to take the first of each group cost 2-3x more at
+    # 100x the real data, and was two thirds of the pairing time.
+    scored = rows.filter(value.is_not_null()).with_row_index("_best_i")
+    best = scored.group_by(group).agg(
+        pl.col("_best_i")
+        .sort_by(
+            [score, pl.col("result_key")], descending=[True, False], nulls_last=True
+        )
+        .first()
     )
+    return scored.join(
+        best.select("_best_i"), on="_best_i", how="semi", maintain_order="left"
+    ).drop("_best_i")
 
 
 def side(
