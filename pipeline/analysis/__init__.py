@@ -51,6 +51,7 @@ from pipeline.analysis.pairs import (
     EXCLUSIONS_SCHEMA,
     KINDS,
     PAIR_SCHEMA,
+    PAIRING_COLUMNS,
     AnalysisOptions,
     CheckOutcome,
     Options,
@@ -154,7 +155,7 @@ def pair_candidates(
     memory (3 GB at 100x the real data, against 2 GB one after another).
     """
     settings = Options(**options)
-    prepared = prepare(results, settings).collect()
+    prepared = prepare(results, settings).select(PAIRING_COLUMNS).collect()
     return pl.concat(
         [
             build(prepared, settings).collect()
