@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 
 import polars as pl
@@ -47,6 +48,42 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(dir=shm, prefix="mlperf-ledger-tests-")
     config.option.basetemp = folder
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+#: ``workerinput`` key of the built site the xdist workers share: its folder and URL.
+SHARED_SITE = "mlperf_ledger_shared_site"
+_SHARED_SITE = pytest.StashKey[dict[str, str]]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:  # noqa: ANN001 (xdist's WorkerController)
+    """pytest-xdist controller: one built site for all workers, at one URL.
+
+    Building the site (``built_site`` in tests/browser/conftest.py) is the slowest
+    fixture of the suite, and its page visits are split across files that run on
+    different workers. The first worker to need the site builds it into
+    ``<basetemp>/site`` under a lock; the others wait for it and reuse it. The
+    site's URL is written into its sitemap.xml, and Material's instant navigation
+    only takes over links listed there, port included, so every worker must reach
+    the site at that one URL: the controller serves the folder for the whole run,
+    from before any worker starts (the folder need not exist yet).
+    """
+    config = node.config
+    shared = config.stash.get(_SHARED_SITE, None)
+    if shared is None:
+        # The controller's temporary folder, the parent of each worker's: xdist
+        # itself reads it from this attribute to give each worker its own.
+        factory = getattr(config, "_tmp_path_factory", None)
+        if factory is None:
+            return  # each worker builds its own site
+        from tests.browser.server import serve
+
+        folder = factory.getbasetemp() / "site"
+        stack = ExitStack()
+        url = stack.enter_context(serve(folder / "build" / "site"))
+        config.add_cleanup(stack.close)
+        shared = config.stash[_SHARED_SITE] = {"folder": str(folder), "url": url}
+    node.workerinput[SHARED_SITE] = shared
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,28 +1,29 @@
 """What the browser tests share: Debian's Chromium, a loopback server, the built site.
 
 Building the site (the Dagster pipeline end to end) is the slowest step of the suite,
-so it happens once per test process: every test that needs the whole site uses the
-session-scoped ``built_site``. Under ``make test`` (pytest-xdist, ``--dist loadfile``)
-each file runs whole on one worker, so tests of the built site live in test_site.py:
-a second file could land on the other worker and build the site a second time.
+so it happens once per run: every test that needs the whole site uses the
+session-scoped ``built_site``. Under ``make test`` (pytest-xdist, ``--dist loadfile``:
+each file runs whole on one worker) the first worker to need it builds it under a
+lock and the other reuses it, served by the controller at one URL (tests/conftest.py
+``pytest_configure_node``); without xdist the process builds and serves its own.
+That lets the visits of the site's pages be split over several files
+(test_pages_*.py), which the two workers run side by side.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.browser.server import serve
+from tests.conftest import ROOT, SHARED_SITE
 
 #: Debian's Chromium: Playwright's own browser download is not reachable here.
 CHROMIUM = "/usr/bin/chromium"
@@ -42,48 +43,6 @@ MALICIOUS_SYSTEM = (
     "<script>alert(1)</script> [click](javascript:alert(1)) *bold* | pipe"
 )
 MALICIOUS_SUBMITTER = "Evil_Corp <img src=x onerror=alert(2)>"
-
-
-class QuietHandler(SimpleHTTPRequestHandler):
-    """Serves ``<file>.gz`` as ``<file>`` with Content-Encoding: gzip when the client
-    accepts it, as nginx's ``gzip_static on;`` does with the build's precompressed
-    files (``mkdocs_hooks.precompress``)."""
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def send_head(self):  # noqa: ANN201 (http.server's own signature)
-        path = Path(self.translate_path(self.path))
-        packed = path.with_name(path.name + ".gz")
-        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
-        if not (accepts and path.is_file() and packed.is_file()):
-            return super().send_head()
-        handle = packed.open("rb")
-        self.send_response(200)
-        self.send_header("Content-Type", self.guess_type(str(path)))
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Content-Length", str(packed.stat().st_size))
-        self.send_header("Vary", "Accept-Encoding")
-        self.end_headers()
-        return handle
-
-
-@contextmanager
-def serve(folder: Path) -> Iterator[str]:
-    """``folder`` over HTTP on 127.0.0.1 (a free port), as its base URL.
-
-    The folder need not exist yet: the site's own URL is known before it is built.
-    """
-    server = ThreadingHTTPServer(
-        ("127.0.0.1", 0), partial(QuietHandler, directory=str(folder))
-    )
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture(scope="session")
@@ -134,34 +93,70 @@ def _hostile_mirror(mirror: Path, root: Path) -> Path:
     return root
 
 
+def _build(work: Path, mirror: Path, url: str) -> float:
+    """Build the site into ``work/build/site`` for ``url``; the seconds it took."""
+    from pipeline import runner
+
+    build = work / "build"
+    build.mkdir(parents=True)
+    started = time.monotonic()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("MLPERF_SOURCE", str(_hostile_mirror(mirror, work / "mirror")))
+        env.setenv("MLPERF_DATA_DIR", str(work / "data"))
+        env.setenv("DAGSTER_HOME", str(work / "data" / "dagster_home"))
+        env.setenv("MLPERF_BUILD_DIR", str(build))
+        # Material's instant navigation needs the site's own URL in sitemap.xml.
+        env.setenv("MLPERF_LEDGER_SITE_URL", url)
+        instance = runner.get_instance()
+        outcomes = runner.ingest(
+            instance, ["v4.1", "v5.1", "v6.0", "v6.1"], progress=print, site=True
+        )
+    assert all(o.success for o in outcomes), [o.message for o in outcomes]
+    return time.monotonic() - started
+
+
+def _shared_build(work: Path, mirror: Path, url: str) -> float:
+    """The site another worker built into ``work``, or built now if none did yet.
+
+    The first worker to get the lock builds and records how it went; the others
+    wait on the lock, then read the record: a failed build fails them too, at once,
+    instead of being run again.
+    """
+    work.mkdir(parents=True, exist_ok=True)
+    record = work / "built.json"
+    with (work / "build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not record.exists():
+            try:
+                seconds = _build(work, mirror, url)
+            except BaseException as error:
+                record.write_text(json.dumps({"error": repr(error)}))
+                raise
+            record.write_text(json.dumps({"seconds": seconds}))
+    built = json.loads(record.read_text())
+    if "error" in built:
+        pytest.fail(f"building the site failed on another worker: {built['error']}")
+    return built["seconds"]
+
+
 @pytest.fixture(scope="session")
 def built_site(
-    tmp_path_factory: pytest.TempPathFactory, mirror: Path
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    mirror: Path,
 ) -> Iterator[BuiltSite]:
     """The site exactly as `make site` builds it: the Dagster pipeline end to end,
     from a copy of the real mirror with one hostile record added, served on 127.0.0.1.
-    """
-    from pipeline import runner
 
+    ``build_seconds`` is how long the pipeline took, in whichever process built it.
+    """
+    shared = getattr(request.config, "workerinput", {}).get(SHARED_SITE)
+    if shared is not None:
+        work = Path(shared["folder"])
+        seconds = _shared_build(work, mirror, shared["url"])
+        yield BuiltSite((work / "build" / "site").resolve(), shared["url"], seconds)
+        return
     work = tmp_path_factory.mktemp("pipeline")
-    build = work / "build"
-    build.mkdir(parents=True)
-    with serve(build / "site") as url:
-        started = time.monotonic()
-        with pytest.MonkeyPatch.context() as env:
-            env.setenv("MLPERF_SOURCE", str(_hostile_mirror(mirror, work / "mirror")))
-            env.setenv("MLPERF_DATA_DIR", str(work / "data"))
-            env.setenv("DAGSTER_HOME", str(work / "data" / "dagster_home"))
-            env.setenv("MLPERF_BUILD_DIR", str(build))
-            # Material's instant navigation needs the site's own URL in sitemap.xml.
-            env.setenv("MLPERF_LEDGER_SITE_URL", url)
-            instance = runner.get_instance()
-            outcomes = runner.ingest(
-                instance, ["v4.1", "v5.1", "v6.0", "v6.1"], progress=print, site=True
-            )
-        assert all(o.success for o in outcomes), [o.message for o in outcomes]
-        yield BuiltSite(
-            root=(build / "site").resolve(),
-            url=url,
-            build_seconds=time.monotonic() - started,
-        )
+    with serve(work / "build" / "site") as url:
+        seconds = _build(work, mirror, url)
+        yield BuiltSite((work / "build" / "site").resolve(), url, seconds)

@@ -24,7 +24,8 @@ import pytest
 
 from pipeline.render.explorer import DATA_FILE, PAGE, write_explorer
 from pipeline.render.vendor import TABULATOR
-from tests.browser.conftest import SCREENSHOTS, serve
+from tests.browser.conftest import SCREENSHOTS
+from tests.browser.server import serve
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
