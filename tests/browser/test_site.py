@@ -2,76 +2,39 @@
 
 The site is built exactly as ``make site`` builds it (the Dagster pipeline: ingest,
 analytics, render, strict MkDocs build, publish) from a copy of the real mirror with
-one hostile record added, served by ``http.server`` on 127.0.0.1 and visited page by
-page with Debian's Chromium (never Playwright's own browser download).
+one hostile record added, served by ``http.server`` on 127.0.0.1 and visited with
+Debian's Chromium (never Playwright's own browser download). Every page gets the
+checks of ``pages.PageChecks``, in parts (test_pages_*.py); this file checks the
+site as a whole: which pages exist, that the parts visit them all, pages a reader
+comes for, instant navigation, screenshots and the layout of tables on a phone.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
-import urllib.request
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from pathlib import Path
-from urllib.parse import urldefrag, urlparse
 
 import pytest
 
 from tests.browser.conftest import MALICIOUS_SYSTEM, SCREENSHOTS, BuiltSite
+from tests.browser.pages import (
+    BUNDLE,
+    CHART_STATE,
+    CHARTS_SETTLED,
+    SHARDS,
+    Visitor,
+    shard_pages,
+    site_pages,
+)
 
 pytestmark = pytest.mark.browser
 
-#: No page's HTML may exceed this (bytes as built, before compression).
-HTML_BUDGET = 300_000
-#: A first visit of any page (its HTML and every asset it loads, search index
-#: included, as transferred) may not exceed this.
-FIRST_VISIT_BUDGET = 1_500_000
 CHART_PAGE = "generated/benchmarks/llama2-70b-99.html"
-BUNDLE = "/generated/assets/js/vega-bundle.js"
 #: The release pages list the top rows; each release has a page per benchmark.
 AMD_PAGE = "generated/releases/v5.1/llama2-70b-99.html"
 HOSTILE_PAGE = "generated/releases/v6.1/dlrm-v3.html"
 
-
-@dataclass
-class PageVisit:
-    path: str
-    charts: list[dict]
-    tables: list[int]
-    console_errors: list[str]
-    console_warnings: list[str]
-    hosts: set[str]
-    links: set[str]
-    own_bytes: int
-    total_bytes: int
-    html_bytes: int
-    bundle_requests: int
-    requested: list[str]
-    javascript_links: int
-    injected: int
-
-
-def _pages(root: Path) -> list[str]:
-    return sorted(
-        p.relative_to(root).as_posix()
-        for p in root.rglob("*.html")
-        if p.name != "404.html"
-    )
-
-
-CHART_STATE = """() => [...document.querySelectorAll('div.vega-chart')].map(el => ({
-  spec: el.dataset.spec,
-  state: el.dataset.state || null,
-  marks: el.querySelectorAll('svg .role-mark > *, canvas').length,
-  axes: [...el.querySelectorAll('g.role-axis')].map(a => a.getAttribute('aria-label'))
-    .filter(Boolean),
-}))"""
-TABLE_ROWS = "() => [...document.querySelectorAll('article table')].map(t => t.querySelectorAll('tbody tr').length)"
-CHARTS_SETTLED = """() => [...document.querySelectorAll('div.vega-chart')]
-  .every(el => el.dataset.state === 'rendered' || el.dataset.state === 'failed')"""
-LINKS = """() => [...document.querySelectorAll('a[href], img[src], script[src], link[href]')]
-  .map(el => el.href || el.src).filter(Boolean)"""
 #: The v5.1 page must cite AMD's 8xMI300X llama2-70b-99 Offline result.
 AMD_URL = (
     "https://github.com/mlcommons/inference_results_v5.1/tree/main/closed/AMD/results/"
@@ -84,100 +47,22 @@ CITATION = """url => [...document.querySelectorAll(`a[href="${url}"]`)].map(a =>
 }))"""
 MALICIOUS_CELLS = """text => [...document.querySelectorAll('td')]
   .filter(td => td.innerText.includes(text)).map(td => td.innerText)"""
-INJECTED = """() => [...document.querySelectorAll('script')]
-  .filter(s => s.textContent.includes('alert(')).length
-  + document.querySelectorAll('img[src="x"], img[onerror]').length"""
 
 
 @pytest.fixture(scope="module")
-def visits(built_site: BuiltSite, chromium_browser) -> dict[str, PageVisit]:  # noqa: ANN001
-    origin = urlparse(built_site.url).netloc
-    results: dict[str, PageVisit] = {}
-    dialogs: list[str] = []
+def probes(built_site: BuiltSite, chromium_browser) -> dict:  # noqa: ANN001
+    """Pages a reader comes for, read in a desktop tab as the parts read every page."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    browser = chromium_browser
-    context = browser.new_context(
-        viewport={"width": 1280, "height": 900}, service_workers="block"
-    )
-    page = context.new_page()
-    # Every visit is a first visit: nothing comes from the browser's cache.
-    cdp = context.new_cdp_session(page)
-    cdp.send("Network.enable")
-    cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    current: dict = {}
-
-    def on_console(message) -> None:  # noqa: ANN001
-        if message.type == "error":
-            current["errors"].append(message.text)
-        elif message.type == "warning":  # Vega logs its warnings here ("WARN …")
-            current["warnings"].append(message.text)
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda e: current["errors"].append(str(e)))
-
-    def on_response(response) -> None:  # noqa: ANN001
-        # Bytes on the wire (gzip'd where the server sent a .gz), the search
-        # index fetched by Material's worker included (context-wide events).
-        size = int(response.headers.get("content-length", "0") or 0)
-        current["total"] += size
-        path = urlparse(response.url).path
-        current["paths"].append(path)
-        if path == BUNDLE:
-            current["bundle"] += 1
-        if response.request.resource_type == "document" or "/generated/charts/" in path:
-            current["own"] += size
-
-    context.on("response", on_response)
-    page.on(
-        "request",
-        lambda r: current["hosts"].add(
-            urlparse(r.url).netloc or urlparse(r.url).scheme
+    visitor = Visitor(chromium_browser, built_site)
+    page = visitor.page
+    probes: dict = {
+        "home": visitor.visit("index.html", screenshot=SCREENSHOTS / "home.png"),
+        "chart_page": visitor.visit(
+            CHART_PAGE, screenshot=SCREENSHOTS / "benchmark-llama2-70b-99.png"
         ),
-    )
-    for path in _pages(built_site.root):
-        current.update(
-            errors=[],
-            warnings=[],
-            hosts=set(),
-            total=0,
-            own=0,
-            bundle=0,
-            paths=[],
-        )
-        page.goto(built_site.url + path, wait_until="load")
-        page.wait_for_function(CHARTS_SETTLED, timeout=20_000)
-        if path in ("index.html", CHART_PAGE):
-            name = "home" if path == "index.html" else "benchmark-llama2-70b-99"
-            page.screenshot(
-                path=SCREENSHOTS / f"{name}.png", full_page=path == "index.html"
-            )
-        results[path] = PageVisit(
-            path=path,
-            charts=page.evaluate(CHART_STATE),
-            tables=page.evaluate(TABLE_ROWS),
-            console_errors=list(current["errors"]),
-            console_warnings=list(current["warnings"]),
-            hosts={h for h in current["hosts"] if h not in ("data", "blob")},
-            links={
-                urldefrag(u)[0]
-                for u in page.evaluate(LINKS)
-                if urlparse(u).netloc == origin
-            },
-            own_bytes=current["own"],
-            total_bytes=current["total"],
-            html_bytes=(built_site.root / path).stat().st_size,
-            bundle_requests=current["bundle"],
-            requested=list(current["paths"]),
-            javascript_links=page.locator('a[href^="javascript:" i]').count(),
-            injected=page.evaluate(INJECTED),
-        )
-    probes = {
-        "amd": page.goto(built_site.url + AMD_PAGE)
-        and page.evaluate(CITATION, AMD_URL),
-        "malicious": page.evaluate(MALICIOUS_CELLS, MALICIOUS_SYSTEM)
-        if page.goto(built_site.url + HOSTILE_PAGE)
-        else None,
+        "amd": visitor.visit(AMD_PAGE) and page.evaluate(CITATION, AMD_URL),
+        "hostile": visitor.visit(HOSTILE_PAGE),
+        "malicious": page.evaluate(MALICIOUS_CELLS, MALICIOUS_SYSTEM),
     }
     # Material's instant navigation swaps the page without reloading scripts;
     # charts.js must embed the new page's charts all the same.
@@ -201,7 +86,7 @@ def visits(built_site: BuiltSite, chromium_browser) -> dict[str, PageVisit]:  # 
         "bundle_before": bundle_before,
         "charts": page.evaluate(CHART_STATE),
     }
-    phone = browser.new_context(
+    phone = chromium_browser.new_context(
         viewport={"width": 390, "height": 844},
         is_mobile=True,
         service_workers="block",
@@ -211,28 +96,15 @@ def visits(built_site: BuiltSite, chromium_browser) -> dict[str, PageVisit]:  # 
     phone_page.wait_for_function(CHARTS_SETTLED, timeout=20_000)
     phone_page.screenshot(path=SCREENSHOTS / "home-phone.png", full_page=False)
     phone.close()
-    context.close()
-    results["__dialogs__"] = dialogs  # type: ignore[assignment]
-    results["__probes__"] = probes  # type: ignore[assignment]
-    weights = "\n".join(
-        f"{v.path}\t{v.own_bytes}\t{v.total_bytes}\t{v.html_bytes}"
-        for v in results.values()
-        if isinstance(v, PageVisit)
-    )
-    (SCREENSHOTS / "page-weights.tsv").write_text(
-        "page\town_bytes\ttotal_bytes\thtml_bytes\n" + weights + "\n"
-    )
-    return results
+    visitor.close()
+    probes["dialogs"] = visitor.dialogs
+    return probes
 
 
-def _visited(visits: dict) -> list[PageVisit]:
-    return [v for v in visits.values() if isinstance(v, PageVisit)]
-
-
-def test_every_page_of_the_site_was_built_and_visited(
-    built_site: BuiltSite, visits: dict
+def test_every_page_of_the_site_was_built_and_is_visited(
+    built_site: BuiltSite,
 ) -> None:
-    pages = {v.path for v in _visited(visits)}
+    pages = set(site_pages(built_site.root))
     assert {"index.html", "generated/latest.html", "generated/software-gains.html",
             "generated/generations.html", "generated/scaling.html", "generated/data.html",
             "generated/audit.html", "methodology.html", CHART_PAGE,
@@ -245,165 +117,33 @@ def test_every_page_of_the_site_was_built_and_visited(
         f"generated/releases/{r}.html" for r in ("v4.1", "v5.1", "v6.0", "v6.1")
     } <= pages
     assert len([p for p in pages if p.startswith("generated/benchmarks/")]) >= 25
+    # The parts are disjoint and together every page; a test file visits each part
+    # (each checks it visited every page of its part).
+    parts = [shard_pages(built_site.root, n) for n in range(SHARDS)]
+    assert sorted(p for part in parts for p in part) == sorted(pages)
+    files = [
+        importlib.import_module(f"tests.browser.test_pages_{n}") for n in range(SHARDS)
+    ]
+    assert [vars(f)[f"TestPages{n}"].shard for n, f in enumerate(files)] == list(
+        range(SHARDS)
+    )
 
 
-def test_every_chart_renders_marks(visits: dict) -> None:
-    charts = [(v.path, c) for v in _visited(visits) for c in v.charts]
-    assert len(charts) > 50
-    failed = [(p, c) for p, c in charts if c["state"] != "rendered" or c["marks"] == 0]
-    assert failed == []
-
-
-def test_no_console_errors_and_no_foreign_hosts(
-    built_site: BuiltSite, visits: dict
-) -> None:
-    origin = urlparse(built_site.url).netloc
-    assert {
-        v.path: v.console_errors for v in _visited(visits) if v.console_errors
-    } == {}
-    assert {
-        v.path: v.hosts - {origin} for v in _visited(visits) if v.hosts - {origin}
-    } == {}
-
-
-def test_no_vega_warning_in_the_console(visits: dict) -> None:
-    # Vega reports spec problems (a dropped autosize fit, an opacity on an unsorted
-    # field, a legend cut at its symbol limit) as console warnings: fix the spec.
-    assert {
-        v.path: v.console_warnings for v in _visited(visits) if v.console_warnings
-    } == {}
-
-
-#: Quantitative fields without a unit, and a word their axis title must show.
-UNITLESS = {
-    "ratio": "×",
-    "growth": "×",
-    "efficiency": "efficiency",
-    "total_accelerators_old": "accelerators",
-    "total_accelerators_new": "accelerators",
-}
-#: Fields of charts without a ``result_unit`` column: their axis title names the unit.
-TITLED = {
-    "rows": "rows",
-    "seconds": "(s)",
-    "target_tokens_per_user": "tokens/s per user",
-}
-_AXIS = re.compile(
-    r"^(?P<axis>[XY])-axis titled '(?P<title>.*)' for an? (?P<scale>\w+)"
-)
-
-
-def _axis_fields(spec: dict) -> dict[str, set[str]]:
-    """Quantitative fields plotted on the x and y axes, over every layer."""
-    fields: dict[str, set[str]] = {"X": set(), "Y": set()}
-    nodes = [spec]
-    while nodes:
-        node = nodes.pop()
-        for channel, encoding in node.get("encoding", {}).items():
-            axis = channel[0].upper()
-            if axis not in fields or "field" not in encoding:
-                continue
-            if encoding.get("type", "quantitative") == "quantitative":
-                fields[axis].add(encoding["field"])
-        for key in ("layer", "concat", "hconcat", "vconcat"):
-            nodes += node.get(key, [])
-        if "spec" in node:
-            nodes.append(node["spec"])
-    return fields
-
-
-def _chart_rows(spec: dict, spec_path: Path) -> list[dict]:
-    data = spec.get("data", {})
-    if "values" in data:
-        return data["values"]
-    return json.loads((spec_path.parent / data["url"]).read_text())
-
-
-def _axis_problems(root: Path, page: str, chart: dict) -> list[str]:
-    """Why a chart's axes do not each show one unit ([] when they do)."""
-    spec_path = (root / page).parent / chart["spec"]
-    spec = json.loads(spec_path.read_text())
-    rendered = {
-        m["axis"]: m for m in (_AXIS.match(label) for label in chart["axes"]) if m
-    }
-    problems = []
-    for axis, fields in _axis_fields(spec).items():
-        if not fields:
-            continue
-        if axis not in rendered:
-            problems.append(f"{axis} axis has no title")
-            continue
-        title, scale = rendered[axis]["title"], rendered[axis]["scale"]
-        if ("log scale" in title) != (scale == "log"):
-            problems.append(f"{axis} title {title!r} on a {scale} scale")
-        measured = fields - set(UNITLESS)
-        if not measured:
-            words = {UNITLESS[f] for f in fields}
-            if not any(w in title for w in words):
-                problems.append(f"{axis} title {title!r} names none of {words}")
-        elif measured <= set(TITLED):
-            if not all(TITLED[f] in title for f in measured):
-                problems.append(f"{axis} title {title!r} names no unit")
-        else:
-            units = {row.get("result_unit") for row in _chart_rows(spec, spec_path)}
-            if len(units) != 1 or None in units:
-                problems.append(f"{axis} axis mixes units {sorted(map(str, units))}")
-            elif next(iter(units)) not in title:
-                problems.append(f"{axis} title {title!r} does not name {units}")
-    return problems
-
-
-def test_every_chart_axis_shows_one_unit(built_site: BuiltSite, visits: dict) -> None:
-    # Read from the rendered charts (axis titles and scale types, as Vega labels
-    # them for screen readers) and the rows they plot: every measured axis plots rows
-    # of one unit and names it; ratio and efficiency axes say what they are; an axis
-    # title says "log scale" exactly when the scale is one.
-    pages = [v for v in _visited(visits) if v.charts]
-    assert len(pages) > 20
-    problems = {
-        f"{v.path} {c['spec']}": found
-        for v in pages
-        for c in v.charts
-        if (found := _axis_problems(built_site.root, v.path, c))
-    }
-    assert problems == {}
-
-
-def test_tables_have_rows(visits: dict) -> None:
-    assert sum(len(v.tables) for v in _visited(visits)) > 100
-    assert {v.path: v.tables for v in _visited(visits) if 0 in v.tables} == {}
-
-
-def test_internal_links_resolve(visits: dict) -> None:
-    links = sorted({link for v in _visited(visits) for link in v.links})
-    assert len(links) > 40
-
-    def status(url: str) -> tuple[str, int]:
-        with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310 (loopback)
-            return url, response.status
-
-    with ThreadPoolExecutor(max_workers=16) as pool:
-        broken = [(u, s) for u, s in pool.map(status, links) if s != 200]
-    assert broken == []
-
-
-def test_malicious_names_render_as_text(built_site: BuiltSite, visits: dict) -> None:
-    # No alert() ran, no javascript: link exists, no injected script or img element.
-    assert visits["__dialogs__"] == []
-    assert {
-        v.path: v.javascript_links for v in _visited(visits) if v.javascript_links
-    } == {}
-    assert {v.path: v.injected for v in _visited(visits) if v.injected} == {}
+def test_malicious_names_render_as_text(built_site: BuiltSite, probes: dict) -> None:
+    # No alert() ran, no javascript: link exists, no injected script or img element
+    # (on the hostile record's page here, on every page in test_pages_*.py).
+    assert probes["dialogs"] == []
+    assert probes["hostile"].javascript_links == probes["hostile"].injected == 0
     # The reader sees the name as typed, inside a table cell of the v6.1 page.
-    cells = visits["__probes__"]["malicious"]
+    cells = probes["malicious"]
     assert cells and all(MALICIOUS_SYSTEM in cell for cell in cells)
     html = (built_site.root / HOSTILE_PAGE).read_text()
     assert "&lt;script&gt;alert&#40;1&#41;&lt;/script&gt;" in html
     assert "<script>alert(1)" not in html
 
 
-def test_instant_navigation_re_renders_charts(visits: dict) -> None:
-    instant = visits["__probes__"]["instant"]
+def test_instant_navigation_re_renders_charts(probes: dict) -> None:
+    instant = probes["instant"]
     assert instant["same_document"], "Material reloaded the page instead of swapping it"
     # The index has no chart, so no bundle: charts.js loaded it for the swapped page.
     assert instant["bundle_before"] == "undefined"
@@ -411,8 +151,8 @@ def test_instant_navigation_re_renders_charts(visits: dict) -> None:
     assert all(c["state"] == "rendered" and c["marks"] > 0 for c in instant["charts"])
 
 
-def test_v51_page_cites_amd_mi300x_llama2_offline(visits: dict) -> None:
-    (link,) = visits["__probes__"]["amd"]
+def test_v51_page_cites_amd_mi300x_llama2_offline(probes: dict) -> None:
+    (link,) = probes["amd"]
     assert link["text"] == "27,803.9"
     assert link["title"] == "5.1-0001:llama2-70b-99:Offline"
     assert "AMD" in link["row"] and "8xMI300X_2xEPYC_9575F" in link["row"]
@@ -420,40 +160,15 @@ def test_v51_page_cites_amd_mi300x_llama2_offline(visits: dict) -> None:
     assert link["heading"].startswith("Offline · closed · Tokens/s")
 
 
-def test_no_page_has_over_300_kb_of_html(visits: dict) -> None:
-    heavy = {
-        v.path: v.html_bytes for v in _visited(visits) if v.html_bytes > HTML_BUDGET
-    }
-    assert heavy == {}
-    # Scaling was one 787 KB page; its pairs are on one page per benchmark now.
-    assert max(v.html_bytes for v in _visited(visits)) > 50_000
-
-
-def test_no_first_visit_transfers_over_1_5_mb(visits: dict) -> None:
-    heavy = {
-        v.path: v.total_bytes
-        for v in _visited(visits)
-        if v.total_bytes > FIRST_VISIT_BUDGET
-    }
-    assert heavy == {}
+def test_a_chart_pages_first_visit_is_measured(probes: dict) -> None:
     # Measured, not vacuous: a chart page's total counts the bundle (its .gz), the
     # search index and the chart specs.
-    chart_page = visits[CHART_PAGE]
+    chart_page = probes["chart_page"]
     assert {BUNDLE, "/search/search_index.json"} <= set(chart_page.requested)
     assert chart_page.total_bytes > 300_000
 
 
-def test_only_pages_with_charts_load_the_vega_bundle(visits: dict) -> None:
-    wrong = {
-        v.path: v.bundle_requests
-        for v in _visited(visits)
-        if v.bundle_requests != (1 if v.charts else 0)
-    }
-    assert wrong == {}
-    assert len([v for v in _visited(visits) if not v.charts]) > 50
-
-
-def test_screenshots_saved(visits: dict) -> None:
+def test_screenshots_saved(probes: dict) -> None:
     for name in ("home.png", "benchmark-llama2-70b-99.png", "home-phone.png"):
         assert (SCREENSHOTS / name).stat().st_size > 10_000
 
