@@ -39,7 +39,10 @@ test-fast: venv
 	$(BIN)/pytest -q -n 2 tests/unit -m "not slow"
 
 # Two workers (pytest-xdist, one per core), whole files per worker so each module's
-# fixtures are built once: 9 min instead of 12.7 on 2 cores.
+# fixtures are built once; the site is built once and its pages visited in two files,
+# one per worker: 6.2-6.6 min on 2 idle cores (7 min with one file of visits). Both
+# cores stay busy (~700-760 core-seconds, most of it Chromium), so more workers
+# should not help (not measured).
 test: venv browser-deps
 	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 --dist loadfile
