@@ -47,6 +47,9 @@ from pipeline.analysis.generations import (
     generation_ratios,
 )
 from pipeline.analysis.pairs import (
+    _SORT as CANDIDATE_ORDER,
+)
+from pipeline.analysis.pairs import (
     CANDIDATE_SCHEMA,
     EXCLUSIONS_SCHEMA,
     KINDS,
@@ -165,4 +168,4 @@ def pair_candidates(
                 scaling_module.candidates_from,
             )
         ]
-    )
+    ).sort(CANDIDATE_ORDER, nulls_last=True)  # stored as an asset: same bytes each run

@@ -116,7 +116,9 @@ def summary(name: str, median: float | None, rows: int | None = None, **extra) -
     return {
         "name": name,
         "label": extra.pop("label", name),
-        "role": "floor" if name in FLOOR_NAMES or name.startswith("read_") else "measure",
+        "role": "floor"
+        if name in FLOOR_NAMES or name.startswith("read_")
+        else "measure",
         "median_s": median,
         "rows": rows,
         "peak_rss_bytes": extra.pop("rss", None),
@@ -222,7 +224,9 @@ def test_make_test_is_not_measured_unless_given_and_says_where_it_comes_from():
     targets = judged(issue_today())
     assert targets["make_test"]["passed"] is None
     assert targets["make_test"]["value"] is None
-    assert targets["make_test"]["note"] == "measured separately, given with --make-test-s"
+    assert (
+        targets["make_test"]["note"] == "measured separately, given with --make-test-s"
+    )
     given = judged(issue_today(), make_test_s=281.0, make_test_fast_s=30.0)
     assert given["make_test"]["passed"] is True
     # "< 30 s" is strict: exactly 30 s fails.
@@ -273,13 +277,19 @@ def test_console_report_shows_value_ratio_and_verdict_of_every_target():
         {"measurements": measured, "targets": bench.evaluate_targets(measured)}
     )
     lines = report.splitlines()
-    cold = next(line for line in lines if "[FAIL] Cold build, four summary rounds (" in line)
+    cold = next(
+        line for line in lines if "[FAIL] Cold build, four summary rounds (" in line
+    )
     assert re.fullmatch(
         r"  \[FAIL\] Cold build, four summary rounds \(v4\.1–v6\.1\) +51 s +35\.4x floor  target ≤ 8 s",
         cold,
     ), cold
     share = next(line for line in lines if "One new release" in line)
-    assert "49.0 %" in share and "49.0x floor" in share and "target ≤ 20 % of cold" in share
+    assert (
+        "49.0 %" in share
+        and "49.0x floor" in share
+        and "target ≤ 20 % of cold" in share
+    )
     make_test = next(line for line in lines if "`make test`" in line)
     assert make_test.startswith("  [n/a ] `make test`")
     assert make_test.endswith("(measured separately, given with --make-test-s)")
@@ -339,7 +349,9 @@ def test_a_full_run_writes_the_file_to_commit_a_smoke_run_writes_aside(
     tmp_path: Path, monkeypatch
 ):
     monkeypatch.setenv("MLPERF_BUILD_DIR", str(tmp_path / "build"))
-    assert bench.results_path(quick=False) == bench.ROOT / "benchmarks/results/latest.json"
+    assert (
+        bench.results_path(quick=False) == bench.ROOT / "benchmarks/results/latest.json"
+    )
     assert bench.results_path(quick=True) == tmp_path / "build" / "bench" / "quick.json"
 
 
@@ -387,7 +399,10 @@ def test_a_partial_mirror_holds_copies_never_symlinks(tmp_path: Path):
 def test_the_mkdocs_floor_has_as_many_pages_as_the_site(tmp_path: Path):
     config = bench.plain_mkdocs_project(tmp_path / "floor", 48)
     assert "name: material" in config.read_text()
-    assert len(list((tmp_path / "floor" / "docs").glob("*.md"))) == 48
+    assert len(list((tmp_path / "floor" / "docs").rglob("*.md"))) == 48
+    # Laid out like the site: pages in sections, so navigation.prune has work to do.
+    assert "navigation.prune" in config.read_text()
+    assert len(list((tmp_path / "floor" / "docs").glob("section-*"))) == 2
     site = tmp_path / "state" / "build" / "site"
     (site / "generated").mkdir(parents=True)
     for name in ("index.html", "404.html", "generated/a.html", "generated/b.html"):
@@ -400,7 +415,9 @@ def test_a_failing_process_is_named_with_its_exit_code_and_output(tmp_path: Path
     with pytest.raises(bench.BenchError) as failure:
         bench.run_process("cold_full", argv, {}, tmp_path / "cold.log")
     message = str(failure.value)
-    assert message.startswith(f"cold_full: exit code 3; last lines of {tmp_path / 'cold.log'}:")
+    assert message.startswith(
+        f"cold_full: exit code 3; last lines of {tmp_path / 'cold.log'}:"
+    )
     assert message.endswith("\nno canonical table")
 
 
@@ -476,7 +493,9 @@ def results_dict(**overrides) -> dict:
             "pipeline_commit": "abc123",
             "date": "2026-11-29T12:00:00+00:00",
         },
-        **bench.summarise(measurements, {"make_test_s": None, "make_test_fast_s": 24.0}),
+        **bench.summarise(
+            measurements, {"make_test_s": None, "make_test_fast_s": 24.0}
+        ),
         "raw_tree": {
             "release": "v5.1",
             "files_read": 1574,
@@ -495,7 +514,10 @@ def test_page_without_results_says_none_are_committed():
     assert PAGE == "performance.md"
     for empty in (None, {}):
         page = render_performance_page(empty)
-        assert "No benchmark results are committed: `benchmarks/results/latest.json`" in page
+        assert (
+            "No benchmark results are committed: `benchmarks/results/latest.json`"
+            in page
+        )
         assert "run `make bench`" in page
 
 
@@ -602,8 +624,14 @@ def test_page_shows_every_target_with_its_value_floor_ratio_and_verdict():
 def test_page_lists_measurements_against_floors_and_the_floors_parts():
     page = render_performance_page(results_dict())
     measured = section(page, "Measurements")
-    assert "| Measurement | Median | Repetitions | Floor | × floor | Peak RSS | Rows |" in measured
-    assert "| 51.0 s | 52.0 s, 51.0 s, 50.0 s | 1.44 s | ×35.4 | 500.0 MB | 3,397 |" in measured
+    assert (
+        "| Measurement | Median | Repetitions | Floor | × floor | Peak RSS | Rows |"
+        in measured
+    )
+    assert (
+        "| 51.0 s | 52.0 s, 51.0 s, 50.0 s | 1.44 s | ×35.4 | 500.0 MB | 3,397 |"
+        in measured
+    )
     assert "| noop&#95;update | 2.30 s | — | 0.500 s | ×4.6 | — | — |" in measured
     # Floors are not measurements of their own.
     assert "read&#95;full" not in measured and "Floor&#58;" not in measured
@@ -615,7 +643,10 @@ def test_page_lists_measurements_against_floors_and_the_floors_parts():
         "Floor&#58; plain mkdocs of 48 pages (0.400 s) | 1.44 s |"
     ) in floors
     scaling = section(page, "Analytics cost against rows")
-    assert "| x100 | 339,700 | 6.50 s | 0.500 s | ×13.0 | 1.75 GB | 0 | 19.1 µs |" in scaling
+    assert (
+        "| x100 | 339,700 | 6.50 s | 0.500 s | ×13.0 | 1.75 GB | 0 | 19.1 µs |"
+        in scaling
+    )
 
 
 def test_page_lists_machine_raw_tree_and_page_weights():
