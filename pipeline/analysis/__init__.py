@@ -47,12 +47,10 @@ from pipeline.analysis.generations import (
     generation_ratios,
 )
 from pipeline.analysis.pairs import (
-    _SORT as CANDIDATE_ORDER,
-)
-from pipeline.analysis.pairs import (
     CANDIDATE_SCHEMA,
     EXCLUSIONS_SCHEMA,
     KINDS,
+    PAIR_ORDER,
     PAIR_SCHEMA,
     PAIRING_COLUMNS,
     AnalysisOptions,
@@ -150,7 +148,7 @@ def analyse(
 def pair_candidates(
     results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
 ) -> pl.DataFrame:
-    """Every candidate pair of all three analyses, in ``KINDS`` order.
+    """Every candidate pair of all three analyses, sorted by ``PAIR_ORDER``.
 
     The rows are prepared (accelerators attached, release order, model key) once and
     shared: preparing 1.1 M rows takes about 1.4 s, and each analysis did it again.
@@ -168,4 +166,4 @@ def pair_candidates(
                 scaling_module.candidates_from,
             )
         ]
-    ).sort(CANDIDATE_ORDER, nulls_last=True)  # stored as an asset: same bytes each run
+    ).sort(PAIR_ORDER, nulls_last=True)

@@ -346,7 +346,9 @@ def empty_candidates() -> pl.LazyFrame:
     return pl.LazyFrame(schema=CANDIDATE_SCHEMA)
 
 
-_SORT = [
+#: The order pair tables and stored candidates are written in: a total order (both
+#: result keys last), so identical inputs give identical bytes.
+PAIR_ORDER = [
     "kind", "identity_level", "is_per_accelerator", "benchmark", "scenario",
     "division", "release_old", "release_new", "accelerator_id_old",
     "accelerator_id_new", "total_accelerators_old", "total_accelerators_new",
@@ -362,7 +364,7 @@ def kept_pairs(candidates: pl.LazyFrame) -> pl.LazyFrame:
     return (
         candidates.filter(pl.col("exclusion_reason").is_null())
         .select(list(UNFLAGGED_PAIR_SCHEMA))
-        .sort(_SORT, nulls_last=True)
+        .sort(PAIR_ORDER, nulls_last=True)
         .cast(UNFLAGGED_PAIR_SCHEMA)
     )
 
