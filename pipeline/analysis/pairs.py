@@ -25,7 +25,11 @@ from typing import TypedDict
 
 import polars as pl
 
-from pipeline.analysis.accelerators import AcceleratorRegistry, attach_accelerators
+from pipeline.analysis.accelerators import (
+    ATTACHED_SCHEMA,
+    AcceleratorRegistry,
+    attach_accelerators,
+)
 from pipeline.analysis.benchmarks import (
     CompatibilityRule,
     comparable,
@@ -165,9 +169,16 @@ def prepare(results: pl.LazyFrame, options: Options) -> pl.LazyFrame:
     """Results with canonical accelerators, filtered by the preview/inferred options.
 
     Adds ``_order`` (release order) and ``_model_key`` (what open-division rules require
-    equal), used for pairing and best-of selection.
+    equal), used for pairing and best-of selection. Rows that already carry the
+    accelerator columns (``out_mlperf__results``) keep them unless ``options`` names
+    another registry: attaching again cost a second per million rows.
     """
-    rows = attach_accelerators(results, options.registry)
+    attached = set(ATTACHED_SCHEMA) <= set(results.collect_schema().names())
+    rows = (
+        results
+        if attached and options.registry is None
+        else attach_accelerators(results, options.registry)
+    )
     if not options.include_preview:
         rows = rows.filter(~pl.col("is_preview"))
     if not options.include_inferred:
@@ -203,20 +214,27 @@ def best_per_group(
     value = value_expr(is_per_accelerator)
     score = pl.when(pl.col("is_higher_better")).then(value).otherwise(-value)
     group = list(dict.fromkeys([*keys, "result_unit", "_model_key"]))
-    # Pick each group's best row number, then keep those rows in input order: sorting
-    # every row (all ~50 columns) to take the first of each group cost 2-3x more at
-    # 100x the real data, and was two thirds of the pairing time.
-    scored = rows.filter(value.is_not_null()).with_row_index("_best_i")
-    best = scored.group_by(group).agg(
-        pl.col("_best_i")
-        .sort_by(
-            [score, pl.col("result_key")], descending=[True, False], nulls_last=True
+    # Pick each group's best row number, then keep those rows with a mask. Sorting
+    # every row to take the first of each group, a semi join back to the rows, or a
+    # gather by row number cost 2-5x more at 100x the real data. Materialised here
+    # because both ends of a pair read it: lazily, it was computed once per end.
+    scored = rows.filter(value.is_not_null()).collect()
+    best = (
+        scored.lazy()
+        .with_row_index("_best_i")
+        .group_by(group)
+        .agg(
+            pl.col("_best_i")
+            .sort_by(
+                [score, pl.col("result_key")], descending=[True, False], nulls_last=True
+            )
+            .first()
         )
-        .first()
+        .collect()
+        .get_column("_best_i")
     )
-    return scored.join(
-        best.select("_best_i"), on="_best_i", how="semi", maintain_order="left"
-    ).drop("_best_i")
+    keep = pl.repeat(False, scored.height, eager=True).scatter(best, True)
+    return scored.filter(keep).lazy()
 
 
 def side(
@@ -261,24 +279,33 @@ def join_ends(
     # discards (open-division platforms with many models), and carrying ~46 columns
     # through that fan-out dominated memory at 100x scale.
     needed = set(condition.meta.root_names())
-    old_schema, new_schema = old.collect_schema(), new.collect_schema()
-    old_i, new_i = old.with_row_index("_i_old"), new.with_row_index("_i_new")
-    slim = (
-        old_i.select(*on, *(needed & set(old_schema) - set(on)), "_i_old")
+    old_rows, new_rows = old.collect(), new.collect()
+    ends = (
+        old_rows.lazy()
+        .select(*on, *(needed & set(old_rows.columns) - set(on)))
+        .with_row_index("_i_old")
         .join(
-            new_i.select(*on, *(needed & set(new_schema) - set(on)), "_i_new"),
+            new_rows.lazy()
+            .select(*on, *(needed & set(new_rows.columns) - set(on)))
+            .with_row_index("_i_new"),
             on=list(on),
             how="inner",
-            maintain_order="left_right",
         )
         .filter(condition)
         .select("_i_old", "_i_new")
+        # The order a left-right ordered join gives, at a fraction of its cost.
+        .sort("_i_old", "_i_new")
+        .collect()
     )
-    joined = (
-        slim.join(old_i, on="_i_old", how="left", maintain_order="left")
-        .join(new_i.drop(*on), on="_i_new", how="left", maintain_order="left")
-        .drop("_i_old", "_i_new")
-    )
+    # Gathering the matched rows by number, not joining them back: a join hashed all
+    # ~1.1 M rows of each end at 100x scale to fetch a few thousand.
+    joined = pl.concat(
+        [
+            old_rows[ends["_i_old"]],
+            new_rows.drop(*on)[ends["_i_new"]],
+        ],
+        how="horizontal",
+    ).lazy()
     copies = {
         f"{c}_{end}": pl.col(c)
         for c in on
