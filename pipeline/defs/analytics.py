@@ -76,7 +76,9 @@ PAIR_CHECKS = {
 )
 def out_mlperf__results(core_mlperf__all_results: pl.LazyFrame) -> Iterator:
     """Attach canonical accelerators; warn about names the registry lacks."""
-    results = attach_accelerators(core_mlperf__all_results).collect()
+    # The in-memory engine: the streaming default took twice as long for these joins
+    # (0.9 s against 0.47 s at 100x the real data, 2 cores).
+    results = attach_accelerators(core_mlperf__all_results).collect(engine="in-memory")
     yield dg.Output(results, metadata={"rows": results.height})
     unmapped = unmapped_accelerators(results)
     # A CPU-only row without a host CPU is listed under a null name: show it, never
@@ -222,7 +224,7 @@ def out_mlperf__pair_tables(
     """
     reported = reported_pairs(_out_mlperf__pair_candidates, out_mlperf__results)
     everything, excluded = pl.collect_all(
-        [reported, exclusions(_out_mlperf__pair_candidates)]
+        [reported, exclusions(_out_mlperf__pair_candidates)], engine="in-memory"
     )
     tables = {
         name: (
