@@ -11,6 +11,7 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -27,11 +28,28 @@ def _imported(module: ModuleType, source: str) -> frozenset[str]:
     return _imports_in(source, package or "")
 
 
+#: Import statements at any indentation, parenthesised ones across lines. A match in
+#: a docstring only adds a dependency (a more cautious version), never loses one.
+_IMPORT_LINES = re.compile(
+    r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)"
+    r"|import[ \t]+[^\n]*)",
+    re.MULTILINE,
+)
+
+
 @lru_cache(maxsize=1024)
 def _imports_in(source: str, package: str) -> frozenset[str]:
-    # Every asset's code version walks overlapping closures: parse each source once.
+    # Every asset's code version walks overlapping closures: parse each source once,
+    # and only its import statements (parsing whole modules was ~0.5 s of each start).
+    statements = "\n".join(
+        line.strip() for line in _IMPORT_LINES.findall(source)
+    )
+    try:
+        tree = ast.parse(statements)
+    except SyntaxError:  # a backslash continuation, say: read the whole module
+        tree = ast.parse(source)
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -44,3 +44,44 @@ def test_a_module_outside_the_closure_does_not_change_the_version():
     assert code_version(raw_tree_defs, read=_edited(scaling)) == code_version(
         raw_tree_defs
     )
+
+
+def test_imports_are_found_in_every_form_a_module_writes_them():
+    # Only import statements are parsed (a regular expression finds them); a form it
+    # cannot cut out cleanly (a backslash continuation) falls back to the whole file.
+    from pipeline.lineage import _imports_in
+
+    source = '''
+"""Docstring."""
+import pipeline.render.charts
+from pipeline.analysis import (
+    gains,
+    scaling,  # a comment
+)
+
+
+def later():
+    from pipeline.labels import display_name
+    return display_name
+
+
+from pipeline.render import \\
+    tables
+'''
+    assert _imports_in(source, "pipeline.render") == {
+        "pipeline.render.charts",
+        "pipeline.analysis",
+        "pipeline.analysis.gains",
+        "pipeline.analysis.scaling",
+        "pipeline.labels",
+        "pipeline.labels.display_name",
+        "pipeline.render",
+        "pipeline.render.tables",
+    }
+    relative = "from .charts import spec\nfrom . import tables\n"
+    assert _imports_in(relative, "pipeline.render") == {
+        "pipeline.render.charts",
+        "pipeline.render.charts.spec",
+        "pipeline.render",
+        "pipeline.render.tables",
+    }
