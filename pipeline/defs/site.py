@@ -11,6 +11,7 @@ import importlib
 import json
 import pkgutil
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
@@ -174,6 +175,38 @@ def out_site__pages(
     raw: dict,
 ):
     """Render the pages into ``build/staging/project``; check one page per entity."""
+    # Thousands of small queries (one per page, table and chart): Polars' in-memory
+    # engine answers each in about half the time of the streaming default.
+    with pl.Config(engine_affinity="in-memory"):
+        yield from _render_pages(
+            context,
+            results=results,
+            rejected=rejected,
+            gains=gains,
+            generations=generations,
+            steps=steps,
+            crosscheck=crosscheck,
+            corrections=corrections,
+            claims=claims,
+            exclusions=exclusions,
+            raw=raw,
+        )
+
+
+def _render_pages(
+    context: dg.AssetExecutionContext,
+    *,
+    results: pl.LazyFrame,
+    rejected: pl.LazyFrame,
+    gains: pl.LazyFrame,
+    generations: pl.LazyFrame,
+    steps: pl.LazyFrame,
+    crosscheck: pl.LazyFrame,
+    corrections: pl.LazyFrame,
+    claims: pl.LazyFrame,
+    exclusions: pl.LazyFrame,
+    raw: dict,
+) -> Iterator:
     build = settings.build_dir()
     project = stage_project(build / "staging" / "project")
     frames = dict(
