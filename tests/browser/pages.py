@@ -83,6 +83,26 @@ class PageVisit:
     injected: int
 
 
+def empty_search_index(context, root: Path) -> int:  # noqa: ANN001
+    """Answer ``context``'s search index requests with an index of no pages.
+
+    The same configuration, so Material's search worker starts as on the real site;
+    returns the bytes the real index costs on the wire (its .gz when there is one),
+    for a visit that counts them.
+    """
+    index = root / SEARCH_INDEX.lstrip("/")
+    packed = index.with_name(index.name + ".gz")
+    config = json.loads(index.read_text())["config"]
+    empty = json.dumps({"config": config, "docs": []})
+    context.route(
+        "**" + SEARCH_INDEX,
+        lambda route: route.fulfill(
+            status=200, body=empty, content_type="application/json"
+        ),
+    )
+    return (packed if packed.is_file() else index).stat().st_size
+
+
 class Visitor:
     """One desktop tab (1280 px) that visits pages as first visits, nothing cached,
     and records what each visit showed, logged and transferred.
@@ -102,10 +122,6 @@ class Visitor:
         real_search_index: bool = True,
     ) -> None:
         self.site = site
-        index = site.root / SEARCH_INDEX.lstrip("/")
-        packed = index.with_name(index.name + ".gz")
-        #: What the server sends for the index (its .gz when there is one).
-        self.search_index_bytes = (packed if packed.is_file() else index).stat().st_size
         self.real_search_index = real_search_index
         self.origin = urlparse(site.url).netloc
         #: Messages of every alert(), confirm() or prompt() any visited page opened.
@@ -119,15 +135,10 @@ class Visitor:
         cdp.send("Network.enable")
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
-        if not real_search_index:
-            config = json.loads(index.read_text())["config"]
-            empty = json.dumps({"config": config, "docs": []})
-            self.context.route(
-                "**" + SEARCH_INDEX,
-                lambda route: route.fulfill(
-                    status=200, body=empty, content_type="application/json"
-                ),
-            )
+        #: What the real search index costs a first visit, on the wire.
+        self.search_index_bytes = (
+            0 if real_search_index else empty_search_index(self.context, site.root)
+        )
         self.current: dict = {}
         page.on("console", self._on_console)
         page.on("pageerror", lambda e: self.current["errors"].append(str(e)))

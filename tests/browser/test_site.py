@@ -24,6 +24,7 @@ from tests.browser.pages import (
     CHARTS_SETTLED,
     SHARDS,
     Visitor,
+    empty_search_index,
     shard_pages,
     site_pages,
 )
@@ -241,6 +242,7 @@ def _read_tables(browser, site: BuiltSite, width: int) -> dict[str, dict]:  # no
         is_mobile=width < 500,
         service_workers="block",
     )
+    empty_search_index(context, site.root)  # what is read here is the layout
     page = context.new_page()
     read = {}
     for path in TABLE_PAGES:
