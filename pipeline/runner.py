@@ -7,10 +7,12 @@ turns Dagster's events into short human-readable outcomes.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import json
 import os
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -348,6 +350,7 @@ def run_releases(
     (the per-release behaviour, paid for only when something fails).
     """
     order = instance.get_dynamic_partitions(RELEASES)
+    started = time.time()
     outcomes: dict[str, RunOutcome] = {}
     for block in contiguous_blocks(order, versions):
         if len(block) == 1:
@@ -369,7 +372,7 @@ def run_releases(
     shown = [v for v in versions if v in outcomes]
     for index, version in enumerate(shown, start=1):
         why = f"{reasons[version]}: " if reasons and version in reasons else ""
-        line = describe_release(instance, outcomes[version])
+        line = describe_release(instance, outcomes[version], since=started)
         progress(f"[{index}/{len(shown)}] {why}{line}")
     return [outcomes[v] for v in shown]
 
@@ -395,8 +398,26 @@ def _nothing_downstream(outcomes: Sequence[RunOutcome]) -> str | None:
     return None
 
 
-def describe_release(instance: dg.DagsterInstance, outcome: RunOutcome) -> str:
-    """One progress line for a release run."""
+def _stored_since(version: str, since: float | None) -> bool:
+    """Whether the release's current summary snapshot was stored after ``since``."""
+    from pipeline.snapshots import SnapshotStore
+
+    path = release_for(version).summary_path
+    history = SnapshotStore(settings.data_dir()).history(version, path) if path else []
+    if since is None or not history:
+        return False
+    return dt.datetime.fromisoformat(history[-1]["seen_at"]).timestamp() >= since
+
+
+def describe_release(
+    instance: dg.DagsterInstance, outcome: RunOutcome, since: float | None = None
+) -> str:
+    """One progress line for a release run.
+
+    ``since``: when the command started. A snapshot stored since then is "new" even
+    when a failed range run stored it and the release's own rerun then found it
+    unchanged (that line used to say "unchanged" for a release seen the first time).
+    """
     version = outcome.label
     if not outcome.success:
         return f"{version}: FAILED: {outcome.message}"
@@ -413,7 +434,8 @@ def describe_release(instance: dg.DagsterInstance, outcome: RunOutcome) -> str:
     if raw.get("status") != "ingested" and not raw.get("sha256"):
         message = str(raw.get("message") or f"{version}: {raw.get('status')}")
         return message + (tree_note or f"; raw tree: {tree.get('status', 'n/a')}")
-    state = "new snapshot" if raw.get("is_new") else "unchanged"
+    is_new = bool(raw.get("is_new")) or _stored_since(version, since)
+    state = "new snapshot" if is_new else "unchanged"
     return (
         f"{version}: {core.get('rows')} rows, {core.get('rejected')} rejected, "
         f"checks {core.get('checks')}, sha256 {str(raw.get('sha256'))[:12]} ({state})"

@@ -90,6 +90,13 @@ def test_one_bad_release_fails_alone_and_the_others_publish(
         "[2/3] v5.0: FAILED: v5.0 summary_results.json: invalid JSON at line 1 "
         "column 15"
     )
+    # v4.1's snapshot was stored by the failed range run, so its own rerun found it
+    # unchanged: it is still new to this command (it said "unchanged" before).
+    assert lines[2] == (
+        "[1/3] v4.1: 937 rows, 0 rejected, checks 6/6 passed, sha256 8ec7a5b032f7 "
+        "(new snapshot)"
+    )
+    assert lines[4].endswith("sha256 f40d71a728a8 (new snapshot)")
     assert latest_metadata(instance, "core_mlperf__results", "v6.1")["rows"] == 492
     combined = latest_metadata(instance, "core_mlperf__all_results")
     assert combined["rows"] == 937 + 492
