@@ -404,6 +404,22 @@ def attach_accelerators(
     )
 
 
+def ensure_attached(
+    results: pl.LazyFrame, registry: AcceleratorRegistry | None = None
+) -> pl.LazyFrame:
+    """Results with the accelerator columns: kept when present, attached otherwise.
+
+    ``out_mlperf__results`` already carries them; attaching again cost about a second
+    per million rows in each analysis that read it. A ``registry`` (tests) always
+    attaches afresh.
+    """
+    if registry is None and set(ATTACHED_SCHEMA) <= set(
+        results.collect_schema().names()
+    ):
+        return results
+    return attach_accelerators(results, registry)
+
+
 def unmapped_accelerators(
     results: pl.LazyFrame | pl.DataFrame, registry: AcceleratorRegistry | None = None
 ) -> pl.DataFrame:
@@ -412,16 +428,11 @@ def unmapped_accelerators(
     One row per raw name with how many result rows carry it and in which releases
     (ordered by version), most frequent first. A CPU-only row without a host CPU name
     cannot be classed either; it appears with ``accelerator_name`` null. Names listed
-    under ``[[unclassified]]`` are known and not reported. Rows that already carry
-    the accelerator columns keep them unless ``registry`` is given.
+    under ``[[unclassified]]`` are known and not reported.
     """
-    rows = results.lazy()
-    if registry is not None or not set(ATTACHED_SCHEMA) <= set(
-        rows.collect_schema().names()
-    ):
-        rows = attach_accelerators(rows, registry)
     return (
-        rows.filter(
+        ensure_attached(results.lazy(), registry)
+        .filter(
             ~pl.col("is_accelerator_mapped") & ~pl.col("is_accelerator_unclassified")
         )
         .group_by("accelerator_name")

@@ -25,11 +25,7 @@ from typing import TypedDict
 
 import polars as pl
 
-from pipeline.analysis.accelerators import (
-    ATTACHED_SCHEMA,
-    AcceleratorRegistry,
-    attach_accelerators,
-)
+from pipeline.analysis.accelerators import AcceleratorRegistry, ensure_attached
 from pipeline.analysis.benchmarks import (
     CompatibilityRule,
     comparable,
@@ -169,16 +165,9 @@ def prepare(results: pl.LazyFrame, options: Options) -> pl.LazyFrame:
     """Results with canonical accelerators, filtered by the preview/inferred options.
 
     Adds ``_order`` (release order) and ``_model_key`` (what open-division rules require
-    equal), used for pairing and best-of selection. Rows that already carry the
-    accelerator columns (``out_mlperf__results``) keep them unless ``options`` names
-    another registry: attaching again cost a second per million rows.
+    equal), used for pairing and best-of selection.
     """
-    attached = set(ATTACHED_SCHEMA) <= set(results.collect_schema().names())
-    rows = (
-        results
-        if attached and options.registry is None
-        else attach_accelerators(results, options.registry)
-    )
+    rows = ensure_attached(results, options.registry)
     if not options.include_preview:
         rows = rows.filter(~pl.col("is_preview"))
     if not options.include_inferred:

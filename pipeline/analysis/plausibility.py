@@ -18,7 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.analysis.accelerators import ATTACHED_SCHEMA, attach_accelerators
+from pipeline.analysis.accelerators import ensure_attached
 from pipeline.analysis.pairs import IDENTITY_LEVELS, KINDS, PAIR_SCHEMA, kept_pairs
 from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
 
@@ -142,8 +142,7 @@ def registry_path() -> Path:
 
 def _end_attributes(results: pl.LazyFrame) -> pl.LazyFrame:
     """Per result key: what the rules look up beyond the pair's own columns."""
-    if not set(ATTACHED_SCHEMA) <= set(results.collect_schema().names()):
-        results = attach_accelerators(results)
+    results = ensure_attached(results)
     throughput = pl.col("is_higher_better").fill_null(True)
     value = pl.when(throughput).then("result_per_accelerator").otherwise("result_value")
     group = [*CLASS_KEYS, "is_higher_better"]

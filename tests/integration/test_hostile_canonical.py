@@ -338,3 +338,35 @@ def test_every_mirrored_round_has_its_release_page(release, full_mirror_results,
     page = pages[f"releases/{release}.md"]
     assert page.startswith(f"# MLPerf Inference {release}\n")
     assert escape(busiest) in page
+
+
+def test_a_failing_pair_check_publishes_none_of_the_three_tables(results):
+    """The three pair tables are one step: one bad table stops all three before any
+    is written, so the previous three stay published together."""
+    import dagster as dg
+
+    from pipeline.analysis import pair_candidates
+    from pipeline.defs.analytics import out_mlperf__pair_tables
+
+    candidates = pair_candidates(results.lazy())
+    kept_scaling = (pl.col("kind") == "scaling") & pl.col("exclusion_reason").is_null()
+    first = candidates.with_row_index("_i").filter(kept_scaling)["_i"][0]
+    broken = candidates.with_row_index("_i").with_columns(
+        ratio=pl.when(pl.col("_i") == first).then(0.0).otherwise("ratio")
+    ).drop("_i")
+    events = []
+    with pytest.raises(dg.Failure) as failure:
+        for event in out_mlperf__pair_tables(broken.lazy(), results.lazy()):
+            events.append(event)
+    assert not [e for e in events if isinstance(e, dg.Output)]
+    failed = {
+        (e.asset_key.to_user_string(), e.check_name)
+        for e in events
+        if isinstance(e, dg.AssetCheckResult) and not e.passed
+    }
+    assert failed == {("out_mlperf__scaling", "ratios_finite_positive")}
+    assert len(events) == 12  # every check of the three tables ran and reported
+    assert failure.value.description.startswith("out_mlperf__scaling: 1 of ")
+    assert failure.value.description.endswith(
+        "(blocking check failed; the previous tables stay published)"
+    )
