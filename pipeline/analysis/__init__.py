@@ -52,7 +52,6 @@ from pipeline.analysis.pairs import (
     KINDS,
     PAIR_ORDER,
     PAIR_SCHEMA,
-    PAIRING_COLUMNS,
     AnalysisOptions,
     CheckOutcome,
     Options,
@@ -61,7 +60,7 @@ from pipeline.analysis.pairs import (
     check_ratios_finite_positive,
     check_results_exist,
     exclusions,
-    prepare,
+    pairing_rows,
 )
 from pipeline.analysis.plausibility import (
     flag_pairs,
@@ -156,7 +155,7 @@ def pair_candidates(
     memory (3 GB at 100x the real data, against 2 GB one after another).
     """
     settings = Options(**options)
-    prepared = prepare(results, settings).select(PAIRING_COLUMNS).collect()
+    prepared = pairing_rows(results, settings)
     return pl.concat(
         [
             build(prepared, settings).collect()

@@ -41,7 +41,7 @@ from pipeline.analysis.pairs import (
     finish_candidates,
     join_ends,
     one_by_one,
-    prepare,
+    pairing_rows,
     side,
     single_accelerator,
 )
@@ -111,7 +111,7 @@ def software_gain_candidates(
     Arguments as for ``software_gains``.
     """
     settings = Options(**options)
-    return candidates_from(prepare(results, settings).collect(), settings)
+    return candidates_from(pairing_rows(results, settings), settings)
 
 
 def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:

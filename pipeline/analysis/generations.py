@@ -38,7 +38,7 @@ from pipeline.analysis.pairs import (
     finish_candidates,
     join_ends,
     one_by_one,
-    prepare,
+    pairing_rows,
     side,
     single_accelerator,
 )
@@ -90,16 +90,18 @@ def generation_ratio_candidates(
     Arguments as for ``generation_ratios``.
     """
     settings = Options(**options)
-    return candidates_from(prepare(results, settings).collect(), settings)
+    return candidates_from(pairing_rows(results, settings), settings)
 
 
 def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
     """Candidates from rows ``prepare`` made once for all three analyses."""
+    # The lineage takes the rows' id type (pair_candidates makes it categorical).
+    dtype = prepared.schema["accelerator_id"]
     lineage = (
         (settings.registry or load_accelerators())
         .table()
         .lazy()
-        .select("accelerator_id", "predecessor_id")
+        .select(pl.col("accelerator_id", "predecessor_id").cast(dtype))
     )
     rows = (
         prepared.lazy()

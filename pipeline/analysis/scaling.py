@@ -40,7 +40,7 @@ from pipeline.analysis.pairs import (
     finish_candidates,
     join_ends,
     one_by_one,
-    prepare,
+    pairing_rows,
     side,
     single_accelerator,
 )
@@ -95,7 +95,7 @@ def scaling_candidates(
     Arguments as for ``scaling``.
     """
     settings = Options(**options)
-    return candidates_from(prepare(results, settings).collect(), settings)
+    return candidates_from(pairing_rows(results, settings), settings)
 
 
 def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
