@@ -59,6 +59,7 @@ from pipeline.analysis.pairs import (
     check_no_self_pairs,
     check_ratios_finite_positive,
     check_results_exist,
+    cited_keys,
     exclusions,
     pairing_rows,
 )
@@ -71,6 +72,7 @@ from pipeline.analysis.plausibility import (
 from pipeline.analysis.scaling import scaling, scaling_candidates, scaling_exclusions
 
 __all__ = [
+    "cited_keys",
     "pair_candidates",
     "CANDIDATE_SCHEMA",
     "EXCLUSIONS_SCHEMA",

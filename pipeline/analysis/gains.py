@@ -115,7 +115,7 @@ def software_gain_candidates(
 
 
 def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
-    """Candidates from rows ``prepare`` made once for all three analyses."""
+    """Candidates from the rows ``pairing_rows`` made once for all three analyses."""
     rows = prepared.lazy()
     return one_by_one([_level(rows, level, settings) for level in LEVELS])
 

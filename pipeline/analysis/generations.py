@@ -94,7 +94,7 @@ def generation_ratio_candidates(
 
 
 def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
-    """Candidates from rows ``prepare`` made once for all three analyses."""
+    """Candidates from the rows ``pairing_rows`` made once for all three analyses."""
     # The lineage takes the rows' id type (pair_candidates makes it categorical).
     dtype = prepared.schema["accelerator_id"]
     lineage = (

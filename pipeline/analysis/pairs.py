@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import TypedDict, overload
 
 import polars as pl
 
@@ -403,6 +403,20 @@ PAIR_ORDER = [
 ]  # fmt: skip
 
 
+@overload
+def cited_keys(pairs: pl.DataFrame) -> pl.DataFrame: ...
+@overload
+def cited_keys(pairs: pl.LazyFrame) -> pl.LazyFrame: ...
+def cited_keys(pairs: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
+    """Every result key a pair cites (either end), once, old ends first."""
+    return pl.concat(
+        [
+            pairs.select(pl.col(f"result_key_{end}").alias("result_key"))
+            for end in ("old", "new")
+        ]
+    ).unique(maintain_order=True)
+
+
 def kept_pairs(candidates: pl.LazyFrame) -> pl.LazyFrame:
     """Candidates without an exclusion reason, ``UNFLAGGED_PAIR_SCHEMA``.
 
@@ -566,12 +580,7 @@ def check_results_exist(
     """
     df = _collect(pairs)
     keys = _collect(results.lazy().select("result_key").unique())
-    cited = pl.concat(
-        [
-            df.select(pl.col("result_key_old").alias("result_key")),
-            df.select(pl.col("result_key_new").alias("result_key")),
-        ]
-    ).unique(maintain_order=True)
+    cited = cited_keys(df)
     missing = cited.join(keys, on="result_key", how="anti", nulls_equal=False)
     labels = [display_name(k) for k in missing.get_column("result_key").to_list()]
     bad_pairs = df.filter(

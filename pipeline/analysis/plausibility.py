@@ -19,7 +19,13 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.analysis.accelerators import ensure_attached
-from pipeline.analysis.pairs import IDENTITY_LEVELS, KINDS, PAIR_SCHEMA, kept_pairs
+from pipeline.analysis.pairs import (
+    IDENTITY_LEVELS,
+    KINDS,
+    PAIR_SCHEMA,
+    cited_keys,
+    kept_pairs,
+)
 from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
 
 REGISTRY_FILE = "plausibility.toml"
@@ -260,13 +266,7 @@ def flag_pairs(
         joined by "; " (null when none).
     """
     rules = load_rules() if rules is None else rules
-    cited = pl.concat(
-        [
-            pairs.select(pl.col(f"result_key_{end}").alias("result_key"))
-            for end in ("old", "new")
-        ]
-    ).unique()
-    attributes = _end_attributes(results, cited)
+    attributes = _end_attributes(results, cited_keys(pairs))
     with_ends = pairs
     for end in ("old", "new"):
         with_ends = with_ends.join(

@@ -99,7 +99,7 @@ def scaling_candidates(
 
 
 def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
-    """Candidates from rows ``prepare`` made once for all three analyses."""
+    """Candidates from the rows ``pairing_rows`` made once for all three analyses."""
     rows = (
         prepared.lazy()
         .filter(

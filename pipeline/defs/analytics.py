@@ -23,6 +23,7 @@ from pipeline.analysis import (
     check_no_self_pairs,
     check_ratios_finite_positive,
     check_results_exist,
+    cited_keys,
     exclusions,
     pair_candidates,
     reported_pairs,
@@ -238,15 +239,9 @@ def out_mlperf__pair_tables(
     }
     # The cited keys that exist, found once: each "results exist" check then looks
     # through a few thousand keys, not the million-row results table.
-    cited = pl.concat(
-        [
-            everything.select(pl.col(f"result_key_{end}").alias("result_key"))
-            for end in ("old", "new")
-        ]
-    ).unique()
     keys = (
         out_mlperf__results.select("result_key")
-        .join(cited.lazy(), on="result_key", how="semi")
+        .join(cited_keys(everything).lazy(), on="result_key", how="semi")
         .unique()
         .collect()
     )
