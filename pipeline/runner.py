@@ -403,8 +403,10 @@ def _stored_since(version: str, since: float | None) -> bool:
     from pipeline.snapshots import SnapshotStore
 
     path = release_for(version).summary_path
-    history = SnapshotStore(settings.data_dir()).history(version, path) if path else []
-    if since is None or not history:
+    if since is None or not path:
+        return False
+    history = SnapshotStore(settings.data_dir()).history(version, path)
+    if not history:
         return False
     return dt.datetime.fromisoformat(history[-1]["seen_at"]).timestamp() >= since
 

@@ -95,7 +95,7 @@ def generation_ratio_candidates(
 
 def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
     """Candidates from the rows ``pairing_rows`` made once for all three analyses."""
-    # The lineage takes the rows' id type (pair_candidates makes it categorical).
+    # The lineage takes the rows' id type (pairing_rows makes it categorical).
     dtype = prepared.schema["accelerator_id"]
     lineage = (
         (settings.registry or load_accelerators())

@@ -300,21 +300,17 @@ def html_table(
 
     heads = "".join(f"<th{attributes(c)}>{title}</th>" for c, title in columns.items())
     # One format string per row, not a concatenation of per-cell expressions: ~900
-    # tables per build, each built in half the time. Braces in our own labels would
-    # read as placeholders; they become character references.
-    row = (
-        "<tr>"
-        + "".join(
-            f'<td{attributes(c)} data-label="{cell_label(title)}">'.replace(
-                "{", "&#123;"
-            ).replace("}", "&#125;")
-            + "{}</td>"
-            for c, title in columns.items()
-        )
-        + "</tr>"
+    # tables per build, each built in half the time. Its only "{}" are the cells:
+    # cell_label escapes braces as character references.
+    row = "".join(
+        f'<td{attributes(c)} data-label="{cell_label(title)}">{{}}</td>'
+        for c, title in columns.items()
     )
     rows = frame.select(
-        pl.format(row, *[pl.col(c).cast(pl.String).fill_null("") for c in columns])
+        pl.format(
+            f"<tr>{row}</tr>",
+            *[pl.col(c).cast(pl.String).fill_null("") for c in columns],
+        )
     ).to_series()
     body = "\n".join(rows.to_list())
     opening = "<table>" if searchable else "<table data-search-exclude>"
