@@ -4,7 +4,10 @@ import pytest
 from pipeline.analysis.accelerators import (
     ATTACHED_SCHEMA,
     UNMAPPED_SCHEMA,
+    Accelerator,
+    AcceleratorRegistry,
     AcceleratorRegistryError,
+    UnclassifiedNames,
     attach_accelerators,
     load_accelerators,
     parse_accelerators,
@@ -341,3 +344,15 @@ def test_a_registry_can_be_injected():
     registry = parse_accelerators({"accelerator": [entry(names=[H100])]}, "t.toml")
     attached = attach_accelerators(frame(row()), registry).collect()
     assert attached["accelerator_id"][0] == "x-one"
+
+
+def test_a_registry_built_by_hand_with_a_name_twice_is_refused_not_repeated():
+    # The loader refuses such a file; a registry built in code must not make the
+    # lookup join repeat result rows either.
+    registry = AcceleratorRegistry(
+        (Accelerator("x-1", "X", "One", "X1", names=("X One",)),),
+        unclassified=(UnclassifiedNames(names=("X One",), reason="ambiguous"),),
+    )
+    with pytest.raises(AcceleratorRegistryError) as error:
+        attach_accelerators(frame(row(accelerator_name="X One")), registry)
+    assert str(error.value) == "raw accelerator name(s) listed twice: X One"
