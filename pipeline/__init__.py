@@ -3,3 +3,14 @@
 Business logic lives in plain modules (``manifest``, ``source``, ``snapshots``,
 ``extract``, ``transform``, ...); ``pipeline.defs`` only wires them into Dagster.
 """
+
+import os
+
+#: Polars allocates through its own jemalloc, which by default keeps freed pages
+#: for ten seconds and purges them only while allocating: one Dagster run carried
+#: each step's peak into the next. A background thread returning them after one
+#: second (muzzy pages at once) took the analytics at 100x the real data from
+#: 1.03 GB to 0.94 GB peak, in the same time. It must be set before Polars is
+#: imported, hence here; a value already in the environment wins.
+ALLOCATOR_CONF = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0"
+os.environ.setdefault("_RJEM_MALLOC_CONF", ALLOCATOR_CONF)
