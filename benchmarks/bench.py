@@ -62,9 +62,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
+# Before Polars: importing the package sets the allocator configuration production
+# runs with (pipeline/__init__.py), which the timed child processes inherit. With
+# Polars loaded first they would inherit Polars' own default instead.
 from pipeline import settings
+
+# isort: split
+import polars as pl
 
 #: The committed results file and its layout. Repeated from
 #: ``pipeline.render.performance_page`` (a unit test keeps them equal) so that no

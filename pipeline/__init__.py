@@ -7,10 +7,14 @@ Business logic lives in plain modules (``manifest``, ``source``, ``snapshots``,
 import os
 
 #: Polars allocates through its own jemalloc, which by default keeps freed pages
-#: for ten seconds and purges them only while allocating: one Dagster run carried
-#: each step's peak into the next. A background thread returning them after one
-#: second (muzzy pages at once) took the analytics at 100x the real data from
-#: 1.03 GB to 0.94 GB peak, in the same time. It must be set before Polars is
-#: imported, hence here; a value already in the environment wins.
+#: and purges them only while allocating: one Dagster run carried each step's peak
+#: into the next. A background thread returning them after one second (muzzy pages
+#: at once) took the analytics at 100x the real data from 1.00-1.04 GB to
+#: 0.94-0.95 GB peak (make bench's own child processes), in the same time. Polars
+#: appends this variable to its defaults and jemalloc keeps the last value of each
+#: option, so it must be set before Polars is imported, hence here; a value already
+#: in the environment wins. A process that imported Polars first keeps Polars'
+#: defaults, and so do the processes it starts (benchmarks/bench.py imports this
+#: package first for that reason).
 ALLOCATOR_CONF = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0"
 os.environ.setdefault("_RJEM_MALLOC_CONF", ALLOCATOR_CONF)

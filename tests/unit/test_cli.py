@@ -193,3 +193,39 @@ def test_top_n_leaves_out_flagged_pairs_unless_asked(
     assert main(["gains", "--data-dir", str(tmp_path), "--include-flagged"]) == 0
     out = capsys.readouterr().out
     assert "46.5" in out and "large_software_gain, outlier_end" in out
+
+
+ALLOCATOR = """import os
+import pipeline.cli
+import polars
+print(os.environ["_RJEM_MALLOC_CONF"])"""
+
+
+@pytest.mark.parametrize(
+    ("given", "last_option"),
+    [(None, "muzzy_decay_ms:0"), ("narenas:2", "narenas:2")],
+)
+def test_the_command_configures_polars_allocator_unless_the_user_did(
+    given: str | None, last_option: str
+) -> None:
+    # Polars appends the variable to its own defaults and jemalloc keeps the last
+    # value of each option: the pipeline's setting (background purging, which kept
+    # the analytics at 100x the real data under 1 GB) applies unless a user set one.
+    from pipeline import ALLOCATOR_CONF
+
+    env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
+    if given is not None:
+        env["_RJEM_MALLOC_CONF"] = given
+    shown = subprocess.run(
+        [sys.executable, "-c", ALLOCATOR],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    options = shown.split(",")
+    assert options[-1] == last_option
+    assert ("background_thread:true" in options) == (given is None)
+    if given is None:
+        assert shown.endswith(ALLOCATOR_CONF)
