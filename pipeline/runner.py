@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import math
 import os
 import re
 import time
@@ -408,7 +409,11 @@ def _stored_since(version: str, since: float | None) -> bool:
     history = SnapshotStore(settings.data_dir()).history(version, path)
     if not history:
         return False
-    return dt.datetime.fromisoformat(history[-1]["seen_at"]).timestamp() >= since
+    # ``seen_at`` is kept to the whole second: a snapshot stored in the second the
+    # command started in is this command's (compared with the fraction, it read as
+    # older and the line said "unchanged" about one time in a few).
+    seen = dt.datetime.fromisoformat(history[-1]["seen_at"]).timestamp()
+    return seen >= math.floor(since)
 
 
 def describe_release(

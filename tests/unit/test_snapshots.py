@@ -76,3 +76,23 @@ def test_a_corrupted_blob_is_detected(tmp_path: Path) -> None:
     (tmp_path / snap.blob).write_bytes(b"tampered")
     with pytest.raises(ValueError, match="is corrupt: its sha256 no longer matches"):
         store.read(snap)
+
+
+def test_a_snapshot_stored_in_the_second_the_command_started_is_this_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # seen_at keeps whole seconds; the command's start has a fraction. Compared
+    # as is, a release fetched in that same second was reported "unchanged" after
+    # a failed range run (test_one_run.py saw it about one run in a few).
+    from pipeline import runner
+    from pipeline.manifest import release_for
+
+    monkeypatch.setenv("MLPERF_DATA_DIR", str(tmp_path))
+    second = dt.datetime(2026, 11, 1, 12, 0, 5, tzinfo=dt.UTC)
+    SnapshotStore(tmp_path).put(
+        "v6.1",
+        release_for("v6.1").summary_path,
+        Fetched(url="https://example.test/s.json", content=b"A", fetched_at=second),
+    )
+    assert runner._stored_since("v6.1", second.timestamp() + 0.9) is True
+    assert runner._stored_since("v6.1", second.timestamp() + 1.0) is False
