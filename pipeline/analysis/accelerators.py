@@ -314,6 +314,17 @@ def _cpu_vendor(cpu_id: pl.Expr) -> pl.Expr:
     return expr
 
 
+#: Registry columns a result row takes from its raw accelerator name.
+_FROM_REGISTRY = (
+    "accelerator_id",
+    "accelerator_vendor",
+    "accelerator_family",
+    "accelerator_model",
+    "accelerator_memory_gb",
+    "is_mixed_accelerators",
+)
+
+
 def attach_accelerators(
     results: pl.LazyFrame, registry: AcceleratorRegistry | None = None
 ) -> pl.LazyFrame:
@@ -371,10 +382,10 @@ def attach_accelerators(
         .collect()
     )
     # Lookups as left joins on the two small tables, rows kept in order. Polars'
-    # streaming engine runs a join natively but a ``replace_strict`` with a table
-    # of keys in memory, holding the whole input: at 100x the real data the
-    # streamed write peaked at 0.78 GB with joins, 0.98 GB with mappings (two
-    # threads; 0.34 and 0.92 GB on one), for the same bytes.
+    # streaming engine runs a join itself, but hands a ``replace_strict`` with a key
+    # table to its in-memory engine, which holds the whole input: at 100x the real
+    # data the streamed write peaked at 0.78 GB with joins, 0.98 GB with mappings
+    # (two threads; 0.34 and 0.92 GB on one), for the same bytes.
     cpu = pl.col("is_cpu_only")
 
     def registry_or_cpu(column: str, for_cpu: pl.Expr) -> pl.Expr:
@@ -432,17 +443,6 @@ def attach_accelerators(
             else []
         )
     )
-
-
-#: Registry columns a result row takes from its raw accelerator name.
-_FROM_REGISTRY = (
-    "accelerator_id",
-    "accelerator_vendor",
-    "accelerator_family",
-    "accelerator_model",
-    "accelerator_memory_gb",
-    "is_mixed_accelerators",
-)
 
 
 def ensure_attached(

@@ -7,6 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipeline import ALLOCATOR_CONF
 from pipeline.analysis.pairs import PAIR_SCHEMA
 from pipeline.cli import main
 
@@ -211,8 +212,6 @@ def test_the_command_configures_polars_allocator_unless_the_user_did(
     # Polars appends the variable to its own defaults and jemalloc keeps the last
     # value of each option: the pipeline's setting (background purging, which kept
     # the analytics at 100x the real data under 1 GB) applies unless a user set one.
-    from pipeline import ALLOCATOR_CONF
-
     env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
     if given is not None:
         env["_RJEM_MALLOC_CONF"] = given
