@@ -10,7 +10,7 @@ import os
 #: and purges them only while allocating: one Dagster run carried each step's peak
 #: into the next. A background thread returning them after one second (muzzy pages
 #: at once) took the analytics at 100x the real data from 1.00-1.04 GB to
-#: 0.94-0.95 GB peak (make bench's own child processes), in the same time. Polars
+#: 0.94-0.98 GB peak (make bench's own child processes), in the same time. Polars
 #: appends this variable to its defaults and jemalloc keeps the last value of each
 #: option, so it must be set before Polars is imported, hence here; a value already
 #: in the environment wins. A process that imported Polars first keeps Polars'
