@@ -129,15 +129,9 @@ def _quiet(args: argparse.Namespace) -> bool:
     from pipeline import settings
     from pipeline.discovery import quiet_tick
     from pipeline.runlock import hold
-    from pipeline.source import Source
 
     data = settings.data_dir()
-    source = Source(
-        base=settings.source_base(),
-        timeout_s=settings.http_timeout_s(),
-        deadline_s=settings.http_deadline_s(),
-        tree_api=settings.tree_api(),
-    )
+    source = settings.open_source()
     try:
         with hold(data, args.data_shown):
             return quiet_tick(source, data)

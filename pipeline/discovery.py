@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pipeline.ingest import SUMMARY_CHECK, TREE_FILE
 from pipeline.manifest import (
     SUMMARY_NAMES,
     ManifestError,
@@ -48,13 +49,15 @@ def _validators(probe: Probe) -> dict:
 
 def _probe_new(source: Source, newest: str, found: Discovery) -> None:
     frontier = newest
+    # On the git source a round exists when its repository does: one ls-remote.
+    names = ("",) if source.pins_commits else SUMMARY_NAMES
     for _ in range(MAX_NEW_PER_TICK):
         hit = None
         for candidate in next_versions(frontier):
             release = discovered_release(candidate)
-            for name in SUMMARY_NAMES:
+            for name in names:
                 found.probes += 1
-                probe = source.probe(release.repo_name, name)
+                probe = source.probe(release.repository, name)
                 if probe.exists:
                     hit = candidate
                     found.validators[probe.url] = _validators(probe)
@@ -77,14 +80,17 @@ def discover(
     found = Discovery(validators=dict(validators))
     if known:
         _probe_new(source, max(known, key=lambda r: r.sort_key).version, found)
+    if source.pins_commits:
+        _probe_commits(source, known, store, found)
+        return found
     for release in known:
         if not release.has_summary:
             continue
-        url = source.url_for(release.repo_name, release.summary_path)
+        url = source.url_for(release.repository, release.summary_path)
         previous = validators.get(url, {})
         found.probes += 1
         probe = source.probe(
-            release.repo_name,
+            release.repository,
             release.summary_path,
             etag=previous.get("etag"),
             last_modified=previous.get("last_modified"),
@@ -96,6 +102,28 @@ def discover(
         if previous or never_stored:
             found.changed_releases.append(release.version)
     return found
+
+
+def _probe_commits(
+    source: Source, known: list[Release], store: SnapshotStore, found: Discovery
+) -> None:
+    """The git source: one ``ls-remote`` per round, and nothing else.
+
+    A round whose commit is not the one its files were last read at (or that was
+    never read) needs a run; the store says, so a lost cursor costs nothing.
+    """
+    for release in known:
+        found.probes += 1
+        probe = source.probe(release.repository)
+        if not probe.exists:
+            continue
+        found.validators[probe.url] = {"commit": probe.etag}
+        read_at = {
+            (store.checked(release.version, key) or {}).get("commit")
+            for key in (SUMMARY_CHECK, TREE_FILE)
+        }
+        if read_at != {probe.etag}:
+            found.changed_releases.append(release.version)
 
 
 #: Next to the cursor: the release partitions the Dagster instance knows, written by

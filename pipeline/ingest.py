@@ -11,11 +11,19 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pipeline.extract.raw_tree import stage_raw_tree
+from pipeline.extract.raw_tree import files_read, stage_raw_tree
 from pipeline.extract.summary import SummaryFormatError, parse_summary
 from pipeline.manifest import SUMMARY_NAMES, Release
 from pipeline.snapshots import Snapshot, SnapshotStore, utc_now_iso
-from pipeline.source import Fetched, NotPublished, OutsideSource, Source, SourceError
+from pipeline.source import (
+    DIVISIONS,
+    Fetched,
+    Listing,
+    NotPublished,
+    OutsideSource,
+    Source,
+    SourceError,
+)
 
 INGESTED = "ingested"
 RAW_TREE_ONLY = "raw tree only"
@@ -36,6 +44,12 @@ class RawOutcome:
     snapshot: Snapshot | None
     is_new: bool
     message: str
+    #: The upstream commit read (the git source), else None.
+    commit: str | None = None
+    #: Where the registry's expectation and the source disagree, what each says.
+    disagreement: str = ""
+    #: Files fetched from the source in this run (not read from the store).
+    downloaded: int = 0
 
     def to_json(self) -> dict:
         """Plain dict, stored by the IO manager and shown by ``status``."""
@@ -45,74 +59,198 @@ class RawOutcome:
             "snapshot": self.snapshot.to_json() if self.snapshot else None,
             "is_new": self.is_new,
             "message": self.message,
+            "commit": self.commit,
+            "disagreement": self.disagreement,
+            "downloaded": self.downloaded,
         }
 
 
 def candidate_paths(release: Release) -> list[str]:
-    """The manifest's path, then other known names for rounds found by discovery."""
-    paths = [release.summary_path]
-    if not release.summary_format:  # not reviewed yet: try every known layout
-        paths += [name for name in SUMMARY_NAMES if name != release.summary_path]
-    return paths
+    """The manifest's summary path first, then every other name upstream has used.
+
+    What a round has is read from the source, not taken from the manifest: a
+    round listed as raw-tree-only whose repository gained a summary file is read
+    with it, and the disagreement is reported.
+    """
+    paths = [release.summary_path] if release.summary_path else []
+    return paths + [name for name in SUMMARY_NAMES if name not in paths]
+
+
+#: Key of the note saying at which commit a round's summary was last looked for.
+SUMMARY_CHECK = "summary"
+
+
+def _at(commit: str | None) -> str:
+    return f" at {commit[:12]}" if commit else ""
+
+
+def _find_summary(
+    release: Release, source: Source, commit: str | None, kept: Snapshot | None
+) -> tuple[Fetched | None, str]:
+    """The round's summary file (fetched) and its path, or (None, manifest path)."""
+    repo = release.repository
+    names = candidate_paths(release)
+    if commit is not None:  # the git source: the listing at the commit says
+        listed = set(source.listing(repo).paths)
+        names = [name for name in names if name in listed]
+    for path in names:
+        same = kept if kept is not None and kept.path == path else None
+        try:
+            fetched = source.fetch(
+                repo,
+                path,
+                **(
+                    {"etag": same.etag, "last_modified": same.last_modified}
+                    if same is not None and commit is None
+                    else {}
+                ),
+            )
+        except NotPublished:
+            continue
+        return fetched, path
+    return None, release.summary_path
 
 
 def fetch_release(release: Release, source: Source, store: SnapshotStore) -> RawOutcome:
     """Fetch, validate and store the summary file of one release.
+
+    On the git source, a commit already read costs one ``ls-remote`` and nothing
+    else. Whether the round has a summary is what the source shows; where the
+    manifest expects otherwise, the outcome says so (``disagreement``).
 
     Raises:
         IngestError: the file exists but is not a readable summary.
         pipeline.source.SourceError: the source failed (after its retries).
     """
     version = release.version
-    if not release.has_summary:
+    try:
+        commit = source.commit(release.repository)
+    except NotPublished as exc:
+        kept = store.latest(version, release.summary_path or SUMMARY_CHECK)
         return RawOutcome(
             version,
-            RAW_TREE_ONLY,
-            None,
+            NOT_IN_SOURCE,
+            kept,
             False,
-            f"{version}: raw tree only (no summary file upstream)",
+            f"{version}: not in source ({exc})"
+            + (f"; keeping snapshot {kept.sha256[:12]}" if kept else ""),
         )
-    fetched, path = None, release.summary_path
-    for path in candidate_paths(release):
-        try:
-            fetched = source.fetch(release.repo_name, path)
-            break
-        except NotPublished:
-            continue
+    checked = store.checked(version, SUMMARY_CHECK) if commit else None
+    if checked is not None and checked["commit"] == commit:
+        kept = store.latest(version, checked["path"]) if checked.get("path") else None
+        status = INGESTED if kept else checked.get("status", RAW_TREE_ONLY)
+        what = f"snapshot {kept.sha256[:12]}" if kept else status
+        return RawOutcome(
+            version,
+            status,
+            kept,
+            False,
+            f"{version}: unchanged{_at(commit)} ({what}; nothing fetched)",
+            commit=commit,
+            disagreement=checked.get("disagreement", ""),
+        )
+    previous = next(
+        (s for name in candidate_paths(release) if (s := store.latest(version, name))),
+        None,
+    )
+    fetched, path = _find_summary(release, source, commit, previous)
+    where = source.url_for(release.repository, release.summary_path or "")
     if fetched is None:
-        kept = store.latest(version, release.summary_path)
-        where = source.url_for(release.repo_name, release.summary_path)
-        if kept is not None:
+        disagreement = (
+            f"releases.toml expects {release.summary_path}, but the source has no "
+            f"summary file{_at(commit)}; rows come from the raw tree"
+            if release.has_summary
+            else ""
+        )
+        status = NOT_IN_SOURCE if release.has_summary else RAW_TREE_ONLY
+        if commit:
+            store.mark_checked(
+                version,
+                SUMMARY_CHECK,
+                commit,
+                path=None,
+                status=status,
+                disagreement=disagreement,
+            )
+        if not release.has_summary:
+            return RawOutcome(
+                version,
+                RAW_TREE_ONLY,
+                None,
+                False,
+                f"{version}: raw tree only (no summary file upstream{_at(commit)})",
+                commit=commit,
+            )
+        if previous is not None:
             return RawOutcome(
                 version,
                 NOT_IN_SOURCE,
-                kept,
+                previous,
                 False,
                 f"{version}: {where} is not in the source now; keeping snapshot "
-                f"{kept.sha256[:12]} fetched {kept.fetched_at}",
+                f"{previous.sha256[:12]} fetched {previous.fetched_at}",
+                commit=commit,
+                disagreement=disagreement,
             )
         return RawOutcome(
-            version, NOT_IN_SOURCE, None, False, f"{version}: not in source ({where})"
+            version,
+            NOT_IN_SOURCE,
+            None,
+            False,
+            f"{version}: not in source ({where}); {disagreement}",
+            commit=commit,
+            disagreement=disagreement,
+        )
+    disagreement = (
+        f"releases.toml lists {release.summary_path or 'no summary file'}, but the "
+        f"source has {path}{_at(commit)}: {path} is read"
+        if path != release.summary_path
+        else ""
+    )
+    if fetched.not_modified and previous is not None:
+        return RawOutcome(
+            version,
+            INGESTED,
+            previous,
+            False,
+            f"{version}: unchanged {previous.sha256[:12]} (not modified; nothing "
+            "downloaded)",
+            disagreement=disagreement,
         )
     try:
         parse_summary(fetched.content, release=version, file=path)
     except SummaryFormatError as exc:
         kept_at = store.quarantine(version, path, fetched, str(exc))
-        previous = store.latest(version, path)
         stays = (
             f"snapshot {previous.sha256[:12]} of {previous.fetched_at} stays in use"
             if previous
             else "no earlier snapshot exists"
         )
         raise IngestError(f"{exc}; quarantined at {kept_at}; {stays}") from None
-    snapshot, is_new = store.put(version, path, fetched)
+    listing_date = source.listing(release.repository).commit_date if commit else None
+    snapshot, is_new = store.put(
+        version, path, fetched, commit=commit, commit_date=listing_date
+    )
+    if commit:
+        store.mark_checked(
+            version,
+            SUMMARY_CHECK,
+            commit,
+            path=path,
+            sha256=snapshot.sha256,
+            disagreement=disagreement,
+        )
     state = "new snapshot" if is_new else "unchanged"
     return RawOutcome(
         version,
         INGESTED,
         snapshot,
         is_new,
-        f"{version}: {state} {snapshot.sha256[:12]} ({snapshot.bytes} bytes)",
+        f"{version}: {state} {snapshot.sha256[:12]} ({snapshot.bytes} bytes)"
+        f"{_at(commit)}" + (f"; note: {disagreement}" if disagreement else ""),
+        commit=commit,
+        disagreement=disagreement,
+        downloaded=1,
     )
 
 
@@ -139,11 +277,13 @@ def fetch_raw_tree(
     """List a round's submission tree, fetch the files the scan reads, store them.
 
     The snapshot is a small JSON listing (every path, and the sha256 of each file the
-    scan needs); the files themselves are content-addressed blobs, stored once. A file
-    that is listed but absent, or leads outside a mirror, is recorded under
-    ``unread`` with the reason, so the scan reports it. Any other failure to fetch a
-    file (after the source's retries) stores no tree snapshot at all: a snapshot
-    without that file would silently drop its result.
+    scan needs); the files themselves are content-addressed blobs, stored once. A
+    file whose git blob id the listing gives and whose bytes are stored already is
+    read from the store, never fetched again; the rest are fetched in one batch
+    where the source can (git). A file that is listed but absent, or leads outside
+    a mirror, is recorded under ``unread`` with the reason, so the scan reports it.
+    Any other failure to fetch a file (after the source's retries) stores no tree
+    snapshot at all: a snapshot without that file would silently drop its result.
 
     Raises:
         pipeline.source.SourceError: the listing or a file could not be fetched;
@@ -151,59 +291,107 @@ def fetch_raw_tree(
         pipeline.snapshots.StoreError: the data directory cannot be written.
     """
     version = release.version
+    repo = release.repository
     if not release.reads_raw_tree:
         return RawOutcome(
             version, NOT_REQUESTED, None, False, f"{version}: raw tree not in manifest"
         )
+    kept = store.latest(version, TREE_FILE)
     try:
-        paths = source.list_tree(release.repo_name)
+        commit = source.commit(repo)
+        checked = store.checked(version, TREE_FILE) if commit else None
+        if checked is not None and checked["commit"] == commit:
+            return RawOutcome(
+                version,
+                INGESTED if kept else NOT_IN_SOURCE,
+                kept,
+                False,
+                f"{version}: raw tree unchanged{_at(commit)} (nothing fetched)",
+                commit=commit,
+            )
+        listing = source.listing(repo, DIVISIONS)
     except NotPublished:
-        paths = []
+        commit, listing = None, Listing([])
+    paths = listing.paths
     if not paths:
-        kept = store.latest(version, TREE_FILE)
+        if commit:
+            store.mark_checked(version, TREE_FILE, commit, sha256=None)
         return RawOutcome(
             version,
             NOT_IN_SOURCE,
             kept,
             False,
-            f"{version}: no raw tree in the source"
+            f"{version}: no raw tree in the source{_at(commit)}"
             + (f"; keeping tree snapshot {kept.sha256[:12]}" if kept else ""),
+            commit=commit,
         )
+    known = store.git_objects(version)
+    stored = {
+        path: known[oid]
+        for path, oid in listing.oids.items()
+        if oid in known and store.has_blob(known[oid])
+    }
+    wanted = files_read(paths, release=version)
+    source.prefetch(
+        repo, [p for p in wanted if p not in stored and p not in listing.unread]
+    )
     files: dict[str, str] = {}
     unread: dict[str, str] = {}
+    downloaded = 0
 
     def read(path: str) -> bytes:
+        nonlocal downloaded
+        if path in listing.unread:
+            unread[path] = listing.unread[path]
+            raise NotPublished(listing.unread[path])
+        if path in stored:
+            files[path] = stored[path]
+            return store.read_blob(stored[path])
         try:
-            content = source.fetch(release.repo_name, path).content
+            content = source.fetch(repo, path).content
         except (NotPublished, OutsideSource) as exc:
             unread[path] = str(exc)
             raise  # the scan rejects that folder with this reason
         except SourceError as exc:
             raise _TreeFileFailed(exc) from None
+        downloaded += 1
         files[path] = store.put_blob(content)
+        if path in listing.oids:
+            known[listing.oids[path]] = files[path]
         return content
 
-    # The scan itself decides which files it needs, so exactly those are fetched.
+    # The scan itself decides which files it needs, so exactly those are read.
     try:
         stage_raw_tree(paths, read, release=version)
     except _TreeFileFailed as exc:
+        if downloaded:
+            store.save_git_objects(version, known)  # what did arrive is kept
         raise SourceError(f"{exc}; no new tree snapshot stored") from None
+    if downloaded:
+        store.save_git_objects(version, known)
     # "unread" only when there is any, so earlier tree snapshots keep their hash.
     document = {"paths": paths, "files": files} | ({"unread": unread} if unread else {})
-    listing = json.dumps(document, sort_keys=True).encode()
+    content = json.dumps(document, sort_keys=True).encode()
     fetched = Fetched(
-        url=source.url_for(release.repo_name, ""),
-        content=listing,
+        url=source.url_for(repo, ""),
+        content=content,
         fetched_at=dt.datetime.fromisoformat(utc_now_iso()),
     )
-    snapshot, is_new = store.put(version, TREE_FILE, fetched)
+    snapshot, is_new = store.put(
+        version, TREE_FILE, fetched, commit=commit, commit_date=listing.commit_date
+    )
+    if commit:
+        store.mark_checked(version, TREE_FILE, commit, sha256=snapshot.sha256)
     return RawOutcome(
         version,
         INGESTED,
         snapshot,
         is_new,
-        f"{version}: raw tree of {len(paths)} paths, {len(files)} files read "
+        f"{version}: raw tree of {len(paths)} paths, {len(files)} files read, "
+        f"{downloaded} downloaded{_at(commit)} "
         f"({'new snapshot' if is_new else 'unchanged'} {snapshot.sha256[:12]})",
+        commit=commit,
+        downloaded=downloaded,
     )
 
 

@@ -66,10 +66,6 @@ class Release:
         """Numeric ordering: v0.7 < v1.0 < v6.1 < v10.0."""
         return version_key(self.version)
 
-    def result_url(self, location: str) -> str:
-        """Link to a result folder on GitHub, from its path inside the repository."""
-        return f"https://github.com/{self.repository}/tree/main/{location}"
-
 
 def version_key(version: str) -> tuple[int, int]:
     """Parse ``vX.Y`` into a sortable tuple, rejecting anything else."""
@@ -143,11 +139,17 @@ def release_for(version: str, releases: list[Release] | None = None) -> Release:
 
 
 def discovered_release(version: str) -> Release:
-    """A round that is not in the manifest yet: assume the newest summary layout."""
+    """A round that is not in the manifest yet: assume the newest summary layout.
+
+    Its repository is named like the newest listed round's, under the same owner
+    (so pointing releases.toml at a fork points discovery there too).
+    """
     version_key(version)
+    newest = max(load_manifest(), key=lambda r: r.sort_key, default=None)
+    owner = newest.repository.split("/", 1)[0] if newest else "mlcommons"
     return Release(
         version=version,
-        repository=f"mlcommons/inference_results_{version}",
+        repository=f"{owner}/inference_results_{version}",
         summary_path="summary.json",
         summary_format=None,  # not reviewed: the parser detects the layout
         published_date=None,

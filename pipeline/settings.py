@@ -8,9 +8,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: Upstream raw-file host; ``{repo}`` is the repository (``inference_results_v6.1``);
-#: ``HEAD`` resolves to the default branch, whatever it is called in that round.
-UPSTREAM_SOURCE = "https://raw.githubusercontent.com/mlcommons/{repo}/HEAD"
+#: Upstream: every round's repository read over git from GitHub, at the commit its
+#: default branch points to (``releases.toml`` names each repository).
+UPSTREAM_SOURCE = "git+https://github.com"
+#: Upstream's raw-file host, for reading over plain HTTP instead of git; ``{repo}``
+#: is the repository name, ``HEAD`` its default branch.
+UPSTREAM_RAW = "https://raw.githubusercontent.com/mlcommons/{repo}/HEAD"
 
 #: The project root (the folder holding ``pyproject.toml``).
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -33,8 +36,42 @@ def http_timeout_s() -> float:
 
 
 def http_deadline_s() -> float:
-    """Overall limit per download: ``MLPERF_HTTP_DEADLINE_S`` or 300 seconds."""
+    """Overall limit per download: ``MLPERF_HTTP_DEADLINE_S`` or 300 seconds.
+
+    On the git source it bounds each git command (a fetch of a round's files).
+    """
     return float(os.environ.get("MLPERF_HTTP_DEADLINE_S", "") or 300.0)
+
+
+def open_source(
+    base: str = "", *, timeout_s: float = 0.0, deadline_s: float = 0.0, retries: int = 3
+):  # noqa: ANN201 (Source | GitSource, imported late)
+    """The source for ``base`` (default: ``MLPERF_SOURCE``, else upstream over git).
+
+    ``git+<url>`` is the git source (clones cached under :func:`cache_dir`);
+    anything else is a mirror folder or an HTTP(S) base.
+    """
+    from pipeline.gitsource import GitSource, is_git_source
+    from pipeline.source import Source
+
+    base = base or source_base()
+    timeout_s = timeout_s or http_timeout_s()
+    deadline_s = deadline_s or http_deadline_s()
+    if is_git_source(base):
+        return GitSource(
+            base=base,
+            cache=cache_dir(),
+            timeout_s=timeout_s,
+            deadline_s=deadline_s,
+            retries=retries,
+        )
+    return Source(
+        base=base,
+        timeout_s=timeout_s,
+        deadline_s=deadline_s,
+        retries=retries,
+        tree_api=tree_api(),
+    )
 
 
 def build_dir() -> Path:
@@ -60,7 +97,9 @@ def cache_dir() -> Path:
 
 def site_url() -> str:
     """Public URL of the site (MkDocs needs it for instant navigation)."""
-    return os.environ.get("MLPERF_LEDGER_SITE_URL", "").strip() or "http://127.0.0.1:8000/"
+    return (
+        os.environ.get("MLPERF_LEDGER_SITE_URL", "").strip() or "http://127.0.0.1:8000/"
+    )
 
 
 def tree_api() -> str:

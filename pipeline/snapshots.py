@@ -40,6 +40,8 @@ class Snapshot:
     etag: str | None = None
     last_modified: str | None = None
     upstream_commit: str | None = None
+    #: The commit's date as git states it (the git source only).
+    upstream_commit_date: str | None = None
     licence: str = LICENCE
 
     def to_json(self) -> dict:
@@ -91,7 +93,12 @@ class SnapshotStore:
         return self.root / "raw" / release / path.replace("/", "__")
 
     def put(
-        self, release: str, path: str, fetched: Fetched, commit: str | None = None
+        self,
+        release: str,
+        path: str,
+        fetched: Fetched,
+        commit: str | None = None,
+        commit_date: str | None = None,
     ) -> tuple[Snapshot, bool]:
         """Store fetched bytes; returns the snapshot and whether it is new."""
         digest = sha256_hex(fetched.content)
@@ -115,6 +122,7 @@ class SnapshotStore:
                 etag=fetched.etag,
                 last_modified=fetched.last_modified,
                 upstream_commit=commit,
+                upstream_commit_date=commit_date,
             )
             sidecar = json.dumps(snapshot.to_json(), indent=2, sort_keys=True).encode()
             self._write(folder / f"{digest}.meta.json", sidecar)
@@ -172,6 +180,53 @@ class SnapshotStore:
         """The current version: the one seen most recently as a change, or None."""
         history = self.history(release, path)
         return self.get(release, path, history[-1]["sha256"]) if history else None
+
+    def checked(self, release: str, path: str) -> dict | None:
+        """The upstream commit this file was last read at, and what it held then.
+
+        ``{"commit": ..., **facts}``; None when never read at a known commit. An
+        unchanged commit means the file is what it was: nothing to fetch.
+        """
+        note = self._folder(release, path) / "checked.json"
+        try:
+            value = json.loads(note.read_text())
+        except (OSError, ValueError):
+            return None
+        return value if isinstance(value, dict) and value.get("commit") else None
+
+    def mark_checked(
+        self, release: str, path: str, commit: str, **facts: object
+    ) -> None:
+        """Record that ``path`` was read at ``commit``, with what it held then."""
+        note = {"commit": commit, **facts}
+        self._write(
+            self._folder(release, path) / "checked.json",
+            json.dumps(note, sort_keys=True).encode(),
+        )
+
+    def git_objects(self, release: str) -> dict[str, str]:
+        """Git blob id -> sha256 of every raw-tree file of a round stored so far.
+
+        The listing gives each file's blob id, so a file stored once (on any
+        earlier run, a failed one included) is read from the store, not fetched.
+        """
+        index = self.root / "raw" / release / "git_objects.json"
+        try:
+            value = json.loads(index.read_text())
+        except (OSError, ValueError):
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def save_git_objects(self, release: str, objects: dict[str, str]) -> None:
+        """Write the blob id index of a round (see :meth:`git_objects`)."""
+        self._write(
+            self.root / "raw" / release / "git_objects.json",
+            json.dumps(objects, sort_keys=True).encode(),
+        )
+
+    def has_blob(self, sha256: str) -> bool:
+        """Whether a raw-tree file with this hash is stored."""
+        return self._blob(sha256).is_file()
 
     def put_blob(self, content: bytes) -> str:
         """Store one raw-tree file by content; identical files are stored once."""

@@ -12,7 +12,9 @@ download has an overall deadline besides the per-read timeout.
 from __future__ import annotations
 
 import datetime as dt
+import email.utils
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -31,7 +33,18 @@ DEFAULT_DEADLINE_S = 300.0
 #: Same-origin redirects followed per request; upstream needs at most one.
 MAX_REDIRECTS = 5
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+#: Hosts that may receive ``GITHUB_TOKEN`` (HTTPS only); never a mirror.
+GITHUB_TOKEN_HOSTS = frozenset({"api.github.com", "raw.githubusercontent.com"})
+#: Statuses that mean "too many requests": wait as the server says, then retry.
+_RATE_LIMITED = frozenset({403, 429})
+#: The advice every rate-limit or truncation message ends with.
+LIFT_LIMIT = (
+    "set GITHUB_TOKEN, or read over git (MLPERF_SOURCE=git+https://github.com), "
+    "which GitHub's REST limits do not apply to"
+)
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+#: The top-level folders of a raw submission tree.
+DIVISIONS = ("closed", "open", "network")
 
 
 class SourceError(RuntimeError):
@@ -55,6 +68,25 @@ class Fetched:
     fetched_at: dt.datetime
     etag: str | None = None
     last_modified: str | None = None
+    #: The server said the stored version is current (HTTP 304); ``content`` is empty.
+    not_modified: bool = False
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The files of one round's repository, as the source lists them.
+
+    ``oids`` holds each file's git blob id where the source gives it (git and
+    GitHub's trees API do), so a file whose blob is already stored is not fetched
+    again; ``commit`` is the upstream commit the listing is of, where known.
+    """
+
+    paths: list[str]
+    oids: dict[str, str] = field(default_factory=dict)
+    commit: str | None = None
+    commit_date: str | None = None
+    #: Listed paths that must not be read, with the reason (e.g. a symbolic link).
+    unread: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -90,6 +122,41 @@ def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+def repo_name(repository: str) -> str:
+    """``owner/name`` (or a bare name) to the name, as mirror folders are named."""
+    return repository.rsplit("/", 1)[-1]
+
+
+def _owner(repository: str, default: str = "mlcommons") -> str:
+    return repository.split("/", 1)[0] if "/" in repository else default
+
+
+def _wait_s(headers: httpx.Headers, now: float) -> float | None:
+    """Seconds a rate-limited reply asks us to wait, or None when it does not say.
+
+    ``Retry-After`` is seconds or an HTTP date; GitHub's ``X-RateLimit-Reset`` is
+    the epoch second the quota refills (sent with ``X-RateLimit-Remaining: 0``).
+    """
+    after = headers.get("retry-after", "").strip()
+    if after:
+        if after.isdigit():
+            return float(after)
+        try:
+            when = email.utils.parsedate_to_datetime(after)
+        except (TypeError, ValueError):
+            when = None
+        if when is not None:
+            return max(0.0, when.timestamp() - now)
+    reset = headers.get("x-ratelimit-reset", "").strip()
+    if reset.isdigit() and headers.get("x-ratelimit-remaining", "").strip() == "0":
+        return max(0.0, float(reset) - now)
+    return None
+
+
+def _utc(epoch: float) -> str:
+    return dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 @dataclass
@@ -129,6 +196,9 @@ class Source:
             return GITHUB_API
         return str(httpx.URL(self.base.replace("{repo}", "x")).copy_with(path="/"))
 
+    #: Whether reads are pinned to an upstream commit (the git source is).
+    pins_commits = False
+
     @property
     def is_http(self) -> bool:
         """Whether the base is a URL rather than a folder."""
@@ -136,6 +206,7 @@ class Source:
 
     def url_for(self, repo: str, path: str) -> str:
         """The address of one file, as recorded in snapshot sidecars."""
+        repo = repo_name(repo)
         base = self.base.rstrip("/")
         root = base.replace("{repo}", repo) if "{repo}" in base else f"{base}/{repo}"
         if self.is_http:
@@ -162,7 +233,7 @@ class Source:
 
     def _local_root(self, repo: str) -> Path:
         """The folder a mirror may be read in: the base (or ``{repo}``'s folder)."""
-        return self._folder(Path(self.base.replace("{repo}", repo)))
+        return self._folder(Path(self.base.replace("{repo}", repo_name(repo))))
 
     def _contained(self, repo: str, path: str, what: str = "file") -> Path:
         """The resolved mirror path of ``path``, refused if it leads out of the root.
@@ -180,7 +251,7 @@ class Source:
                 else f"symlink to a {what} outside the mirror"
             )
             verb = "listed" if what == "folder" else "read"
-            where = f"{repo}/{path}".rstrip("/")
+            where = f"{repo_name(repo)}/{path}".rstrip("/")
             raise OutsideSource(
                 f"{where}: resolves outside the source root ({how}); not {verb}"
             )
@@ -228,23 +299,51 @@ class Source:
     def __del__(self) -> None:
         self.close()
 
+    def _auth(self, url: str, headers: dict[str, str]) -> dict[str, str]:
+        """``headers`` plus ``GITHUB_TOKEN`` when the URL is one of GitHub's hosts.
+
+        Only over HTTPS to GitHub's API and raw-file host: a mirror, a local server
+        or a redirect target never sees the token.
+        """
+        token = os.environ.get("GITHUB_TOKEN", "").strip()
+        target = httpx.URL(url)
+        if token and target.scheme == "https" and target.host in GITHUB_TOKEN_HOSTS:
+            return headers | {"Authorization": f"Bearer {token}"}
+        return headers
+
     def _request(self, method: str, url: str, headers: dict[str, str]) -> _Reply:
         """One request with bounded retries on 5xx, timeouts and connection errors.
 
-        The whole download, retries included, ends at ``deadline_s``.
+        A rate-limited reply (429, or 403 with ``Retry-After`` or an exhausted
+        ``X-RateLimit-Remaining``) is retried after the wait the server asks for,
+        when that wait ends before the deadline; otherwise it fails saying when to
+        retry. The whole download, retries included, ends at ``deadline_s``.
         """
         deadline = time.monotonic() + self.deadline_s
+        headers = self._auth(url, headers)
         last_problem = ""
+        waited = False  # a rate-limit wait replaces the backoff before a retry
         for attempt in range(self.retries + 1):
-            if attempt:
+            if attempt and not waited:
                 self.sleep(self.backoff_s * 2 ** (attempt - 1))
-                if time.monotonic() >= deadline:
-                    raise self._past_deadline(url)
+            if attempt and time.monotonic() >= deadline:
+                raise self._past_deadline(url)
+            waited = False
             self.request_log.append(url)
             try:
                 reply = self._within_deadline(method, url, headers, deadline)
                 if reply.status_code >= 500:
                     last_problem = f"HTTP {reply.status_code}"
+                    continue
+                if reply.status_code in _RATE_LIMITED:
+                    wait = _wait_s(reply.headers, time.time())
+                    if wait is None and reply.status_code == 403:
+                        return reply  # a plain "forbidden": not a rate limit
+                    if wait is None or time.monotonic() + wait >= deadline:
+                        raise self._rate_limited(url, reply.status_code, wait)
+                    last_problem = f"HTTP {reply.status_code} (rate limited)"
+                    self.sleep(wait)
+                    waited = True
                     continue
                 return reply
             except httpx.TimeoutException:
@@ -319,6 +418,15 @@ class Source:
                 )
         raise SourceError(f"{url}: more than {MAX_REDIRECTS} redirects; not followed")
 
+    def _rate_limited(self, url: str, status: int, wait: float | None) -> SourceError:
+        when = (
+            f"retry after {_utc(time.time() + wait)} (in {wait:.0f} s, past the "
+            f"deadline of {self.deadline_s:g} s)"
+            if wait is not None
+            else "the server gave no time to retry"
+        )
+        return SourceError(f"{url}: rate limited (HTTP {status}); {when}; {LIFT_LIMIT}")
+
     def _past_deadline(self, url: str) -> SourceError:
         return SourceError(
             f"{url}: not finished within the overall deadline of "
@@ -335,12 +443,36 @@ class Source:
             raise SourceError(f"{url}: HTTP {response.status_code}")
 
     # -- public API ----------------------------------------------------------------
-    def fetch(self, repo: str, path: str) -> Fetched:
-        """Read one file completely, or raise NotPublished / SourceError."""
+    def fetch(
+        self,
+        repo: str,
+        path: str,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> Fetched:
+        """Read one file completely, or raise NotPublished / SourceError.
+
+        Over HTTP, the validators of a stored version make the request conditional:
+        a 304 answer comes back as ``not_modified`` with no content downloaded.
+        """
         if not self.is_http:
             return self._read_local(repo, path)
         url = self.url_for(repo, path)
-        response = self._request("GET", url, {})
+        headers = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        response = self._request("GET", url, headers)
+        if response.status_code == 304 and headers:
+            return Fetched(
+                url=response.url,
+                content=b"",
+                fetched_at=_now(),
+                etag=etag,
+                last_modified=last_modified,
+                not_modified=True,
+            )
         self._check_status(url, response)
         return Fetched(
             url=response.url,
@@ -388,15 +520,36 @@ class Source:
             last_modified=response.headers.get("last-modified"),
         )
 
+    def commit(self, repository: str) -> str | None:
+        """The upstream commit a read would be of; unknown for folders and HTTP."""
+        return None
+
+    def prefetch(self, repository: str, paths: object) -> None:
+        """Nothing to batch: a folder or HTTP mirror is read file by file."""
+
     def list_tree(
         self,
         repo: str,
-        prefixes: tuple[str, ...] = ("closed", "open", "network"),
+        prefixes: tuple[str, ...] = DIVISIONS,
         *,
         api_base: str | None = None,
-        owner: str = "mlcommons",
+        owner: str | None = None,
     ) -> list[str]:
         """Repository-relative paths of every file under the given top-level folders.
+
+        See :meth:`listing`; this is its ``paths``.
+        """
+        return self.listing(repo, prefixes, api_base=api_base, owner=owner).paths
+
+    def listing(
+        self,
+        repo: str,
+        prefixes: tuple[str, ...] = DIVISIONS,
+        *,
+        api_base: str | None = None,
+        owner: str | None = None,
+    ) -> Listing:
+        """Every file under the given top-level folders, with blob ids where known.
 
         The raw submission tree has no index file, so scanning it starts from a
         listing. A local mirror is walked; over HTTP one call to GitHub's git trees
@@ -406,13 +559,12 @@ class Source:
         silently drop results.
 
         Args:
-            repo: Repository name without owner, e.g. ``inference_results_v5.1``.
+            repo: ``owner/name`` (or the name alone), e.g.
+                ``mlcommons/inference_results_v5.1``.
             prefixes: Top-level folders to keep (the divisions).
             api_base: Root of the GitHub REST API (HTTP sources only).
-            owner: Repository owner on GitHub (HTTP sources only).
-
-        Returns:
-            Sorted POSIX paths such as ``closed/AMD/systems/x.json``.
+            owner: Repository owner on GitHub (HTTP sources only); by default the
+                owner in ``repo``, else ``mlcommons``.
 
         Raises:
             NotPublished: no such repository folder or repository (HTTP 404).
@@ -434,31 +586,44 @@ class Source:
             self._contained(repo, "", "folder")
             for prefix in wanted:
                 self._contained(repo, prefix, "folder")
-            return sorted(
-                file.relative_to(root).as_posix()
-                for prefix in wanted
-                if (root / prefix).is_dir()
-                for file in (root / prefix).rglob("*")
-                if _listed(file, inside)
+            return Listing(
+                sorted(
+                    file.relative_to(root).as_posix()
+                    for prefix in wanted
+                    if (root / prefix).is_dir()
+                    for file in (root / prefix).rglob("*")
+                    if _listed(file, inside)
+                )
             )
         api = (api_base or self.tree_api_base()).rstrip("/")
-        url = f"{api}/repos/{owner}/{repo}/git/trees/HEAD?recursive=1"
+        who = owner or _owner(repo)
+        url = f"{api}/repos/{who}/{repo_name(repo)}/git/trees/HEAD?recursive=1"
         response = self._request("GET", url, {"Accept": "application/vnd.github+json"})
         self._check_status(url, response)
         try:
             listing = json.loads(response.body)
             entries = listing["tree"]
+            if not isinstance(entries, list):
+                raise TypeError("'tree' is not a list")
         except (ValueError, KeyError, TypeError) as exc:
             raise SourceError(
                 f"{url}: not a git trees listing ({exc.__class__.__name__}: {exc})"
             ) from None
         if listing.get("truncated"):
             raise SourceError(
-                f"{url}: GitHub truncated the listing ({len(entries)} entries); "
-                "refusing an incomplete tree"
+                f"{url}: GitHub truncated the listing ({len(entries)} entries; it "
+                "lists at most 100,000 entries or 7 MB); refusing an incomplete tree; "
+                + LIFT_LIMIT.replace("set GITHUB_TOKEN, or read", "read")
             )
-        return sorted(
-            entry["path"]
+        blobs = {
+            entry["path"]: entry.get("sha")
             for entry in entries
-            if entry.get("type") == "blob" and entry["path"].split("/", 1)[0] in wanted
+            if isinstance(entry, dict)
+            and entry.get("type") == "blob"
+            and isinstance(entry.get("path"), str)
+            and entry["path"].split("/", 1)[0] in wanted
+        }
+        return Listing(
+            sorted(blobs),
+            oids={p: o for p, o in blobs.items() if isinstance(o, str)},
         )

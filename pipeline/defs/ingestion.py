@@ -30,9 +30,10 @@ from pipeline.manifest import (
     version_key,
 )
 from pipeline.registry import REGISTRY_DIR
+from pipeline.render.provenance import snapshot_commit
 from pipeline.snapshots import Snapshot
 from pipeline.source import SourceError
-from pipeline.transform.results import empty_rejected, empty_results, summary_tables
+from pipeline.transform.results import summary_tables
 from pipeline.validate import Outcome, check_results, summarise_rejections
 
 RESULTS = dg.AssetKey("core_mlperf__results")
@@ -79,7 +80,12 @@ def raw_mlperf__summary(
                 metadata={"release": release.version, "source": src.base},
             ) from None
         snap = outcome.snapshot
-        metadata: dict = {"status": outcome.status, "message": outcome.message}
+        metadata: dict = {
+            "status": outcome.status,
+            "message": outcome.message,
+            "upstream_commit": outcome.commit or "",
+            "disagreement": outcome.disagreement,
+        }
         if snap:
             metadata |= {
                 "sha256": snap.sha256,
@@ -190,21 +196,22 @@ def core_mlperf__results(
         release = release_for(version)
         raw_value = raw[version]
         snap = Snapshot(**raw_value["snapshot"]) if raw_value.get("snapshot") else None
-        if "summary" not in release.ingest:
-            results, rejected = pl.collect_all(
-                [tree_results[version], tree_rejected[version]]
-            )
-            layout = "raw tree"
-        elif snap is not None:
+        if snap is not None:
             results, rejected, layout = summary_tables(
                 store.read(snap),
                 release=release.version,
                 repository=release.repository,
                 source_file=snap.path,
                 sha256=snap.sha256,
+                commit=snapshot_commit(snap),
             )
         else:
-            results, rejected, layout = empty_results(), empty_rejected(), None
+            # No summary in the source (before v4.1, or one the source lacks):
+            # the round's rows are the raw tree's, whatever releases.toml expects.
+            results, rejected = pl.collect_all(
+                [tree_results[version], tree_rejected[version]]
+            )
+            layout = "raw tree" if results.height or rejected.height else None
         outcomes = check_results(
             results, version, _previous_rows(context.instance, version)
         )
@@ -217,6 +224,9 @@ def core_mlperf__results(
                 "core_mlperf__results": {
                     "status": raw_value["status"],
                     "layout": layout or "none",
+                    "upstream_commit": (snapshot_commit(snap) if snap else None)
+                    or raw_value.get("commit")
+                    or "",
                     "rows": results.height,
                     "rejected": rejected.height,
                     "snapshot_sha256": snap.sha256 if snap else "",

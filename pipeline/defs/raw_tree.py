@@ -20,8 +20,9 @@ from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.ingest import TREE_FILE, RawOutcome, fetch_raw_tree, stored_tree
 from pipeline.lineage import code_version
-from pipeline.manifest import release_for
+from pipeline.manifest import SUMMARY_NAMES, release_for, version_key
 from pipeline.registry import REGISTRY_DIR
+from pipeline.render.provenance import snapshot_commit
 from pipeline.snapshots import Snapshot, StoreError
 from pipeline.source import SourceError
 from pipeline.transform.crosscheck import cross_check, cross_check_summary
@@ -140,9 +141,14 @@ def core_mlperf__tree_results(
         if not tree[version].get("snapshot"):
             results, rejected = empty_results(), empty_rejected()
         else:
-            paths, read = stored_tree(store, Snapshot(**tree[version]["snapshot"]))
+            snapshot = Snapshot(**tree[version]["snapshot"])
+            paths, read = stored_tree(store, snapshot)
             results, rejected = scan_raw_tree(
-                paths, read, release=release.version, repository=release.repository
+                paths,
+                read,
+                release=release.version,
+                repository=release.repository,
+                commit=snapshot_commit(snapshot),
             )
         return Part(
             {
@@ -181,6 +187,14 @@ def core_mlperf__crosscheck(
 ) -> dg.Output[pl.DataFrame]:
     """Cross-check the published table against the raw tree, release by release."""
     scanned = tree.select("release").unique().collect()["release"].to_list()
-    both = [v for v in scanned if "summary" in release_for(v).ingest]
+    # Rounds whose published rows came from a summary file (the source decides).
+    from_summary = (
+        summary.filter(pl.col("source_file").is_in(SUMMARY_NAMES))
+        .select("release")
+        .unique()
+        .collect()["release"]
+        .to_list()
+    )
+    both = sorted(set(scanned) & set(from_summary), key=version_key)
     report = cross_check(summary.filter(pl.col("release").is_in(both)), tree)
     return dg.Output(report, metadata=cross_check_summary(report) | {"releases": both})

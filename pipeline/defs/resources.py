@@ -11,27 +11,27 @@ import polars as pl
 
 from pipeline import settings
 from pipeline.defs.ranges import PerPartition
+from pipeline.gitsource import GitSource
 from pipeline.manifest import reviewed_versions
 from pipeline.snapshots import SnapshotStore
 from pipeline.source import Source
 
 
 class SourceResource(dg.ConfigurableResource):
-    """Where upstream files come from: a mirror folder or an HTTP base URL."""
+    """Where upstream files come from: git, a mirror folder or an HTTP base URL."""
 
     base: str = ""
     timeout_s: float = 0.0
     deadline_s: float = 0.0
     retries: int = 3
 
-    def get(self) -> Source:
-        """A Source for this run; unset fields come from the environment."""
-        return Source(
-            base=self.base or settings.source_base(),
-            timeout_s=self.timeout_s or settings.http_timeout_s(),
-            deadline_s=self.deadline_s or settings.http_deadline_s(),
+    def get(self) -> Source | GitSource:
+        """A source for this run; unset fields come from the environment."""
+        return settings.open_source(
+            self.base,
+            timeout_s=self.timeout_s,
+            deadline_s=self.deadline_s,
             retries=self.retries,
-            tree_api=settings.tree_api(),
         )
 
 

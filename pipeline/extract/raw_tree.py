@@ -463,10 +463,7 @@ class _Stager:
     def row(self, key: tuple[str, ...], files: dict[str, str]) -> dict[str, object]:
         division, submitter, system, benchmark, scenario = key
         folder = "/".join((division, submitter, "results", system, benchmark, scenario))
-        system_file = self.rules.system_files.get(
-            f"{division}/{submitter}/{system}",
-            f"{division}/{submitter}/systems/{system}.json",
-        )
+        system_file = _system_file(self.rules, division, submitter, system)
         row: dict[str, object] = dict.fromkeys(FOLDER_SCHEMA)
         row.update(
             division=division,
@@ -523,21 +520,10 @@ class _Stager:
         )
 
 
-def stage_raw_tree(
-    paths: list[str],
-    read: Callable[[str], bytes],
-    *,
-    release: str,
-    rules: RoundRules | None = None,
-) -> pl.DataFrame:
-    """One row per scenario folder of the listing, every file parsed, nothing decided.
-
-    A scenario folder is any ``results/{system}/{benchmark}/{scenario}`` with a file
-    under ``performance/``; one without a loadgen log (at one of the round's
-    ``log_files``) or an endpoints summary becomes a row too, so the transform can
-    reject it rather than lose it.
-    """
-    rules = rules or rules_for(release)
+def _scenario_folders(
+    paths: list[str], rules: RoundRules
+) -> dict[tuple[str, ...], dict[str, str]]:
+    """Each scenario folder of the listing, with the log file the round reads in it."""
     folders: dict[tuple[str, ...], dict[str, str]] = {}
     for path in sorted(paths):
         match = _RESULT_PATH.match(path)
@@ -555,6 +541,56 @@ def stage_raw_tree(
                 files["loadgen"] = path
         elif rest in _ENDPOINTS_FILES:
             files.setdefault("endpoints", path)
+    return folders
+
+
+def _system_file(rules: RoundRules, division: str, submitter: str, system: str) -> str:
+    return rules.system_files.get(
+        f"{division}/{submitter}/{system}",
+        f"{division}/{submitter}/systems/{system}.json",
+    )
+
+
+def files_read(
+    paths: list[str], *, release: str, rules: RoundRules | None = None
+) -> list[str]:
+    """Exactly the listed files :func:`stage_raw_tree` reads, for one batched fetch.
+
+    Per scenario folder: its loadgen log (or nothing, for an endpoints result),
+    the system description and the division's ``model_mapping.json``, where
+    listed. Never code, compliance runs, accuracy logs or anything else.
+    """
+    rules = rules or rules_for(release)
+    listed = set(paths)
+    wanted: set[str] = set()
+    for (division, submitter, system, _, _), files in _scenario_folders(
+        paths, rules
+    ).items():
+        if "endpoints" in files and "loadgen" not in files:
+            continue
+        wanted.add(_system_file(rules, division, submitter, system))
+        wanted.add(f"{division}/{submitter}/model_mapping.json")
+        if "loadgen" in files:
+            wanted.add(files["loadgen"])
+    return sorted(wanted & listed)
+
+
+def stage_raw_tree(
+    paths: list[str],
+    read: Callable[[str], bytes],
+    *,
+    release: str,
+    rules: RoundRules | None = None,
+) -> pl.DataFrame:
+    """One row per scenario folder of the listing, every file parsed, nothing decided.
+
+    A scenario folder is any ``results/{system}/{benchmark}/{scenario}`` with a file
+    under ``performance/``; one without a loadgen log (at one of the round's
+    ``log_files``) or an endpoints summary becomes a row too, so the transform can
+    reject it rather than lose it.
+    """
+    rules = rules or rules_for(release)
+    folders = _scenario_folders(paths, rules)
     stager = _Stager(paths=set(paths), read=read, rules=rules)
     rows = [stager.row(key, files) for key, files in folders.items()]
     return (
@@ -756,6 +792,7 @@ def scan_raw_tree(
     release: str,
     repository: str,
     rules: RoundRules | None = None,
+    commit: str | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Turn a round's file listing into (canonical results, rejected folders).
 
@@ -773,6 +810,7 @@ def scan_raw_tree(
         release: Round, e.g. ``"v5.1"``.
         repository: ``owner/name`` on GitHub, for result links.
         rules: The round's rules; ``rounds.toml``'s for ``release`` by default.
+        commit: The upstream commit the tree was read at, named in result links.
     """
     rules = rules or rules_for(release)
     folders = stage_raw_tree(paths, read, release=release, rules=rules)
@@ -783,6 +821,7 @@ def scan_raw_tree(
         repository=repository,
         names=FIELD_NAMES,
         sourced=SYSTEM_SOURCED,
+        commit=commit,
     )
     results_df, rejected_df = pl.collect_all([results, rejected])
     return results_df, rejected_df

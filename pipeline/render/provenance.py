@@ -23,6 +23,7 @@ import polars as pl
 
 from pipeline.manifest import ManifestError, Release, load_manifest, release_for
 from pipeline.registry import RegistryError, Table, load_registry
+from pipeline.snapshots import Snapshot
 
 REGISTRY_FILE = "upstream_commits.toml"
 #: The raw tree's snapshot path (``pipeline.ingest.TREE_FILE``): our listing, not a file
@@ -219,3 +220,22 @@ def with_upstream(
         .drop("_commit", "_evidence", "_tree_commit", "_file_commit")
         .collect()
     )
+
+
+def snapshot_commit(
+    snapshot: Snapshot, commits: Mapping[str, RoundCommit] | None = None
+) -> str | None:
+    """The upstream commit a snapshot's bytes are of, for links in its result rows.
+
+    The git source records it when it reads; for a mirror the registry says, on
+    the same terms as :func:`with_upstream`: a summary only when its sha256 is the
+    file's at that commit, a raw tree when the mirror states its commit.
+    """
+    if snapshot.upstream_commit:
+        return snapshot.upstream_commit
+    entry = (load_commits() if commits is None else commits).get(snapshot.release)
+    if entry is None or snapshot.url.startswith(RAW_HOST):
+        return None
+    if snapshot.path == TREE_FILE:
+        return entry.commit if entry.raw_tree else None
+    return entry.commit if entry.files.get(snapshot.path) == snapshot.sha256 else None

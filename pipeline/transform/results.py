@@ -131,6 +131,8 @@ RESULTS_SCHEMA: dict[str, pl.DataType] = {
     "is_inferred": pl.Boolean,
     "location": pl.String,
     "result_url": pl.String,
+    #: The upstream commit the row was read at (null: the source could not say).
+    "upstream_commit": pl.String,
     "source_file": pl.String,
     "source_record": pl.String,
     "snapshot_sha256": pl.String,
@@ -446,6 +448,7 @@ def canonicalise(
     repository: str,
     names: Mapping[str, str],
     sourced: Collection[str] = NAMED_FIELDS,
+    commit: str | None = None,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Staged rows of one round to (canonical results, rejected records), lazily.
 
@@ -453,6 +456,9 @@ def canonicalise(
         staged: An extractor's rows, ``STAGED_SCHEMA``.
         rules: The round's rules (divisions; the release named in keys and rows).
         repository: ``owner/name`` on GitHub, for result links.
+        commit: The upstream commit the rows were read at; links name it, so they
+            keep pointing at what was read after upstream moves on (``HEAD`` when
+            the source cannot say).
         names: Each of ``NAMED_FIELDS`` as the extractor's source spells it, so a
             message names the field a person can find upstream.
         sourced: Fields read from the row's ``field_source`` file (a message about
@@ -628,8 +634,12 @@ def canonicalise(
         pl.col("is_inferred").fill_null(False),
         "location",
         pl.format(
-            "https://github.com/{}/tree/main/{}", pl.lit(repository), "location"
+            "https://github.com/{}/tree/{}/{}",
+            pl.lit(repository),
+            pl.lit(commit or "HEAD"),
+            "location",
         ).alias("result_url"),
+        pl.lit(commit, dtype=pl.String).alias("upstream_commit"),
         "source_file",
         "source_record",
         "snapshot_sha256",
@@ -668,6 +678,7 @@ def summary_tables(
     source_file: str,
     sha256: str,
     rules: RoundRules | None = None,
+    commit: str | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, str]:
     """Bytes of one summary file to (results, rejected, layout name).
 
@@ -683,7 +694,7 @@ def summary_tables(
         raw, rules=rules, source_file=source_file, snapshot_sha256=sha256
     )
     results, rejected = canonicalise(
-        staged, rules=rules, repository=repository, names=names
+        staged, rules=rules, repository=repository, names=names, commit=commit
     )
     results_df, rejected_df = pl.collect_all([results, rejected])
     return results_df, rejected_df, raw.format

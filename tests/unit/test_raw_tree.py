@@ -464,8 +464,10 @@ def test_scan_reads_a_valid_llm_offline_result(scanned) -> None:
         "weight_data_types": None,
         "is_inferred": False,
         "location": "closed/Acme/results/box/llama2-70b-99/Offline",
-        "result_url": "https://github.com/mlcommons/inference_results_v9.9/tree/main/"
+        # No commit known (a folder the registry has no commit for): HEAD.
+        "result_url": "https://github.com/mlcommons/inference_results_v9.9/tree/HEAD/"
         "closed/Acme/results/box/llama2-70b-99/Offline",
+        "upstream_commit": None,
         "source_file": path,
         "source_record": "closed/Acme/systems/box.json",
         "snapshot_sha256": hashlib.sha256(TREE[path]).hexdigest(),

@@ -64,6 +64,7 @@ def tables(document: object, release: str = "v6.0", file: str = "summary_results
         repository=f"mlcommons/inference_results_{release}",
         source_file=file,
         sha256="abc",
+        commit="ab33b21",
     )
 
 
@@ -109,8 +110,11 @@ def test_final_report_record_becomes_this_exact_row() -> None:
         "weight_data_types": "fp4",
         "is_inferred": True,
         "location": "closed/AMD/results/87xMI355X_22xEPYC_9575F/llama2-70b-99/Interactive",
-        "result_url": "https://github.com/mlcommons/inference_results_v6.0/tree/main/"
+        # Pinned to the commit the file was read at, so the link keeps pointing at
+        # what was read after upstream moves on.
+        "result_url": "https://github.com/mlcommons/inference_results_v6.0/tree/ab33b21/"
         "closed/AMD/results/87xMI355X_22xEPYC_9575F/llama2-70b-99/Interactive",
+        "upstream_commit": "ab33b21",
         "source_file": "summary_results.json",
         "source_record": "0",
         "snapshot_sha256": "abc",

@@ -92,7 +92,10 @@ def test_http_truncated_listing_is_refused() -> None:
         source.list_tree(REPO)
     assert str(info.value) == (
         f"https://api.github.com/repos/mlcommons/{REPO}/git/trees/HEAD?recursive=1: "
-        "GitHub truncated the listing (1 entries); refusing an incomplete tree"
+        "GitHub truncated the listing (1 entries; it lists at most 100,000 entries "
+        "or 7 MB); refusing an incomplete tree; read over git "
+        "(MLPERF_SOURCE=git+https://github.com), which GitHub's REST limits do not "
+        "apply to"
     )
 
 

@@ -1,0 +1,204 @@
+"""A real git server on 127.0.0.1: ``git http-backend`` behind a small HTTP server.
+
+It speaks git's smart HTTP protocol (v2, partial clone allowed), the protocol GitHub
+speaks, so the git source is tested against git itself and not against a stand-in.
+Repositories are bare folders under ``root``; ``faults`` scripts failures per request
+(``"500"``, ``"hang"``), and every request is counted with the bytes it sent, so tests
+and the bench can say what a fetch cost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+GIT = shutil.which("git") or "git"
+_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "HOME": "/nonexistent",
+    "GIT_AUTHOR_NAME": "mlperf-ledger tests",
+    "GIT_AUTHOR_EMAIL": "tests@localhost",
+    "GIT_COMMITTER_NAME": "mlperf-ledger tests",
+    "GIT_COMMITTER_EMAIL": "tests@localhost",
+}
+
+
+def git(*args: str | Path, cwd: Path | None = None, env: dict | None = None) -> str:
+    """Run git quietly for building test repositories; its output as text."""
+    merged = {**os.environ, **_ENV, **(env or {})}
+    done = subprocess.run(
+        [GIT, *map(str, args)], cwd=cwd, env=merged, capture_output=True, check=True
+    )
+    return done.stdout.decode()
+
+
+def commit_folder(
+    repo: Path, folder: Path, message: str, date: str = "2026-01-01T00:00:00Z"
+) -> str:
+    """Make the bare ``repo``'s main branch hold exactly ``folder``; the new commit.
+
+    Built with plumbing in a temporary index, so no work tree is copied.
+    """
+    if not (repo / "HEAD").exists():
+        repo.mkdir(parents=True, exist_ok=True)
+        git("init", "--bare", "-q", "-b", "main", repo)
+        git("-C", repo, "config", "uploadpack.allowFilter", "true")
+        git("-C", repo, "config", "uploadpack.allowAnySHA1InWant", "true")
+        git("-C", repo, "config", "http.receivepack", "false")
+    index = repo / "tmp-index"
+    env = {
+        "GIT_DIR": str(repo),
+        "GIT_WORK_TREE": str(folder),
+        "GIT_INDEX_FILE": str(index),
+        "GIT_AUTHOR_DATE": date,
+        "GIT_COMMITTER_DATE": date,
+    }
+    git("add", "-A", "-f", ".", cwd=folder, env=env)
+    tree = git("write-tree", env=env).strip()
+    index.unlink()
+    parents = []
+    with contextlib.suppress(subprocess.CalledProcessError):
+        parents = ["-p", git("rev-parse", "-q", "--verify", "main", env=env).strip()]
+    sha = git("commit-tree", tree, *parents, "-m", message, env=env).strip()
+    git("update-ref", "refs/heads/main", sha, env=env)
+    return sha
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    status: int
+    sent: int
+    #: The protocol v2 command of an upload-pack POST ("ls-refs", "fetch"), else "".
+    command: str = ""
+
+
+class GitServer:
+    """Serves the bare repositories below ``root`` over smart HTTP on 127.0.0.1."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        #: Fault queues by repository name (``inference_results_v6.1``); each request
+        #: to that repository pops one: "500" or "hang" (sleep ``hang_s``).
+        self.faults: dict[str, list[str]] = defaultdict(list)
+        self.requests: list[Request] = []
+        self.hang_s = 5.0
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _handle(self) -> None:
+                path, _, query = self.path.partition("?")
+                repo = path.lstrip("/").split("/", 1)[0].removesuffix(".git")
+                queue = server.faults.get(repo)
+                fault = queue.pop(0) if queue else None
+                if fault == "hang":
+                    time.sleep(server.hang_s)
+                    self.close_connection = True
+                    return
+                if fault == "500":
+                    self._reply(500, b"", path)
+                    return
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                env = {
+                    "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                    "GIT_PROJECT_ROOT": str(server.root),
+                    "GIT_HTTP_EXPORT_ALL": "1",
+                    "GIT_CONFIG_NOSYSTEM": "1",
+                    "HOME": "/nonexistent",
+                    "REQUEST_METHOD": self.command,
+                    "PATH_INFO": path,
+                    "QUERY_STRING": query,
+                    "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+                    "CONTENT_LENGTH": str(len(body)),
+                    "REMOTE_ADDR": "127.0.0.1",
+                    "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
+                    "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
+                }
+                done = subprocess.run(
+                    [GIT, "http-backend"], input=body, env=env, capture_output=True
+                )
+                head, _, payload = done.stdout.partition(b"\r\n\r\n")
+                status, headers = 200, []
+                for line in head.decode("latin-1").split("\r\n"):
+                    name, _, value = line.partition(":")
+                    if name.lower() == "status":
+                        status = int(value.strip().split()[0])
+                    elif name:
+                        headers.append((name, value.strip()))
+                command = re.search(rb"command=([a-z-]+)", body[:200])
+                self._reply(
+                    status,
+                    payload,
+                    path,
+                    headers,
+                    command.group(1).decode() if command else "",
+                )
+
+            def _reply(
+                self,
+                status: int,
+                payload: bytes,
+                path: str,
+                headers: list[tuple[str, str]] = (),
+                command: str = "",
+            ) -> None:
+                self.send_response(status)
+                for name, value in headers:
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                with server._lock:
+                    server.requests.append(
+                        Request(self.command, path, status, len(payload), command)
+                    )
+
+            do_GET = _handle
+            do_POST = _handle
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def cost(self, repo: str = "") -> tuple[int, int]:
+        """(requests, bytes sent) so far, for one repository or all of them."""
+        with self._lock:
+            hits = [r for r in self.requests if repo in r.path]
+        return len(hits), sum(r.sent for r in hits)
+
+    def packs(self) -> int:
+        """How many pack downloads (protocol v2 ``fetch`` commands) were served."""
+        with self._lock:
+            return sum(1 for r in self.requests if r.command == "fetch")
+
+    def __enter__(self) -> GitServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
