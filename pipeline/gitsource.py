@@ -9,7 +9,8 @@ compliance runs, large binaries), and GitHub's REST limits and listing truncatio
 not apply. Everything goes through the git command line; there is no protocol code
 here.
 
-Clones are kept under ``<cache dir>/git/``, one bare repository per remote, and reused:
+Clones are kept under ``settings.git_cache_dir()``, one bare repository per remote,
+reused:
 an object already fetched is never fetched again, and a commit already listed costs
 no request beyond ``ls-remote``.
 """
@@ -242,7 +243,7 @@ class GitSource:
     # -- the clone cache ------------------------------------------------------------
     def _clone_dir(self, remote: str) -> Path:
         slug = re.sub(r"[^A-Za-z0-9._-]+", "_", remote.split("://", 1)[-1]).strip("_")
-        return self.cache / "git" / slug
+        return self.cache / slug
 
     @contextmanager
     def _locked(self, remote: str) -> Iterator[Path]:

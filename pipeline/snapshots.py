@@ -195,7 +195,7 @@ class SnapshotStore:
         return value if isinstance(value, dict) and value.get("commit") else None
 
     def mark_checked(
-        self, release: str, path: str, commit: str, **facts: object
+        self, release: str, path: str, commit: str, /, **facts: object
     ) -> None:
         """Record that ``path`` was read at ``commit``, with what it held then."""
         note = {"commit": commit, **facts}

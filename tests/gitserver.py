@@ -10,6 +10,7 @@ and the bench can say what a fetch cost.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
 import re
 import shutil
@@ -42,11 +43,16 @@ def git(*args: str | Path, cwd: Path | None = None, env: dict | None = None) -> 
 
 
 def commit_folder(
-    repo: Path, folder: Path, message: str, date: str = "2026-01-01T00:00:00Z"
+    repo: Path,
+    folder: Path,
+    message: str,
+    date: str = "2026-01-01T00:00:00Z",
+    extra: dict[str, bytes] | None = None,
 ) -> str:
-    """Make the bare ``repo``'s main branch hold exactly ``folder``; the new commit.
+    """Make the bare ``repo``'s main branch hold ``folder`` (plus ``extra`` files).
 
-    Built with plumbing in a temporary index, so no work tree is copied.
+    Built with plumbing in a temporary index, so the folder (the read-only shared
+    mirror) is read in place and never copied.
     """
     if not (repo / "HEAD").exists():
         repo.mkdir(parents=True, exist_ok=True)
@@ -63,6 +69,9 @@ def commit_folder(
         "GIT_COMMITTER_DATE": date,
     }
     git("add", "-A", "-f", ".", cwd=folder, env=env)
+    for path, content in (extra or {}).items():
+        blob = _hash_object(content, env)
+        git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
     tree = git("write-tree", env=env).strip()
     index.unlink()
     parents = []
@@ -71,6 +80,17 @@ def commit_folder(
     sha = git("commit-tree", tree, *parents, "-m", message, env=env).strip()
     git("update-ref", "refs/heads/main", sha, env=env)
     return sha
+
+
+def _hash_object(content: bytes, env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [GIT, "hash-object", "-w", "--stdin"],
+        input=content,
+        env={**os.environ, **_ENV, **env},
+        capture_output=True,
+        check=True,
+    )
+    return done.stdout.decode().strip()
 
 
 @dataclass
@@ -88,9 +108,13 @@ class GitServer:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        #: Fault queues by repository name (``inference_results_v6.1``); each request
-        #: to that repository pops one: "500" or "hang" (sleep ``hang_s``).
+        #: Fault queues by repository name (``inference_results_v6.1``): "500" or
+        #: "hang" (sleep ``hang_s``, then drop the connection), each optionally for one
+        #: protocol v2 command only ("500@fetch"); a request pops the first fault
+        #: that applies to it.
         self.faults: dict[str, list[str]] = defaultdict(list)
+        #: Called as ``on_request(repo, command)`` before a request is served.
+        self.on_request = None
         self.requests: list[Request] = []
         self.hang_s = 5.0
         self._lock = threading.Lock()
@@ -104,18 +128,29 @@ class GitServer:
 
             def _handle(self) -> None:
                 path, _, query = self.path.partition("?")
-                repo = path.lstrip("/").split("/", 1)[0].removesuffix(".git")
-                queue = server.faults.get(repo)
-                fault = queue.pop(0) if queue else None
+                repo = next(
+                    (p.removesuffix(".git") for p in path.split("/") if p.endswith(".git")),
+                    "",
+                )
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                plain = (
+                    gzip.decompress(body)
+                    if self.headers.get("Content-Encoding") == "gzip"
+                    else body
+                )
+                found = re.search(rb"command=([a-z-]+)", plain[:200])
+                command = found.group(1).decode() if found else ""
+                if server.on_request is not None:
+                    server.on_request(repo, command)
+                fault = server._pop_fault(repo, command)
                 if fault == "hang":
                     time.sleep(server.hang_s)
                     self.close_connection = True
                     return
                 if fault == "500":
-                    self._reply(500, b"", path)
+                    self._reply(500, b"", path, command=command)
                     return
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
                 env = {
                     "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                     "GIT_PROJECT_ROOT": str(server.root),
@@ -142,14 +177,7 @@ class GitServer:
                         status = int(value.strip().split()[0])
                     elif name:
                         headers.append((name, value.strip()))
-                command = re.search(rb"command=([a-z-]+)", body[:200])
-                self._reply(
-                    status,
-                    payload,
-                    path,
-                    headers,
-                    command.group(1).decode() if command else "",
-                )
+                self._reply(status, payload, path, headers, command)
 
             def _reply(
                 self,
@@ -175,9 +203,21 @@ class GitServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
+        # A client that gave up on a hanging request leaves a broken pipe: expected.
+        self.httpd.handle_error = lambda *args: None
         self.thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
+
+    def _pop_fault(self, repo: str, command: str) -> str | None:
+        with self._lock:
+            queue = self.faults.get(repo, [])
+            for index, fault in enumerate(queue):
+                kind, _, only = fault.partition("@")
+                if not only or only == command:
+                    del queue[index]
+                    return kind
+        return None
 
     @property
     def url(self) -> str:
