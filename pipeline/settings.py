@@ -96,9 +96,11 @@ def cache_dir() -> Path:
 
 
 def git_cache_dir() -> Path:
-    """Where the git source keeps its clones: ``MLPERF_GIT_CACHE_DIR`` or the cache's
-    ``git/`` folder. One bare, blob-less clone per remote, reused by every run;
-    deleting it costs one refetch of the files the rules read."""
+    """Where the git source keeps its clones: ``MLPERF_GIT_CACHE_DIR`` or ``git/``.
+
+    One bare, blob-less clone per remote below the cache folder, reused by every
+    run; deleting it costs one refetch of the files the rules read.
+    """
     configured = os.environ.get("MLPERF_GIT_CACHE_DIR", "").strip()
     return Path(configured).resolve() if configured else cache_dir() / "git"
 
