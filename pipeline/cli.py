@@ -37,10 +37,34 @@ def _check_release(value: str) -> None:
         raise UsageError(f"--release {value!r}: expected a version like v6.1")
 
 
+def _check_git(name: str, value: str) -> None:
+    """A ``git+<url>`` source: a URL with a host, and a git that can read it."""
+    from pipeline.gitsource import GitMissing, git_version
+
+    url = value.removeprefix("git+")
+    if not url.startswith(("http://", "https://", "file://", "ssh://")):
+        raise UsageError(
+            f"{name} {value!r}: expected git+https://host[/path] (or git+http://, "
+            "git+file://, git+ssh://)"
+        )
+    if not url.startswith("file://") and not urlsplit(url).hostname:
+        raise UsageError(f"{name} {value!r}: no host in the URL")
+    try:
+        git_version()
+    except GitMissing as exc:
+        raise UsageError(f"{name} {value!r}: {exc}") from None
+
+
 def _check_source(args: argparse.Namespace) -> None:
     value, name = _given(args, "--source", "MLPERF_SOURCE")
     if not value:
-        return  # upstream
+        from pipeline.settings import UPSTREAM_SOURCE
+
+        _check_git("the default source", UPSTREAM_SOURCE)  # upstream over git
+        return
+    if value.startswith("git+"):
+        _check_git(name, value)
+        return
     if value.startswith(("http://", "https://")):
         if not urlsplit(value.replace("{repo}", "x")).hostname:
             raise UsageError(f"{name} {value!r}: no host in the URL")

@@ -27,7 +27,7 @@ from pipeline.claims import claim_verdicts, load_claims
 from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.lineage import code_version, git_commit, mermaid
-from pipeline.manifest import release_for
+from pipeline.manifest import release_for, version_key
 from pipeline.publish import mkdocs_build, publish, stage_project
 from pipeline.render.changes_page import PAGE as CHANGES_PAGE
 from pipeline.render.changes_page import changes_note, render_changes_page
@@ -43,9 +43,11 @@ from pipeline.render.performance_page import (
     load_results,
     render_performance_page,
 )
-from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
+from pipeline.render.provenance import snapshot_commit
+from pipeline.render.site_data import ROUNDS_SCHEMA, SNAPSHOT_SCHEMA, SiteData
 from pipeline.render.slugs import page_problems
 from pipeline.render.tables import relative
+from pipeline.snapshots import Snapshot, SnapshotStore
 
 #: Pages every published site must have (besides one per release with results).
 REQUIRED_PAGES = ("index.html", "methodology.html", "generated/audit.html")
@@ -72,9 +74,46 @@ def snapshot_table(instance: dg.DagsterInstance, raw: dict[str, dict]) -> pl.Dat
                 "rows": meta.get("rows"),
                 "rejected": meta.get("rejected"),
                 "checks": meta.get("checks", ""),
+                "commit": snap.get("upstream_commit"),
             }
         )
     return pl.DataFrame(rows, schema=SNAPSHOT_SCHEMA).sort("release")
+
+
+def rounds_table(store: SnapshotStore, raw: dict, tree: dict) -> pl.DataFrame:
+    """Per round: the commit read, its date, how many files, what the source had."""
+    rows = []
+    for release in sorted(set(raw) | set(tree), key=version_key):
+        summary, listing = raw.get(release) or {}, tree.get(release) or {}
+        snaps = [
+            Snapshot(**value["snapshot"])
+            for value in (listing, summary)
+            if value.get("snapshot")
+        ]
+        files = 0
+        if listing.get("snapshot"):
+            files = len(json.loads(store.read(snaps[0])).get("files", {}))
+        if summary.get("snapshot"):
+            files += 1
+        commits = [c for snap in snaps if (c := snapshot_commit(snap))]
+        rows.append(
+            {
+                "release": release,
+                "repository": release_for(release).repository,
+                "commit": listing.get("commit")
+                or summary.get("commit")
+                or next(iter(commits), None),
+                "commit_date": next(
+                    (s.upstream_commit_date for s in snaps if s.upstream_commit_date),
+                    None,
+                ),
+                "files_read": files,
+                "summary": summary.get("status"),
+                "raw_tree": listing.get("status"),
+                "disagreement": summary.get("disagreement") or None,
+            }
+        )
+    return pl.DataFrame(rows, schema=ROUNDS_SCHEMA)
 
 
 def lineage_of() -> str:
@@ -162,6 +201,7 @@ def performance_page_markdown() -> str:
         "claims": dg.AssetIn("out_mlperf__claims"),
         "exclusions": dg.AssetIn("out_mlperf__exclusions"),
         "raw": dg.AssetIn("raw_mlperf__summary"),
+        "tree": dg.AssetIn("raw_mlperf__tree"),
     },
     check_specs=[
         dg.AssetCheckSpec(
@@ -190,6 +230,7 @@ def out_site__pages(
     claims: pl.LazyFrame,
     exclusions: pl.LazyFrame,
     raw: dict,
+    tree: dict,
 ):
     """Render the pages into ``build/staging/project``; check one page per entity."""
     build = settings.build_dir()
@@ -208,6 +249,7 @@ def out_site__pages(
     data = SiteData(
         **frames,
         snapshots=snapshot_table(context.instance, raw),
+        rounds=rounds_table(SnapshotStore(settings.data_dir()), raw, tree),
         lineage_mermaid=lineage_of(),
         pipeline_commit=git_commit(str(settings.PROJECT_ROOT)),
         built_at=dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),

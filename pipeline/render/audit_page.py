@@ -160,6 +160,50 @@ def _crosscheck_section(report: pl.DataFrame) -> list[str]:
     ]
 
 
+def _rounds_section(rounds: pl.DataFrame) -> list[str]:
+    """Per round: the upstream commit read, its date and how many files."""
+    commit = pl.col("commit")
+    ref = commit.fill_null("HEAD")
+    table = rounds.with_columns(
+        c_release=escape(pl.col("release")),
+        c_commit=pl.when(commit.is_not_null())
+        .then(
+            external_link(
+                pl.format("<code>{}</code>", escape(commit.str.slice(0, 12))),
+                pl.format("https://github.com/{}/tree/{}", pl.col("repository"), ref),
+                pl.col("repository"),
+            )
+        )
+        .otherwise(pl.lit(NOT_RECORDED)),
+        c_date=escape(pl.col("commit_date").fill_null("")),
+        c_files=pl.col("files_read").cast(pl.String),
+        c_summary=escape(pl.col("summary").fill_null("")),
+        c_tree=escape(pl.col("raw_tree").fill_null("")),
+        c_note=escape(pl.col("disagreement").fill_null("")),
+    )
+    return [
+        "## Upstream commits\n",
+        "The upstream commit each round was read at (every result link on this site "
+        "names it, so it keeps pointing at what was read after upstream moves on), "
+        "its date, how many upstream files were read, and what the source had. Where "
+        "the registry (`releases.toml`) expects something else, the note says so.\n",
+        html_table(
+            table,
+            {
+                "c_release": "Release",
+                "c_commit": "Commit",
+                "c_date": "Commit date",
+                "c_files": "Files read",
+                "c_summary": "Summary",
+                "c_tree": "Raw tree",
+                "c_note": "Note",
+            },
+            numeric=("c_files",),
+        )
+        or "_No round was read._\n",
+    ]
+
+
 def audit_page(site: Site, flagged: pl.DataFrame) -> str:
     """Lineage, snapshots, rejections, coverage, flags and cross-check of a build."""
     data = site.data
@@ -238,6 +282,8 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
         )
         or "_No upstream record was rejected._\n",
     ]
+    if data.rounds is not None:
+        parts += _rounds_section(data.rounds)
     parts += accelerator_coverage(data.results)
     parts += flags_section(flagged)
     if data.crosscheck is not None:

@@ -157,14 +157,23 @@ def with_upstream(
     upstream_raw = pl.concat_str(pl.lit(RAW_HOST), repo, pl.lit("/"))
     from_upstream = url.str.starts_with(upstream_raw).fill_null(False)
     is_tree = pl.col("path") == TREE_FILE
+    # Read over git, the snapshot states its own commit: nothing to look up.
+    read_at = (
+        pl.col("commit") if "commit" in snapshots.columns else pl.lit(None, pl.String)
+    )
+    over_git = url.str.starts_with("git+")
     commit = (
-        pl.when(~is_tree)
+        pl.when(read_at.is_not_null())
+        .then(read_at)
+        .when(~is_tree)
         .then(pl.col("_file_commit"))
         .when(pl.col("_tree_commit") & ~from_upstream)
         .then(pl.col("_commit"))
     )
     basis = (
-        pl.when(~is_tree & pl.col("_file_commit").is_not_null())
+        pl.when(read_at.is_not_null())
+        .then(pl.lit("read at this commit over git"))
+        .when(~is_tree & pl.col("_file_commit").is_not_null())
         .then(pl.format("sha256 matches the file at this commit ({})", "_evidence"))
         .when(commit.is_not_null())
         .then(
@@ -196,6 +205,8 @@ def with_upstream(
     read_from = (
         pl.when(from_upstream)
         .then(pl.format("upstream: {}", url))
+        .when(over_git)
+        .then(pl.format("git: {}", url.str.strip_prefix("git+")))
         .when(url.str.contains(r"^https?://"))
         .then(pl.format("HTTP mirror: {}", url))
         .when(repo.is_not_null())

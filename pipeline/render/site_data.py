@@ -46,8 +46,22 @@ SNAPSHOT_SCHEMA: dict[str, pl.DataType] = {
     "rows": pl.Int64,
     "rejected": pl.Int64,
     "checks": pl.String,
+    #: The upstream commit the snapshot was read at (git source; null elsewhere).
+    "commit": pl.String,
 }
 SNAPSHOT_COLUMNS: tuple[str, ...] = tuple(SNAPSHOT_SCHEMA)
+
+#: One row per round: the upstream commit its rows were read at and what was read.
+ROUNDS_SCHEMA: dict[str, pl.DataType] = {
+    "release": pl.String,
+    "repository": pl.String,
+    "commit": pl.String,
+    "commit_date": pl.String,
+    "files_read": pl.Int64,
+    "summary": pl.String,
+    "raw_tree": pl.String,
+    "disagreement": pl.String,
+}
 
 #: Accelerator vendors recognised in upstream accelerator names when the analysis
 #: module has not attached ``accelerator_vendor``: (vendor, case-insensitive regex).
@@ -174,6 +188,7 @@ class SiteData:
         pipeline_commit: Git commit of the pipeline code that built the site.
         built_at: ISO timestamp of the build.
         crosscheck: Optional comparison of summary values with the raw result tree.
+        rounds: Optional per-round provenance (``ROUNDS_SCHEMA``) for Audit.
     """
 
     results: pl.DataFrame
@@ -186,6 +201,8 @@ class SiteData:
     pipeline_commit: str
     built_at: str
     crosscheck: pl.DataFrame | None = None
+    #: Per round: commit, its date, files read (``ROUNDS_SCHEMA``); None: not shown.
+    rounds: pl.DataFrame | None = None
 
     def __post_init__(self) -> None:
         _require(self.results, RESULTS_COLUMNS, "results")

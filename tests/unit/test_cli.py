@@ -93,6 +93,56 @@ def test_source_url_without_host_is_refused(
     )
 
 
+@pytest.mark.parametrize(
+    ("value", "cause"),
+    [
+        ("git+", "expected git+https://host[/path] (or git+http://, git+file://, "
+         "git+ssh://)"),
+        ("git+https:///x", "no host in the URL"),
+    ],
+)  # fmt: skip
+def test_git_source_url_is_checked(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    value: str,
+    cause: str,
+) -> None:
+    monkeypatch.setenv("MLPERF_SOURCE", value)
+    assert main(["ingest", "--data-dir", str(tmp_path / "data")]) == 2
+    assert capsys.readouterr().err == f"error: MLPERF_SOURCE {value!r}: {cause}\n"
+    assert not (tmp_path / "data").exists()
+
+
+def test_git_source_without_git_says_what_to_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git on it
+    monkeypatch.delenv("MLPERF_SOURCE", raising=False)
+    assert main(["site", "--data-dir", str(tmp_path / "data")]) == 2
+    assert capsys.readouterr().err == (
+        "error: the default source 'git+https://github.com': the git source needs "
+        "the git command line (2.25 or newer), and none is on PATH: install git "
+        "(e.g. apt-get install git) or point MLPERF_SOURCE at a mirror folder or an "
+        "http(s):// mirror\n"
+    )
+
+
+def test_git_older_than_2_25_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = tmp_path / "git"
+    old.write_text("#!/bin/sh\necho 'git version 2.20.1'\n")
+    old.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("MLPERF_SOURCE", "git+http://127.0.0.1:9")
+    assert main(["ingest", "--data-dir", str(tmp_path / "data")]) == 2
+    assert capsys.readouterr().err == (
+        "error: MLPERF_SOURCE 'git+http://127.0.0.1:9': the git source needs git 2.25 "
+        f"or newer for partial clone and sparse fetch; {old} is git version 2.20.1\n"
+    )
+
+
 def test_data_dir_that_is_a_file_is_named_as_given(
     tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:

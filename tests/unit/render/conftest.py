@@ -234,6 +234,7 @@ def site_data() -> SiteData:
                 "rows": [1448],
                 "rejected": [0],
                 "checks": [["schema: passed", "row count: passed"]],
+                "commit": pl.Series([None], dtype=pl.String),  # read over HTTP
             }
         ),
         lineage_mermaid=LINEAGE,
