@@ -105,6 +105,7 @@ FLOOR_OF = {
     "noop_update": "floor_process",
     "incremental": "floor_incremental",
     "raw_tree_scan": "floor_raw_tree",
+    "cold_git_full": "floor_git",
 }
 FLOOR_PARTS: dict[str, tuple[str, ...]] = {
     "floor_summary4": ("read_summary4", "import_dagster", "mkdocs_summary4"),
@@ -112,6 +113,7 @@ FLOOR_PARTS: dict[str, tuple[str, ...]] = {
     "floor_process": ("import_dagster",),
     "floor_incremental": ("read_added", "import_dagster", "mkdocs_full"),
     "floor_raw_tree": ("raw_tree_floor",),
+    "floor_git": ("cold_full",),
 }
 FLOOR_LABELS = {
     "floor_summary4": "read + parse the four rounds, import dagster, plain mkdocs",
@@ -119,6 +121,7 @@ FLOOR_LABELS = {
     "floor_process": "a process that imports dagster",
     "floor_incremental": "read + parse the new round, import dagster, plain mkdocs",
     "floor_raw_tree": "read + decode the files the scan reads",
+    "floor_git": "the same cold build from the mirror folder",
 }
 
 
@@ -449,6 +452,15 @@ def evaluate_targets(
             ratio_to_floor=get("analytics_x100", "rss_ratio"),
         ),
         _target(
+            "cold_git_full",
+            "Cold fetch and build over git (local server), against the folder build",
+            get("cold_git_full", "ratio"),
+            1.3,
+            "x",
+            "≤ 1.3× the folder build",
+            ratio_to_floor=get("cold_git_full", "ratio"),
+        ),
+        _target(
             "make_test",
             "`make test`, whole suite",
             separately.get("make_test_s"),
@@ -505,6 +517,16 @@ def render_report(results: Mapping[str, Any]) -> str:
         lines.append(
             f"  [{mark}] {t['label']:<56} {value:>9}  {against:>7} floor  "
             f"target {t['target']}{note}"
+        )
+    rounds = results.get("git_source") or {}
+    if rounds:
+        lines += ["", "  Over git, per round (the last cold build):"]
+    for version, cost in rounds.items():
+        lines.append(
+            f"  {version:<6} {cost['requests']:>3} requests, "
+            f"{cost['bytes_sent'] / 1e6:7.2f} MB sent for "
+            f"{(cost['bytes_of_files_read'] or 0) / 1e6:7.2f} MB of files read "
+            f"(repository {cost['bytes_in_repository'] / 1e6:7.2f} MB)"
         )
     return "\n".join(lines) + "\n"
 
@@ -1241,6 +1263,74 @@ def bench_raw_tree(h: Harness) -> None:
 # -- page weights and growth ---------------------------------------------------------
 
 
+def files_read_bytes(data: Path) -> dict[str, int]:
+    """Per round, the bytes of the upstream files a build read (summary and tree)."""
+    out: dict[str, int] = {}
+    for release in sorted(p.name for p in (data / "raw").glob("v*")):
+        total = 0
+        for sidecar in (data / "raw" / release).glob("*/*.meta.json"):
+            meta = json.loads(sidecar.read_text())
+            if meta["path"] != "tree.json":
+                total += meta["bytes"]
+                continue
+            listing = json.loads((data / meta["blob"]).read_text())
+            total += sum(
+                (data / "raw" / "blobs" / sha[:2] / sha).stat().st_size
+                for sha in set(listing["files"].values())
+            )
+        out[release] = total
+    return out
+
+
+def bench_git(h: Harness) -> dict[str, Any]:
+    """A cold ``site`` over git: the mirror's rounds on a git server on 127.0.0.1.
+
+    The repositories are built from the mirror (one commit per round) and served by
+    ``git http-backend`` (tests/gitserver.py), so the whole fetch path runs: ls-remote,
+    the trees of the commit, one batch of the files the rules read. Judged against
+    ``cold_full``, the same build from the folder. Per round: requests and bytes the
+    server sent, against the bytes of the files read and of the repository.
+    """
+    from tests.gitserver import GitServer, mirror_repositories
+
+    served = h.root / "git-server"
+    h.say("building git repositories from the mirror (one commit per round)")
+    mirror_repositories(served, h.mirror)
+    state = h.root / "cold_git"
+    with GitServer(served) as server:
+
+        def fresh() -> None:
+            _remove(state)
+            state.mkdir(parents=True)
+            server.requests.clear()
+
+        env = h.env_for(state, h.mirror) | {
+            "MLPERF_SOURCE": f"git+{server.url}",
+            "MLPERF_GIT_CACHE_DIR": str(state / "clones"),
+        }
+        h.command(
+            Measurement("cold_git_full", "Cold fetch and build over git, full mirror"),
+            cli("site"),
+            env,
+            expect_runs="some",
+            before=fresh,
+        )
+        read = files_read_bytes(state / "data")
+        rounds = {}
+        for repo in sorted((served / "mlcommons").glob("*.git")):
+            version = repo.name.removesuffix(".git").removeprefix("inference_results_")
+            requests, sent = server.cost(repo.name)
+            rounds[version] = {
+                "requests": requests,
+                "bytes_sent": sent,
+                "bytes_of_files_read": read.get(version),
+                "bytes_in_repository": sum(
+                    f.stat().st_size for f in repo.rglob("*") if f.is_file()
+                ),
+            }
+    return rounds
+
+
 def page_weights(site: Path, top: int = 5) -> dict[str, Any]:
     """Bytes per built page: its HTML plus the chart specs and data files it loads.
 
@@ -1414,6 +1504,7 @@ def run(
         _, state = bench_cold_build(h, "cold_full", "Cold build, full mirror", mirror)
         bench_mkdocs_floor(h, "mkdocs_full", built_pages(state))
         bench_noop(h, state)
+        git_rounds = bench_git(h)
         bench_incremental(h)
         bench_analytics(h, state)
         bench_raw_tree(h)
@@ -1446,6 +1537,7 @@ def run(
             ),
             "overhead_ratio": scan["ratio"],
         },
+        "git_source": git_rounds,
         "page_weights": weights,
         "elapsed_s": round(time.perf_counter() - h.started, 1),
     }

@@ -109,18 +109,36 @@ def mirror() -> Path:
 
 @pytest.fixture(scope="session")
 def mirror_results(mirror: Path) -> pl.DataFrame:
-    """The canonical table of every mirrored release, built with the pure functions."""
+    """The canonical table of every mirrored release, built with the pure functions.
+
+    Links name the commit the pipeline would give them (upstream_commits.toml, for
+    bytes that are the file at that commit), as in a build from the mirror.
+    """
+    from pipeline.render.provenance import snapshot_commit
+    from pipeline.snapshots import Snapshot
+
     frames = []
     for release in load_manifest():
         if release.version not in MIRROR_RELEASES:
             continue
-        content = (mirror / release.repo_name / release.summary_path).read_bytes()
+        file = mirror / release.repo_name / release.summary_path
+        content = file.read_bytes()
+        snapshot = Snapshot(
+            release=release.version,
+            path=release.summary_path,
+            url=str(file),
+            sha256=sha256_hex(content),
+            bytes=len(content),
+            fetched_at="",
+            blob="",
+        )
         results, _, _ = summary_tables(
             content,
             release=release.version,
             repository=release.repository,
             source_file=release.summary_path,
-            sha256=sha256_hex(content),
+            sha256=snapshot.sha256,
+            commit=snapshot_commit(snapshot),
         )
         frames.append(results)
     return pl.concat(frames)

@@ -93,6 +93,26 @@ def _hash_object(content: bytes, env: dict[str, str]) -> str:
     return done.stdout.decode().strip()
 
 
+def mirror_repositories(
+    root: Path, mirror: Path, extra: dict[str, bytes] | None = None
+) -> dict[str, str]:
+    """One bare repository per round of ``mirror`` under ``root/mlcommons``.
+
+    Each holds the round's folder as one commit (plus ``extra`` files); returns the
+    commit of each round, by version.
+    """
+    commits = {}
+    for folder in sorted(mirror.glob("inference_results_v*")):
+        version = folder.name.removeprefix("inference_results_")
+        commits[version] = commit_folder(
+            root / "mlcommons" / f"{folder.name}.git",
+            folder,
+            f"{version} as published",
+            extra=extra,
+        )
+    return commits
+
+
 @dataclass
 class Request:
     method: str
@@ -129,7 +149,11 @@ class GitServer:
             def _handle(self) -> None:
                 path, _, query = self.path.partition("?")
                 repo = next(
-                    (p.removesuffix(".git") for p in path.split("/") if p.endswith(".git")),
+                    (
+                        p.removesuffix(".git")
+                        for p in path.split("/")
+                        if p.endswith(".git")
+                    ),
                     "",
                 )
                 length = int(self.headers.get("Content-Length") or 0)

@@ -6,12 +6,18 @@ bodies, timeouts) without any network beyond loopback.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
 from collections import defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+
+def _blob_id(content: bytes) -> str:
+    """The git blob id of a file's bytes (what ``git hash-object`` prints)."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()  # noqa: S324
 
 
 class FaultyServer:
@@ -113,8 +119,13 @@ class FaultyServer:
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
+                # Each entry with its git blob id, as GitHub's API gives it.
                 tree = [
-                    {"path": f.relative_to(folder).as_posix(), "type": "blob"}
+                    {
+                        "path": f.relative_to(folder).as_posix(),
+                        "type": "blob",
+                        "sha": _blob_id(f.read_bytes()),
+                    }
                     for f in sorted(folder.rglob("*"))
                     if f.is_file()
                 ]

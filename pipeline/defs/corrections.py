@@ -12,6 +12,7 @@ from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.defs.resources import DataDirResource
 from pipeline.lineage import code_version
 from pipeline.manifest import release_for
+from pipeline.render.provenance import snapshot_commit
 from pipeline.transform.corrections import diff_snapshots, empty_corrections
 
 
@@ -52,6 +53,8 @@ def out_mlperf__corrections(
                     old_sha256=old.sha256,
                     new_sha256=new.sha256,
                     seen_at=after["seen_at"],
+                    old_commit=snapshot_commit(old),
+                    new_commit=snapshot_commit(new),
                 )
             )
     table = pl.concat(frames)

@@ -27,11 +27,21 @@ CORRECTIONS_SCHEMA: dict[str, pl.DataType] = {
 
 
 def _fields_by_key(
-    content: bytes, *, release: str, repository: str, path: str
+    content: bytes,
+    *,
+    release: str,
+    repository: str,
+    path: str,
+    commit: str | None = None,
 ) -> pl.LazyFrame:
     """Every upstream field of every record, long: (result_key, field, value)."""
     results, rejected, _ = summary_tables(
-        content, release=release, repository=repository, source_file=path, sha256=""
+        content,
+        release=release,
+        repository=repository,
+        source_file=path,
+        sha256="",
+        commit=commit,
     )
     keys = pl.concat(
         [
@@ -68,11 +78,17 @@ def diff_snapshots(
     old_sha256: str,
     new_sha256: str,
     seen_at: str,
+    old_commit: str | None = None,
+    new_commit: str | None = None,
 ) -> pl.DataFrame:
-    """Rows added, removed and changed (one row per changed field) from old to new."""
+    """Rows added, removed and changed (one row per changed field) from old to new.
+
+    Links name the commit of the side that has the result: a removed result's link
+    points at the old commit, where it still exists.
+    """
     args = {"release": release, "repository": repository, "path": path}
-    before = _fields_by_key(old, **args)
-    after = _fields_by_key(new, **args)
+    before = _fields_by_key(old, **args, commit=old_commit)
+    after = _fields_by_key(new, **args, commit=new_commit)
     old_keys = before.select("result_key", "result_url").unique("result_key")
     new_keys = after.select("result_key", "result_url").unique("result_key")
     added = new_keys.join(old_keys, on="result_key", how="anti").with_columns(

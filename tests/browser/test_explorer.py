@@ -270,7 +270,7 @@ def test_sort_by_value_and_url_round_trip(
     # NVIDIA's GB300 NVL72 leads v6.0 llama2-70b-99 Offline.
     assert first.inner_text() == "1,126,850"
     assert first.get_attribute("href") == (
-        "https://github.com/mlcommons/inference_results_v6.0/tree/main/closed/NVIDIA/"
+        "https://github.com/mlcommons/inference_results_v6.0/tree/ab33b21/closed/NVIDIA/"
         "results/GB300-NVL72_GB300-288GB_aarch64x72_TRT/llama2-70b-99/Offline"
     )
     # Then every scenario again, searched for NVIDIA, on the second page.

@@ -38,7 +38,7 @@ HOSTILE_PAGE = "generated/releases/v6.1/dlrm-v3.html"
 
 #: The v5.1 page must cite AMD's 8xMI300X llama2-70b-99 Offline result.
 AMD_URL = (
-    "https://github.com/mlcommons/inference_results_v5.1/tree/main/closed/AMD/results/"
+    "https://github.com/mlcommons/inference_results_v5.1/tree/965182b0/closed/AMD/results/"
     "8xMI300X_2xEPYC_9575F/llama2-70b-99/Offline"
 )
 CITATION = """url => [...document.querySelectorAll(`a[href="${url}"]`)].map(a => ({

@@ -297,7 +297,7 @@ def test_the_page_and_release_links_on_the_real_data(claims, evaluations, verdic
     for claim in claims:
         assert f"{{#claim-{claim.id}}}" in page
     assert (
-        '<a href="https://github.com/mlcommons/inference_results_v6.0/tree/main/closed/'
+        '<a href="https://github.com/mlcommons/inference_results_v6.0/tree/ab33b21/closed/'
         "NVIDIA/results/GB300-NVL72_GB300-288GB_aarch64x288_TRT/deepseek-r1/Offline"
     ) in page
     assert [c for c, _, _ in claims_for_release(verdicts, "v5.1")] == [

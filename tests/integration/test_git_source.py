@@ -8,6 +8,7 @@ smart HTTP (protocol v2, partial clone allowed), as GitHub serves them.
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import shutil
 from pathlib import Path
@@ -21,10 +22,11 @@ from pipeline.manifest import load_manifest
 from pipeline.source import NotPublished, Source
 from pipeline.transform.results import summary_tables
 from tests.conftest import MIRROR, MIRROR_ALT
-from tests.gitserver import GitServer, commit_folder, git
+from tests.gitserver import GitServer, commit_folder, git, mirror_repositories
 
 ROUNDS = sorted(
-    p.name.removeprefix("inference_results_") for p in MIRROR.glob("inference_results_*")
+    p.name.removeprefix("inference_results_")
+    for p in MIRROR.glob("inference_results_*")
 )
 #: A file as large as a code drop or a model checkpoint: never read, never fetched.
 BIG = "code/checkpoint.bin"
@@ -44,25 +46,10 @@ def _big() -> bytes:
     return bytes(out[:BIG_BYTES])
 
 
-def build_repositories(root: Path) -> dict[str, str]:
-    """One bare repository per mirror round under ``root/mlcommons``; their commits."""
-    big = _big()
-    commits = {}
-    for version in ROUNDS:
-        name = f"inference_results_{version}"
-        commits[version] = commit_folder(
-            root / "mlcommons" / f"{name}.git",
-            MIRROR / name,
-            f"{version} as published",
-            extra={BIG: big},
-        )
-    return commits
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("git")
-    commits = build_repositories(root)
+    commits = mirror_repositories(root, MIRROR, extra={BIG: _big()})
     with GitServer(root) as server:
         yield server, root, commits
 
@@ -228,13 +215,26 @@ def test_a_new_commit_on_one_round_is_picked_up_alone(cold, tmp_path: Path) -> N
     # Every other round cost its ls-remote only.
     for version in ROUNDS:
         if version != "v6.1":
-            assert server.cost(f"inference_results_{version}.git")[0] - before[
-                version
-            ] <= 2, version
+            assert (
+                server.cost(f"inference_results_{version}.git")[0] - before[version]
+                <= 2
+            ), version
     table = rows(cold["work"], "v6.1")
     assert table["upstream_commit"].unique().to_list() == [new]
-    changes = (cold["work"] / "build" / "published").rglob("changes*")
-    assert any(changes)
+    # Two snapshots of the file now, the new one pinned to the new commit.
+    folder = cold["work"] / "data" / "raw" / "v6.1" / "summary.json"
+    pinned = {
+        json.loads(p.read_text())["upstream_commit"] for p in folder.glob("*.meta.json")
+    }
+    assert pinned == {cold["commits"]["v6.1"], new}
+    corrections = pl.read_parquet(
+        cold["work"] / "data" / "assets" / "out_mlperf__corrections" / "_.parquet"
+    )
+    assert corrections.filter(release="v6.1").height > 0
+    site = cold["work"] / "build" / "site" / "generated"
+    page = html.unescape((site / "changes.html").read_text())
+    assert "VeraRubin" in page and "Vera Rubin" in page
+    assert new[:12] in (site / "audit.html").read_text()
 
 
 def _published(work: Path) -> bytes:

@@ -1,6 +1,7 @@
 """Ingestion through Dagster, over HTTP from 127.0.0.1, on the real mirror files."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -145,7 +146,12 @@ def _assert_previous_kept(pipeline_env: dict, before: bytes) -> None:
 def test_faults_fail_clearly_and_keep_the_previous_snapshot(
     pipeline_env: dict, work: FaultyServer, fault: str, expected: str
 ) -> None:
-    before = (work.root / V61.lstrip("/")).read_bytes()
+    path = work.root / V61.lstrip("/")
+    before = path.read_bytes()
+    # A new modification time: the server's validators change, so the conditional
+    # request gets a body (a 304 for the stored version would send none to break).
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     work.hang_s = 1.0
     work.faults[V61] = [fault] * 4
     outcome, *_ = runner.ingest(pipeline_env["instance"], ["v6.1"], progress=print)

@@ -27,7 +27,7 @@ from pipeline.render.site_data import (
 from pipeline.transform.results import empty_rejected
 from tests.unit.render.conftest import unlabelled
 
-V60 = "https://github.com/mlcommons/inference_results_v6.0/tree/main/closed/NVIDIA/"
+V60 = "https://github.com/mlcommons/inference_results_v6.0/tree/ab33b21/closed/NVIDIA/"
 GB300 = "results/GB300-NVL72_GB300-288GB_aarch64x72_TRT/llama2-70b-99/"
 
 
@@ -136,10 +136,10 @@ def test_real_pages_cite_upstream_and_stay_within_budget(rendered: Path) -> None
     # A gain along the way: AMD's 1-GPU v4.1 best to MangoBoost's v5.1 best.
     assert (
         '<b>v4.1</b> <a href="https://github.com/mlcommons/inference_results_v4.1/'
-        'tree/main/closed/AMD/results/1xMI300X_2xEPYC-9374F/llama2-70b-99/Offline" '
+        'tree/4a0c8741/closed/AMD/results/1xMI300X_2xEPYC-9374F/llama2-70b-99/Offline" '
         'title="v4.1-0001&#58;llama2-70b-99&#58;Offline">3,062.72</a> Tokens/s</td>'
         '<td class="ledger-wide"><b>v5.1</b> <a href="https://github.com/mlcommons/'
-        "inference_results_v5.1/tree/main/closed/MangoBoost/results/"
+        "inference_results_v5.1/tree/965182b0/closed/MangoBoost/results/"
         '8xMI300X_2xEPYC_9534/llama2-70b-99/Offline" title="5&#46;1-0066&#58;'
         'llama2-70b-99&#58;Offline">3,481.8</a> Tokens/s<br><small>skips v5.0&#58; '
         'not in source</small></td><td style="text-align: right;">1.14×</td></tr>'
