@@ -206,6 +206,7 @@ def test_the_issue_figures_of_today_fail_every_target_they_cover():
         "incremental_share",
         "analytics_x100_time",
         "analytics_x100_rss",
+        "cold_git_full",
         "make_test",
         "make_test_fast",
     ]
@@ -218,6 +219,18 @@ def test_the_issue_figures_of_today_fail_every_target_they_cover():
     assert targets["incremental_share"]["ratio"] == pytest.approx(49.0)
     assert targets["analytics_x100_rss"]["value"] == pytest.approx(1.75)
     assert targets["analytics_x100_rss"]["ratio"] == pytest.approx(2.5)
+
+
+@pytest.mark.parametrize(
+    ("git_s", "passed"), [(92.0, True), (119.0, True), (121.0, False)]
+)
+def test_the_git_build_is_judged_against_the_folder_build_of_the_same_run(
+    git_s: float, passed: bool
+) -> None:
+    measured = [*issue_today(), summary("cold_git_full", git_s, rows=9000)]
+    target = judged(measured)["cold_git_full"]
+    assert target["value"] == pytest.approx(git_s / 92.0)
+    assert target["passed"] is passed
 
 
 def test_make_test_is_not_measured_unless_given_and_says_where_it_comes_from():
@@ -618,7 +631,11 @@ def test_page_shows_every_target_with_its_value_floor_ratio_and_verdict():
         "| &#96;make test-fast&#96;, unit tests | 24.0 s | — | &lt; 30 s (measured separately, given with --make-test-fast-s) | ✅ pass |",
     ):
         assert line in targets, line
-    assert targets.count("\n| ") == 10  # header + nine targets
+    assert (
+        "| Cold fetch and build over git &#40;local server&#41;, against the folder "
+        "build | — | — | ≤ 1.3× the folder build | — not measured |"
+    ) in targets
+    assert targets.count("\n| ") == 11  # header + ten targets
 
 
 def test_page_lists_measurements_against_floors_and_the_floors_parts():
