@@ -57,8 +57,6 @@ def commit_folder(
     if not (repo / "HEAD").exists():
         repo.mkdir(parents=True, exist_ok=True)
         git("init", "--bare", "-q", "-b", "main", repo)
-        git("-C", repo, "config", "uploadpack.allowFilter", "true")
-        git("-C", repo, "config", "uploadpack.allowAnySHA1InWant", "true")
         git("-C", repo, "config", "http.receivepack", "false")
     index = repo / "tmp-index"
     env = {
@@ -181,6 +179,13 @@ class GitServer:
                     "GIT_HTTP_EXPORT_ALL": "1",
                     "GIT_CONFIG_NOSYSTEM": "1",
                     "HOME": "/nonexistent",
+                    # What GitHub allows, for any repository served (also one not
+                    # built here): partial clone, and fetching a commit by its id.
+                    "GIT_CONFIG_COUNT": "2",
+                    "GIT_CONFIG_KEY_0": "uploadpack.allowFilter",
+                    "GIT_CONFIG_VALUE_0": "true",
+                    "GIT_CONFIG_KEY_1": "uploadpack.allowReachableSHA1InWant",
+                    "GIT_CONFIG_VALUE_1": "true",
                     "REQUEST_METHOD": self.command,
                     "PATH_INFO": path,
                     "QUERY_STRING": query,
