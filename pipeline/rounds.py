@@ -21,7 +21,15 @@ from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
 
 REGISTRY_FILE = "rounds.toml"
 SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream", "Interactive")
-INFERENCE_METHODS = ("reciprocal_mean_latency", "queries_of_estimate")
+INFERENCE_METHODS = (
+    "reciprocal_mean_latency",
+    "queries_of_estimate",
+    "samples_over_mean_latency",
+)
+#: What a round's checker did with a folder holding another scenario's run that no
+#: ``infer`` rule covers: reported the run's value under the folder's scenario, or
+#: reported nothing.
+MISMATCH_POLICIES = ("as_is", "refuse")
 _RULE_KEYS = frozenset(
     {
         "from",
@@ -31,6 +39,9 @@ _RULE_KEYS = frozenset(
         "runs_as",
         "metric",
         "infer",
+        "mismatch",
+        "refuse",
+        "infer_requires_edge",
         "system_files",
         "evidence",
     }
@@ -111,6 +122,15 @@ class RoundRules:
     inferences: tuple[Inference, ...]
     layouts: Mapping[str, Layout]
     system_files: Mapping[str, str] = field(default_factory=dict)
+    #: A mismatched folder no inference covers: "as_is" (the checker reported the
+    #: run's own value under the folder's scenario) or "refuse" (it reported nothing).
+    mismatch: str = "refuse"
+    #: (folder scenario, logged scenario) pairs the checker refused under "as_is".
+    refused: frozenset[tuple[str, str]] = frozenset()
+    #: The checker inferred results for edge systems only (v6.0 on).
+    infer_requires_edge: bool = False
+    #: The rule that last set one of the three keys above, as messages name it.
+    mismatch_rule: str = ""
     evidence: tuple[str, ...] = field(default=(), compare=False)
 
 
@@ -163,9 +183,10 @@ def _inference(table: Table) -> Inference:
     table.only(_INFER_KEYS)
     method = table.choice("method", INFERENCE_METHODS)
     needed = method == "queries_of_estimate"
+    per_query = needed or method == "samples_over_mean_latency"
     spq = (
         table.integer("samples_per_query", minimum=1)
-        if needed or "samples_per_query" in table
+        if per_query or "samples_per_query" in table
         else None
     )
     percentile = (
@@ -239,7 +260,7 @@ class RulesFile:
                     merged["metric"].update(value)  # type: ignore[union-attr]
                 elif name == "evidence":
                     merged["evidence"].append(value)  # type: ignore[union-attr]
-                elif not name.startswith("_"):
+                elif not name.startswith("_") or name == "_mismatch_rule":
                     merged[name] = value
         if "divisions" not in merged:
             raise RoundRulesError(
@@ -254,6 +275,10 @@ class RulesFile:
             metrics=merged["metric"],  # type: ignore[arg-type]
             inferences=merged.get("infer", ()),  # type: ignore[arg-type]
             system_files=merged.get("system_files", {}),  # type: ignore[arg-type]
+            mismatch=merged.get("mismatch", "refuse"),  # type: ignore[arg-type]
+            refused=merged.get("refuse", frozenset()),  # type: ignore[arg-type]
+            infer_requires_edge=merged.get("infer_requires_edge", False),  # type: ignore[arg-type]
+            mismatch_rule=merged.get("_mismatch_rule", ""),  # type: ignore[arg-type]
             layouts=self.layouts,
             evidence=tuple(merged["evidence"]),  # type: ignore[arg-type]
         )
@@ -312,6 +337,20 @@ def parse_rules(document: Mapping, source: str = REGISTRY_FILE) -> RulesFile:
             }
         if "infer" in entry:
             rule["infer"] = tuple(_inference(t) for t in entry.tables("infer"))
+        if "mismatch" in entry:
+            rule["mismatch"] = entry.choice("mismatch", MISMATCH_POLICIES)
+        if "refuse" in entry:
+            refused = entry.tables("refuse")
+            for table in refused:
+                table.only(("scenario", "source"))
+            rule["refuse"] = frozenset(
+                (t.choice("scenario", SCENARIOS), t.choice("source", SCENARIOS))
+                for t in refused
+            )
+        if "infer_requires_edge" in entry:
+            rule["infer_requires_edge"] = entry.boolean("infer_requires_edge")
+        if {"mismatch", "refuse", "infer_requires_edge"} & set(entry):
+            rule["_mismatch_rule"] = f"rounds.toml rule from {entry.string('from')}"
         rules.append(rule)
     for key in ("divisions", "log_files", "metric"):
         if key not in rules[0]:

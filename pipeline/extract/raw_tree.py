@@ -618,8 +618,9 @@ def _estimate_at(percentile: float) -> pl.Expr:
 
 def _inferred_value(rule: Inference, rules: RoundRules) -> tuple[pl.Expr, pl.Expr]:
     """(value, reason it cannot be computed) of one inference rule, as the checker."""
-    if rule.method == "reciprocal_mean_latency":
-        return 1e9 / pl.col("mean_latency_ns"), reason_when(
+    if rule.method in ("reciprocal_mean_latency", "samples_over_mean_latency"):
+        per_query = rule.samples_per_query or 1
+        return per_query * 1e9 / pl.col("mean_latency_ns"), reason_when(
             pl.col("mean_latency_ns").is_null(),
             f"cannot infer {rule.scenario} from {rule.source}: "
             "no 'Mean latency (ns)' line",
@@ -632,6 +633,44 @@ def _inferred_value(rule: Inference, rules: RoundRules) -> tuple[pl.Expr, pl.Exp
     return rule.samples_per_query * estimate, reason_when(
         estimate.is_null(),
         f"cannot infer {rule.scenario} from {rule.source}: no {line!r} line",
+    )
+
+
+def _mismatch_reason(
+    rules: RoundRules, inferable: pl.Expr, refused: pl.Expr, edge: pl.Expr
+) -> pl.Expr:
+    """Why a folder holding another scenario's run is no result, naming the rule."""
+    held = pl.format("{} directory holds a {} run", "scenario", "logged_scenario")
+    rule = rules.mismatch_rule
+    if not rule:  # the rules say nothing of this round's checker
+        return pl.format(
+            "{}; no rule infers {} from {}", held, "scenario", "logged_scenario"
+        )
+    checker = f"the {rules.release} submission checker"
+    return (
+        pl.when(inferable & ~edge & pl.lit(rules.infer_requires_edge))
+        .then(
+            pl.format(
+                "{}; {} infers {} from {} for edge systems only, and system_type is "
+                "'{}' ({})",
+                held,
+                pl.lit(checker),
+                "scenario",
+                "logged_scenario",
+                pl.col("sys_system_type").fill_null(""),
+                pl.lit(rule),
+            )
+        )
+        .when(refused)
+        .then(pl.format("{}; {} refused it ({})", held, pl.lit(checker), pl.lit(rule)))
+        .otherwise(
+            pl.format(
+                "{}; {} reports no such result ({})",
+                held,
+                pl.lit(checker),
+                pl.lit(rule),
+            )
+        )
     )
 
 
@@ -664,12 +703,16 @@ def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFra
     unit_upstream: pl.Expr = pl.when("is_direct").then(pl.col("metric_name"))
     inferred: pl.Expr = pl.lit(False)
     missing_inputs: list[pl.Expr] = []
+    edge = (
+        pl.col("sys_system_type").fill_null("").str.to_lowercase().str.contains("edge")
+    )
+    inferable = pl.lit(False)
     for rule in rules.inferences:
-        applies = (
-            ~pl.col("is_direct")
-            & (pl.col("scenario") == rule.scenario)
-            & (logged == rule.source)
-        )
+        pair = (pl.col("scenario") == rule.scenario) & (logged == rule.source)
+        inferable = inferable | pair
+        applies = ~pl.col("is_direct") & pair
+        if rules.infer_requires_edge:
+            applies = applies & edge
         rule_value, rule_missing = _inferred_value(rule, rules)
         value = value.when(applies).then(rule_value)
         unit = unit.when(applies).then(pl.lit(rule.unit))
@@ -677,6 +720,32 @@ def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFra
         inferred = inferred | applies
         missing_inputs.append(pl.when(applies).then(rule_missing))
     has_run = logged.is_not_null() & pl.col("scenario").is_not_null()
+    refused = pl.lit(False)
+    for folder, source in sorted(rules.refused):
+        refused = refused | ((pl.col("scenario") == folder) & (logged == source))
+    # What the round's checker did with any other mismatch: reported the run's own
+    # value under the folder's scenario ("as_is"), or nothing ("refuse").
+    as_is = (
+        ~pl.col("is_direct")
+        & has_run
+        & ~inferred.fill_null(False)
+        & ~inferable.fill_null(False)
+        & ~refused.fill_null(False)
+        & pl.lit(rules.mismatch == "as_is")
+    )
+    value = value.when(as_is).then(pl.col("metric_value"))
+    unit = unit.when(as_is).then(pl.col("metric_unit"))
+    unit_upstream = unit_upstream.when(as_is).then(
+        pl.format(
+            "{} of a {} run, reported as {} as the {} checker did",
+            "metric_name",
+            "logged_scenario",
+            "scenario",
+            pl.lit(rules.release),
+        )
+    )
+    inferred = inferred | as_is
+    mismatch_reason = _mismatch_reason(rules, inferable, refused, edge)
     first_log = rules.log_files[0]
     log_dir = first_log.rsplit("/", 1)[0] if "/" in first_log else ""
     log_name = first_log.rsplit("/", 1)[-1]
@@ -697,16 +766,9 @@ def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFra
             pl.col("scenario").is_null(),
             pl.format("unknown scenario directory '{}'", "scenario_dir"),
         ),
-        reason_when(
-            has_run & ~pl.col("is_direct") & ~pl.col("is_inferred"),
-            pl.format(
-                "{} directory holds a {} run; no rule infers {} from {}",
-                "scenario",
-                "logged_scenario",
-                "scenario",
-                "logged_scenario",
-            ),
-        ),  # fmt: skip
+        pl.when(has_run & ~pl.col("is_direct") & ~pl.col("is_inferred")).then(
+            mismatch_reason
+        ),
         *missing_inputs,
         reason_when(
             pl.col("harness").is_not_null() & ~pl.col("has_system_file"),

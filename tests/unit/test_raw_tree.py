@@ -551,8 +551,10 @@ def test_scan_rejects_with_exact_reasons(scanned) -> None:
         f"{box}/qwen3.6-27b/SingleStream/performance/result_summary.json": (
             UNSUPPORTED_ENDPOINTS
         ),
+        # v9.9 is read with the newest rules: the v6.0 checker's refusal.
         f"open/Edgy/results/pi/mobilenet-v2/Server/{RUN}": "Server directory holds a "
-        "SingleStream run; no rule infers Server from SingleStream",
+        "SingleStream run; the v9.9 submission checker reports no such result "
+        "(rounds.toml rule from v6.0)",
         f"closed/Nosys/results/ghost/resnet50/Offline/{RUN}": "missing system JSON "
         "closed/Nosys/systems/ghost.json",
         f"closed/Broken/results/b/resnet50/Offline/{RUN}": "unreadable system JSON: "

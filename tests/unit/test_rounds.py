@@ -214,7 +214,8 @@ def test_a_division_the_round_does_not_have_is_rejected(future: Path) -> None:
         (
             ('evidence = "fictitious', 'note = "fictitious'),
             "rules.toml: [rule 2 (from v8.0)] note: unknown field (known: divisions, "
-            "evidence, from, infer, log_files, metric, runs_as, system_files, until)",
+            "evidence, from, infer, infer_requires_edge, log_files, metric, mismatch, "
+            "refuse, runs_as, system_files, until)",
         ),
         (
             (
@@ -241,7 +242,8 @@ def test_a_division_the_round_does_not_have_is_rejected(future: Path) -> None:
                 'source = "Offline", method = "guess", unit = "u", description = "d"}]',
             ),
             "rules.toml: [rule 2 (from v8.0).infer 1] method: expected one of "
-            "'reciprocal_mean_latency', 'queries_of_estimate', got 'guess'",
+            "'reciprocal_mean_latency', 'queries_of_estimate', "
+            "'samples_over_mean_latency', got 'guess'",
         ),
         (
             ('evidence = "the rules as they stand"\n', ""),
