@@ -28,6 +28,7 @@ __all__ = [
     "read_document",
     "registry_file",
     "unit_corrections",
+    "vocabulary_aliases",
 ]
 
 _UNIT_CORRECTION_FIELDS = (
@@ -82,3 +83,34 @@ def benchmark_aliases() -> dict[str, str]:
 def unit_corrections() -> list[dict[str, Any]]:
     """Reviewed corrections of units that upstream summaries state wrongly."""
     return [dict(c) for c in _benchmarks_registry()[1]]
+
+
+#: Canonical words of each field the vocabulary registry may map onto.
+VOCABULARY_FIELDS: dict[str, tuple[str, ...]] = {
+    "availability": ("available", "preview", "rdi"),
+}
+
+
+def _vocabulary(document: dict[str, Any], file: str) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {f: {} for f in VOCABULARY_FIELDS}
+    for entry in Table.document(document, file).tables("alias"):
+        entry.only(("field", "upstream", "canonical", "evidence"))
+        name = entry.choice("field", tuple(VOCABULARY_FIELDS))
+        entry = entry.named(f"{name} {entry.get('upstream')!r}")
+        upstream = entry.string("upstream").strip().lower()
+        canonical = entry.choice("canonical", VOCABULARY_FIELDS[name])
+        entry.string("evidence")
+        if upstream in out[name]:
+            raise entry.fail("upstream", "is listed twice")
+        out[name][upstream] = canonical
+    return out
+
+
+@cache
+def _vocabulary_registry() -> dict[str, dict[str, str]]:
+    return load_registry("vocabulary.toml", _vocabulary, RegistryError)
+
+
+def vocabulary_aliases(field: str) -> dict[str, str]:
+    """Reviewed upstream spellings (lower-cased) of one field's canonical words."""
+    return dict(_vocabulary_registry()[field])

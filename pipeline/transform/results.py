@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-from pipeline.registry import benchmark_aliases, unit_corrections
+from pipeline.registry import benchmark_aliases, unit_corrections, vocabulary_aliases
 from pipeline.rounds import SCENARIOS, RoundRules
 
 #: Lower-case spelling -> canonical scenario (folders and summaries vary in case).
@@ -27,11 +27,10 @@ SCENARIO_SPELLINGS = {s.lower(): s for s in SCENARIOS}
 #: Every division any round has used (each round's own list is in its rules).
 DIVISIONS = ("closed", "open", "network")
 AVAILABILITIES = ("available", "preview", "rdi")
-#: How submitters spell an availability other than the canonical words.
-AVAILABILITY_SYNONYMS = {
-    "research, development, or internal": "rdi",
-    "research, development, or internal (rdi)": "rdi",
-}
+#: An availability word that is neither canonical nor a reviewed alias
+#: (``registry/vocabulary.toml``): the result is kept, its word in
+#: ``availability_upstream``.
+UNKNOWN = "unknown"
 #: Placeholders submitters write for "none" in names and counts.
 PLACEHOLDERS = ("", "n/a", "na", "none", "-", "null")
 
@@ -103,6 +102,8 @@ RESULTS_SCHEMA: dict[str, pl.DataType] = {
     "division": pl.String,
     "category": pl.String,
     "availability": pl.String,
+    #: The availability (status) as upstream wrote it, whatever the word.
+    "availability_upstream": pl.String,
     "is_preview": pl.Boolean,
     "system_name": pl.String,
     "platform": pl.String,
@@ -323,15 +324,6 @@ def _field_checks(
             & ~pl.col("division").is_in(list(rules.divisions)),
             say(f"unknown {names['division']} '{{}}'", "division", field="division"),
         ),
-        reason_when(
-            pl.col("availability_raw").is_not_null()
-            & ~pl.col("availability").is_in(AVAILABILITIES),
-            say(
-                f"unknown {names['availability']} '{{}}'",
-                "availability_raw",
-                field="availability",
-            ),
-        ),
     ]
     checks += [
         reason_when(
@@ -496,7 +488,13 @@ def canonicalise(
         .with_columns(
             availability=pl.when(availability == "")
             .then(None)
-            .otherwise(availability.replace(AVAILABILITY_SYNONYMS)),
+            .when(availability.is_in(AVAILABILITIES))
+            .then(availability)
+            .otherwise(
+                availability.replace_strict(
+                    vocabulary_aliases("availability"), default=pl.lit(UNKNOWN)
+                )
+            ),
             scenario=pl.col("scenario_upstream")
             .str.to_lowercase()
             .replace_strict(SCENARIO_SPELLINGS, default=None),
@@ -604,6 +602,7 @@ def canonicalise(
         "division",
         pl.col("category").str.to_lowercase().str.replace_all(" ", ""),
         "availability",
+        pl.col("availability_raw").str.strip_chars().alias("availability_upstream"),
         (pl.col("availability") == "preview").alias("is_preview"),
         "system_name",
         "platform",

@@ -437,6 +437,7 @@ def test_scan_reads_a_valid_llm_offline_result(scanned) -> None:
         "division": "closed",
         "category": "datacenter",
         "availability": "available",
+        "availability_upstream": "available",
         "is_preview": False,
         "system_name": "Acme Box",
         "platform": "box",
@@ -560,9 +561,9 @@ def test_scan_rejects_with_exact_reasons(scanned) -> None:
         f"closed/Broken/results/b/resnet50/Offline/{RUN}": "unreadable system JSON: "
         "v9.9 closed/Broken/systems/b.json: invalid JSON at line 1 column 12: "
         "Expecting value",
-        f"closed/Weird/results/w/resnet50/Offline/{RUN}": "unknown status 'someday' in "
-        "closed/Weird/systems/w.json; accelerators_per_node is not a count: 'eight' "
-        "in closed/Weird/systems/w.json",
+        # The status word alone would be kept ("unknown"); the count cannot be read.
+        f"closed/Weird/results/w/resnet50/Offline/{RUN}": "accelerators_per_node is not "
+        "a count: 'eight' in closed/Weird/systems/w.json",
         f"closed/Gone/results/g/resnet50/Offline/{RUN}": f"v9.9 closed/Gone/results/g/"
         f"resnet50/Offline/{RUN}: unreadable (https://example.org/closed/Gone/results/"
         f"g/resnet50/Offline/{RUN}: not published (HTTP 404))",

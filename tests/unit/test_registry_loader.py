@@ -18,6 +18,7 @@ from pipeline.registry import (
     RegistryError,
     Table,
     _unit_corrections,
+    _vocabulary,
     load_registry,
 )
 from pipeline.render import provenance
@@ -44,6 +45,7 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
     "releases.toml": (manifest.load_manifest, manifest.ManifestError),
     "rounds.toml": (rounds.load_rules, rounds.RoundRulesError),
     "upstream_commits.toml": (provenance.load_commits, provenance.ProvenanceError),
+    "vocabulary.toml": (lambda path: load_registry(path, _vocabulary), RegistryError),
 }  # fmt: skip
 
 

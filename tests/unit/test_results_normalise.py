@@ -82,6 +82,7 @@ def test_final_report_record_becomes_this_exact_row() -> None:
         "division": "closed",
         "category": "datacenter",
         "availability": "available",
+        "availability_upstream": "available",
         "is_preview": False,
         "system_name": "AMD MI355X Custom Cluster",
         "platform": "87xMI355X_22xEPYC_9575F",
@@ -174,7 +175,6 @@ def test_cpu_only_record_has_zero_accelerators() -> None:
         ({"Scenario": "Burst"}, "unknown Scenario 'Burst'"),
         ({"Performance_Units": "Watts/s"}, "unknown Performance_Units 'Watts/s'"),
         ({"Category": "secret"}, "unknown Category 'secret'"),
-        ({"Availability": "soon"}, "unknown Availability 'soon'"),
         ({"a#": "eight"}, "a# is not a count: 'eight'"),
     ],
 )
@@ -184,6 +184,27 @@ def test_bad_record_is_rejected_with_reason(change: dict, reason: str) -> None:
     assert results["result_id"].to_list() == ["6.0-0002"]
     assert rejected.select("source_record", "reason").rows() == [("1", reason)]
     assert json.loads(rejected["record_json"][0])["ID"] == "6.0-0001"
+
+
+@pytest.mark.parametrize(
+    ("word", "canonical"),
+    [
+        ("soon", "unknown"),
+        ("on-premise", "unknown"),
+        (" RDI ", "rdi"),
+        ("Research, Development, or Internal", "rdi"),
+    ],
+)
+def test_an_availability_word_is_never_a_reason_to_reject(
+    word: str, canonical: str
+) -> None:
+    """Published results keep their place: the word is kept, mapped where reviewed."""
+    results, rejected, _ = tables([FINAL_REPORT | {"Availability": word}])
+    assert rejected.is_empty()
+    assert results.select("availability", "availability_upstream").row(0) == (
+        canonical,
+        word.strip(),
+    )
 
 
 def test_missing_fields_are_all_named() -> None:
