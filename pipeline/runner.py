@@ -32,6 +32,7 @@ from pipeline.manifest import (
     unreviewed_note,
     version_key,
 )
+from pipeline.validate import LOSS_LIMIT
 
 RELEASES = "release"
 #: Quiet Dagster's console logger: the CLI prints its own progress lines.
@@ -438,15 +439,26 @@ def describe_release(
         tree_note = (
             f"; raw tree: {rows.get('rows')} rows, {rejected.get('rows')} rejected"
         )
+    loss = ""
+    if core.get("rejected"):
+        share = float(core.get("rejected_share") or 0.0)
+        loud = "LOSS: " if share > LOSS_LIMIT else ""
+        loss = (
+            f"; {loud}{core.get('rejected')} rejected ({share:.1%}): "
+            f"{core.get('top_rejections') or 'see core_mlperf__rejected'}"
+        )
     if raw.get("status") != "ingested" and not raw.get("sha256"):
         message = str(raw.get("message") or f"{version}: {raw.get('status')}")
-        return message + (tree_note or f"; raw tree: {tree.get('status', 'n/a')}")
+        return (
+            message + (tree_note or f"; raw tree: {tree.get('status', 'n/a')}") + loss
+        )
     is_new = bool(raw.get("is_new")) or _stored_since(version, since)
     state = "new snapshot" if is_new else "unchanged"
     return (
         f"{version}: {core.get('rows')} rows, {core.get('rejected')} rejected, "
         f"checks {core.get('checks')}, sha256 {str(raw.get('sha256'))[:12]} ({state})"
         + tree_note
+        + loss
     )
 
 
@@ -514,7 +526,11 @@ def release_status(instance: dg.DagsterInstance) -> list[dict]:
                     else ""
                 ),
                 "rows": core.get("rows", ""),
-                "rejected": core.get("rejected", ""),
+                "rejected": (
+                    f"{core['rejected']} ({float(core.get('rejected_share') or 0):.1%})"
+                    if core.get("rejected")
+                    else core.get("rejected", "")
+                ),
                 "checks": core.get("checks", ""),
                 "raw_tree": (
                     f"{tree_rows.get('rows')} rows"

@@ -173,3 +173,53 @@ def summarise_rejections(rejected: pl.DataFrame, release: str) -> Outcome:
             "examples": examples,
         },
     )
+
+
+#: A round that loses more than this share of its results to rejection says so loudly.
+LOSS_LIMIT = 0.01
+
+
+def reason_class(reason: pl.Expr) -> pl.Expr:
+    """A rejection reason without its particulars (quoted words, paths, numbers).
+
+    So that 230 folders rejected for one rule count as one reason, not 230.
+    """
+    return (
+        reason.str.replace_all(r"'[^']*'", "'…'")
+        .str.replace_all(r"\S+/\S+/\S+", "…")
+        .str.replace_all(r"\d+(\.\d+)?", "N")
+    )
+
+
+def top_reasons(rejected: pl.DataFrame, shown: int = 3) -> list[tuple[str, int]]:
+    """The most frequent reason classes with their counts, most frequent first."""
+    if rejected.is_empty():
+        return []
+    counts = (
+        rejected.group_by(reason_class(pl.col("reason")).alias("reason"))
+        .len()
+        .sort(["len", "reason"], descending=[True, False])
+        .head(shown)
+    )
+    return list(zip(counts["reason"], counts["len"], strict=True))
+
+
+def loss_outcome(results: int, rejected: pl.DataFrame, release: str) -> Outcome:
+    """Warns when a round rejects more than ``LOSS_LIMIT`` of what it read."""
+    total = results + rejected.height
+    share = rejected.height / total if total else 0.0
+    reasons = top_reasons(rejected, shown=5)
+    said = "; ".join(f"{reason} ({count})" for reason, count in reasons)
+    passed = share <= LOSS_LIMIT
+    return Outcome(
+        "rejected_share_at_most_1pct",
+        passed,
+        f"{release}: {rejected.height} of {total} records rejected ({share:.1%})"
+        + ("" if passed else f", above {LOSS_LIMIT:.0%}; top reasons: {said}"),
+        {
+            "rejected": rejected.height,
+            "records": total,
+            "share": round(share, 4),
+            "top_reasons": {reason: count for reason, count in reasons},
+        },
+    )

@@ -33,8 +33,14 @@ from pipeline.registry import REGISTRY_DIR
 from pipeline.render.provenance import snapshot_commit
 from pipeline.snapshots import Snapshot
 from pipeline.source import SourceError
-from pipeline.transform.results import summary_tables
-from pipeline.validate import Outcome, check_results, summarise_rejections
+from pipeline.transform.results import UNKNOWN, summary_tables
+from pipeline.validate import (
+    Outcome,
+    check_results,
+    loss_outcome,
+    summarise_rejections,
+    top_reasons,
+)
 
 RESULTS = dg.AssetKey("core_mlperf__results")
 REJECTED = dg.AssetKey("core_mlperf__rejected")
@@ -162,7 +168,13 @@ def _check_result(
             "no_rejected_records",
             asset=REJECTED,
             description="Warns with counts by reason when any record was rejected.",
-        )
+        ),
+        dg.AssetCheckSpec(
+            "rejected_share_at_most_1pct",
+            asset=REJECTED,
+            description="Warns, with the top reasons and counts, when a round "
+            "rejects more than 1% of its records: a loss a reader must hear of.",
+        ),
     ],
     code_version=code_version(
         results_module,
@@ -190,7 +202,7 @@ def core_mlperf__results(
     """
     store = data_dir.store()
     checked: dict[str, list[Outcome]] = {}
-    rejections: dict[str, Outcome] = {}
+    rejections: dict[str, list[Outcome]] = {}
 
     def normalise(version: str) -> Part:
         release = release_for(version)
@@ -216,7 +228,8 @@ def core_mlperf__results(
             results, version, _previous_rows(context.instance, version)
         )
         checked[version] = outcomes
-        rejections[version] = summarise_rejections(rejected, version)
+        loss = loss_outcome(results.height, rejected, version)
+        rejections[version] = [summarise_rejections(rejected, version), loss]
         counts = results.group_by("division").len().sort("division")
         return Part(
             {"core_mlperf__results": results, "core_mlperf__rejected": rejected},
@@ -234,6 +247,13 @@ def core_mlperf__results(
                     "by_division": dict(
                         zip(counts["division"], counts["len"], strict=True)
                     ),
+                    "rejected_share": loss.metadata["share"],
+                    "top_rejections": "; ".join(
+                        f"{reason} ({count})" for reason, count in top_reasons(rejected)
+                    ),
+                    "unknown_availability": results.filter(
+                        pl.col("availability") == UNKNOWN
+                    ).height,
                 },
                 "core_mlperf__rejected": {"rows": rejected.height},
             },
@@ -256,8 +276,8 @@ def core_mlperf__results(
             metadata={"failed_checks": sorted({o.name for _, o in failed})},
         )
     yield from outputs(keys, parts, ["core_mlperf__results", "core_mlperf__rejected"])
-    (rejection,) = _merged([[rejections[k]] for k in keys], keys)
-    yield _check_result(rejection, REJECTED, severity=dg.AssetCheckSeverity.WARN)
+    for rejection in _merged([rejections[k] for k in keys], keys):
+        yield _check_result(rejection, REJECTED, severity=dg.AssetCheckSeverity.WARN)
 
 
 def _merged(per_release: list[list[Outcome]], keys: list[str]) -> list[Outcome]:

@@ -46,6 +46,13 @@ def test_the_release_is_ingested_without_the_two_records(ingested: dict) -> None
     assert ingested["outcome"].success, ingested["outcome"].message
     # What the CLI prints: the release counts both, and the combined table is built.
     assert ingested["lines"][0].startswith("[1/1] v6.1: 490 rows, 2 rejected, ")
+    # Loss is loud: the share and the reasons without their particulars (2 of 492
+    # is under the 1% that would add "LOSS:").
+    assert ingested["lines"][0].endswith(
+        "; 2 rejected (0.4%): Result Ne+N is outside the plausible range [Ne-N, Ne+N] "
+        'for Queries/s (1); field "number_of_nodes": expected a number or string, got '
+        "a list (1)"
+    )
     assert ingested["lines"][-1].startswith("combined table: 490 rows; ")
     meta = runner.latest_metadata(ingested["instance"], "core_mlperf__results", "v6.1")
     assert (meta["rows"], meta["rejected"]) == (RECORDS - 2, 2)

@@ -1,7 +1,13 @@
 import polars as pl
 
 from pipeline.transform.results import RESULTS_SCHEMA, empty_results
-from pipeline.validate import check_results, check_row_count, summarise_rejections
+from pipeline.validate import (
+    check_results,
+    check_row_count,
+    loss_outcome,
+    summarise_rejections,
+    top_reasons,
+)
 
 
 def frame(**columns) -> pl.DataFrame:
@@ -71,3 +77,38 @@ def test_rejections_warn_with_counts_by_reason() -> None:
     assert outcome.description.startswith(
         "v6.1: 3 record(s) rejected; first: summary.json record 4"
     )
+
+
+def _rejected(reasons: list[str]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {"reason": reasons, "source_file": ["f"] * len(reasons)},
+        schema={"reason": pl.String, "source_file": pl.String},
+    )
+
+
+def test_reasons_are_counted_without_their_particulars() -> None:
+    rejected = _rejected(
+        [
+            "unknown status 'someday' in closed/A/systems/a.json",
+            "unknown status 'later' in closed/B/systems/b.json",
+            "INVALID result ('Result is : INVALID')",
+        ]
+    )
+    assert top_reasons(rejected) == [
+        ("unknown status '…' in …", 2),
+        ("INVALID result ('…')", 1),
+    ]
+
+
+def test_a_round_losing_more_than_one_percent_is_warned_with_its_reasons() -> None:
+    rejected = _rejected(["INVALID result ('Result is : INVALID')"] * 3)
+    quiet = loss_outcome(300, rejected, "v0.7")
+    assert quiet.passed
+    assert quiet.description == "v0.7: 3 of 303 records rejected (1.0%)"
+    loud = loss_outcome(200, rejected, "v0.7")
+    assert not loud.passed
+    assert loud.description == (
+        "v0.7: 3 of 203 records rejected (1.5%), above 1%; top reasons: "
+        "INVALID result ('…') (3)"
+    )
+    assert loud.metadata["top_reasons"] == {"INVALID result ('…')": 3}
