@@ -32,6 +32,7 @@ def test_asset_graph_snapshot() -> None:
     checks = sorted(k.to_user_string() for k in graph.asset_check_keys)
     assert checks == [
         "core_mlperf__rejected:no_rejected_records",
+        "core_mlperf__rejected:rejected_share_at_most_1pct",
         "core_mlperf__results:keys_not_null",
         "core_mlperf__results:known_scenarios_and_units",
         "core_mlperf__results:results_finite_positive",
