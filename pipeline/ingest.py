@@ -6,12 +6,14 @@ the store's current version does not move, so the last good snapshot stays in us
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipeline.extract.raw_tree import files_read, stage_raw_tree
+from pipeline.extract.submitter_csv import is_submitter_csv
 from pipeline.extract.summary import SummaryFormatError, parse_summary
 from pipeline.manifest import SUMMARY_NAMES, Release
 from pipeline.snapshots import Snapshot, SnapshotStore, utc_now_iso
@@ -360,9 +362,14 @@ def fetch_raw_tree(
             known[listing.oids[path]] = files[path]
         return content
 
-    # The scan itself decides which files it needs, so exactly those are read.
+    # The scan itself decides which files it needs, so exactly those are read; the
+    # submitters' own summary tables besides, to check the logs against.
     try:
         stage_raw_tree(paths, read, release=version)
+        for path in wanted:
+            if is_submitter_csv(path):
+                with contextlib.suppress(NotPublished, OutsideSource):
+                    read(path)  # recorded under "unread" with the reason
     except _TreeFileFailed as exc:
         if downloaded:
             store.save_git_objects(version, known)  # what did arrive is kept

@@ -183,6 +183,7 @@ def _check_result(
         validate_module,
         extra=(
             (REGISTRY_DIR / "benchmarks.toml").read_text(),
+            (REGISTRY_DIR / "vocabulary.toml").read_text(),
             (REGISTRY_DIR / "rounds.toml").read_text(),
         ),
     ),

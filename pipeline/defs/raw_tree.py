@@ -11,13 +11,16 @@ import dagster as dg
 import polars as pl
 
 import pipeline.extract.raw_tree as raw_tree_module
+import pipeline.extract.submitter_csv as submitter_csv_module
 import pipeline.rounds as rounds_module
 import pipeline.transform.crosscheck as crosscheck_module
 import pipeline.transform.results as results_module
+import pipeline.transform.submitter_check as submitter_check_module
 from pipeline.defs.partitions import FOLLOW_UPSTREAM, release_partitions
 from pipeline.defs.ranges import Part, PerPartition, each_partition, outputs
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.raw_tree import scan_raw_tree
+from pipeline.extract.submitter_csv import submitter_rows
 from pipeline.ingest import TREE_FILE, RawOutcome, fetch_raw_tree, stored_tree
 from pipeline.lineage import code_version
 from pipeline.manifest import SUMMARY_NAMES, release_for, version_key
@@ -27,14 +30,27 @@ from pipeline.snapshots import Snapshot, StoreError
 from pipeline.source import SourceError
 from pipeline.transform.crosscheck import cross_check, cross_check_summary
 from pipeline.transform.results import empty_rejected, empty_results
+from pipeline.transform.submitter_check import (
+    CHECK_SCHEMA,
+    agreement,
+    submitter_check,
+)
 
 #: The tree reader's code and everything it reads by round: the rules and aliases.
 TREE_READER_VERSION = code_version(
     raw_tree_module,
     results_module,
     rounds_module,
+    submitter_csv_module,
+    submitter_check_module,
     extra=tuple(
-        (REGISTRY_DIR / name).read_text() for name in ("rounds.toml", "benchmarks.toml")
+        (REGISTRY_DIR / name).read_text()
+        for name in (
+            "rounds.toml",
+            "benchmarks.toml",
+            "vocabulary.toml",
+            "submitter_summaries.toml",
+        )
     ),
 )
 
@@ -127,6 +143,16 @@ def raw_mlperf__tree(
                 "missing metric line, unreadable system JSON, endpoints harness ...)."
             ),
         ),
+        "core_mlperf__submitter_check": dg.AssetOut(
+            group_name="core",
+            kinds={"polars", "parquet"},
+            description=(
+                "Every row of the submitters' own summary tables in the raw tree "
+                "(results_summary.csv, summary.csv) against the result read from the "
+                "logs: agree within 0.1%, explained by a reviewed rule, disagree "
+                "(both values), or no log result. A check, never a source."
+            ),
+        ),
     },
     code_version=TREE_READER_VERSION,
 )
@@ -138,6 +164,7 @@ def core_mlperf__tree_results(
 
     def scan(version: str) -> Part:
         release = release_for(version)
+        check = pl.DataFrame(schema=CHECK_SCHEMA)
         if not tree[version].get("snapshot"):
             results, rejected = empty_results(), empty_rejected()
         else:
@@ -150,20 +177,36 @@ def core_mlperf__tree_results(
                 repository=release.repository,
                 commit=snapshot_commit(snapshot),
             )
+            check = submitter_check(
+                submitter_rows(paths, read),
+                results,
+                release=release.version,
+                read=read,
+            )
+        counts = agreement(check).to_dicts()
         return Part(
             {
                 "core_mlperf__tree_results": results,
                 "core_mlperf__tree_rejected": rejected,
+                "core_mlperf__submitter_check": check,
             },
             {
                 "core_mlperf__tree_results": {"rows": results.height},
                 "core_mlperf__tree_rejected": {"rows": rejected.height},
+                "core_mlperf__submitter_check": {"rows": check.height}
+                | (counts[0] if counts else {}),
             },
         )
 
     keys, parts = each_partition(context, scan)
     yield from outputs(
-        keys, parts, ["core_mlperf__tree_results", "core_mlperf__tree_rejected"]
+        keys,
+        parts,
+        [
+            "core_mlperf__tree_results",
+            "core_mlperf__tree_rejected",
+            "core_mlperf__submitter_check",
+        ],
     )
 
 

@@ -202,6 +202,7 @@ def performance_page_markdown() -> str:
         "exclusions": dg.AssetIn("out_mlperf__exclusions"),
         "raw": dg.AssetIn("raw_mlperf__summary"),
         "tree": dg.AssetIn("raw_mlperf__tree"),
+        "submitter": dg.AssetIn("core_mlperf__submitter_check"),
     },
     check_specs=[
         dg.AssetCheckSpec(
@@ -231,6 +232,7 @@ def out_site__pages(
     exclusions: pl.LazyFrame,
     raw: dict,
     tree: dict,
+    submitter: pl.LazyFrame,
 ):
     """Render the pages into ``build/staging/project``; check one page per entity."""
     build = settings.build_dir()
@@ -250,6 +252,7 @@ def out_site__pages(
         **frames,
         snapshots=snapshot_table(context.instance, raw),
         rounds=rounds_table(SnapshotStore(settings.data_dir()), raw, tree),
+        submitter_check=submitter.collect(),
         lineage_mermaid=lineage_of(),
         pipeline_commit=git_commit(str(settings.PROJECT_ROOT)),
         built_at=dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),

@@ -40,6 +40,7 @@ from functools import cache
 import polars as pl
 
 from pipeline.extract.json_values import field_problem, loads
+from pipeline.extract.submitter_csv import is_submitter_csv
 from pipeline.rounds import Inference, RoundRules, ScenarioMetric, load_rules, rules_for
 from pipeline.source import SourceError
 from pipeline.transform.results import (
@@ -558,7 +559,8 @@ def files_read(
 
     Per scenario folder: its loadgen log (or nothing, for an endpoints result),
     the system description and the division's ``model_mapping.json``, where
-    listed. Never code, compliance runs, accuracy logs or anything else.
+    listed; and the submitters' own summary CSVs (``extract.submitter_csv``). Never
+    code, compliance runs, accuracy logs or anything else.
     """
     rules = rules or rules_for(release)
     listed = set(paths)
@@ -572,6 +574,8 @@ def files_read(
         wanted.add(f"{division}/{submitter}/model_mapping.json")
         if "loadgen" in files:
             wanted.add(files["loadgen"])
+    # The submitters' own summary tables: read to check the logs against.
+    wanted.update(p for p in listed if is_submitter_csv(p))
     return sorted(wanted & listed)
 
 

@@ -24,6 +24,7 @@ from pipeline.render.tables import (
     number,
     stringify,
 )
+from pipeline.transform.submitter_check import agreement
 
 _NODE = r"([\w.:-]+)\s*(?:[\[({]+\"?([^\]\")}]*)\"?[\])}]+)?"
 _EDGE = re.compile(rf"^\s*{_NODE}\s*[-=.]+>(?:\|[^|]*\|)?\s*{_NODE}")
@@ -160,6 +161,83 @@ def _crosscheck_section(report: pl.DataFrame) -> list[str]:
     ]
 
 
+#: Rows of the submitter cross-check that are listed one by one (the rest: downloads).
+SUBMITTER_ROWS_SHOWN = 40
+
+
+def _submitter_section(check: pl.DataFrame) -> list[str]:
+    """How far the submitters' own summary tables bear the logs out, per round."""
+    counts = agreement(check).with_columns(
+        c_release=escape(pl.col("release")),
+        **{
+            f"c_{s}": pl.col(s).cast(pl.String)
+            for s in ("rows", "agree", "explained", "disagree", "no_log_result")
+        },
+        c_share=pl.format("{}%", (pl.col("share") * 100).round(1)),
+    )
+    odd = (
+        check.filter(pl.col("status") != "agree")
+        .sort("release", "csv_file", "csv_row")
+        .head(SUBMITTER_ROWS_SHOWN)
+        .with_columns(
+            c_release=escape(pl.col("release")),
+            c_where=pl.format(
+                "<code>{}</code> row {}", escape(pl.col("csv_file")), pl.col("csv_row")
+            ),
+            c_what=escape(
+                pl.concat_str(
+                    [pl.col("platform"), pl.col("model"), pl.col("scenario")],
+                    separator=" · ",
+                    ignore_nulls=True,
+                )
+            ),
+            c_csv=number(pl.col("csv_value")),
+            c_log=pl.when(pl.col("result_url").is_not_null())
+            .then(external_link(number(pl.col("log_value")), pl.col("result_url")))
+            .otherwise(number(pl.col("log_value"))),
+            c_status=escape(pl.col("status")),
+            c_note=escape(pl.col("note").fill_null("")),
+        )
+    )
+    return [
+        "## Submitters' own summary tables\n",
+        "Rounds before v4.1 have no official summary file, but some submitters left "
+        "their own (`results_summary.csv`, `summary.csv`). Every row is compared with "
+        "the result read from the logs (within 0.1%); values always come from the "
+        "logs. A row a reviewed rule explains (`submitter_summaries.toml`) names it.\n",
+        html_table(
+            counts,
+            {
+                "c_release": "Release",
+                "c_rows": "CSV rows",
+                "c_agree": "Agree",
+                "c_explained": "Explained",
+                "c_disagree": "Disagree",
+                "c_no_log_result": "No log result",
+                "c_share": "Agree or explained",
+            },
+            numeric=("c_rows", "c_agree", "c_explained", "c_disagree"),
+        ),
+        (
+            html_table(
+                odd,
+                {
+                    "c_release": "Release",
+                    "c_where": "CSV",
+                    "c_what": "System · benchmark · scenario",
+                    "c_csv": "CSV value",
+                    "c_log": "Log value",
+                    "c_status": "Status",
+                    "c_note": "Why",
+                },
+                numeric=("c_csv", "c_log"),
+            )
+            if odd.height
+            else "_Every row agrees with the logs._\n"
+        ),
+    ]
+
+
 def _rounds_section(rounds: pl.DataFrame) -> list[str]:
     """Per round: the upstream commit read, its date and how many files."""
     commit = pl.col("commit")
@@ -284,6 +362,8 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
     ]
     if data.rounds is not None:
         parts += _rounds_section(data.rounds)
+    if data.submitter_check is not None and data.submitter_check.height:
+        parts += _submitter_section(data.submitter_check)
     parts += accelerator_coverage(data.results)
     parts += flags_section(flagged)
     if data.crosscheck is not None:

@@ -203,6 +203,8 @@ class SiteData:
     crosscheck: pl.DataFrame | None = None
     #: Per round: commit, its date, files read (``ROUNDS_SCHEMA``); None: not shown.
     rounds: pl.DataFrame | None = None
+    #: Submitters' own summary rows against the logs (``CHECK_SCHEMA``), or None.
+    submitter_check: pl.DataFrame | None = None
 
     def __post_init__(self) -> None:
         _require(self.results, RESULTS_COLUMNS, "results")

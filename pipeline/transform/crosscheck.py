@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import polars as pl
 
+#: Largest relative difference still counted as agreement: 0.1%.
+TOLERANCE = 0.001
+
 #: Columns identifying one result in both sources. ``model_upstream`` is the
 #: submitter's model folder (summary ``UsedModel``): in the open division several
 #: folders map to one benchmark, so the canonical benchmark name is not unique.
@@ -82,7 +85,7 @@ def _side(
 
 
 def cross_check(
-    summary: pl.LazyFrame, raw: pl.LazyFrame, tolerance: float = 0.001
+    summary: pl.LazyFrame, raw: pl.LazyFrame, tolerance: float = TOLERANCE
 ) -> pl.DataFrame:
     """Pair summary and raw-tree rows of the same result and judge each pair.
 

@@ -155,6 +155,20 @@ def test_every_result_link_names_its_rounds_commit(cold, version: str) -> None:
     assert table["result_url"].str.starts_with(prefix).all()
 
 
+def test_audit_names_each_rounds_commit_and_the_submitters_tables(cold) -> None:
+    audit = html.unescape(
+        (cold["work"] / "build" / "site" / "generated" / "audit.html").read_text()
+    )
+    upstream = audit.split("Upstream commits", 1)[1]
+    for version, commit in cold["commits"].items():
+        assert f"{version}" in upstream and commit[:12] in upstream
+    assert "2026-01-01T00:00:00+00:00" in upstream
+    # v1.0's three submitter CSVs: 47 rows agree, 3 explained by the reviewed rule.
+    tables = audit.split("Submitters' own summary tables", 1)[1]
+    assert "99.00 percentile latency (ns)" in tables
+    assert "100.0%" in tables
+
+
 def test_snapshot_sidecars_record_the_commit_and_its_date(cold) -> None:
     raw = cold["work"] / "data" / "raw" / "v6.1" / "summary.json"
     (sidecar,) = raw.glob("*.meta.json")

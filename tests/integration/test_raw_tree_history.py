@@ -224,3 +224,29 @@ def test_v10_explained_mismatches_are_the_logged_99th_percentile(
         )
         assert row["result_value_upstream"] == p90
         assert row["perf_value"] == p99
+
+
+def test_the_pipeline_reports_the_same_agreement_with_its_rule(
+    mirror: Path, raw_trees
+) -> None:
+    """What Audit shows for v1.0: 47 rows agree, 3 explained by the reviewed rule."""
+    from pipeline.extract.submitter_csv import submitter_rows
+    from pipeline.source import Source
+    from pipeline.transform.submitter_check import agreement, submitter_check
+
+    source = Source(base=str(mirror))
+    repo = "inference_results_v1.0"
+    results, _, paths = raw_trees["v1.0"]
+    read = lambda path: source.fetch(repo, path).content  # noqa: E731
+    check = submitter_check(
+        submitter_rows(paths, read), results, release="v1.0", read=read
+    )
+    (counts,) = agreement(check).rows(named=True)
+    assert (counts["rows"], counts["agree"], counts["explained"]) == (50, 47, 3)
+    assert counts["share"] == 1.0
+    explained = check.filter(status="explained")
+    assert set(explained["platform"]) == {k[2] for k in EXPLAINED}
+    assert set(explained["note"]) == {
+        "submitter_summaries.toml: the CSV's value is the log's "
+        "'99.00 percentile latency (ns)' line"
+    }

@@ -14,6 +14,7 @@ def test_asset_graph_snapshot() -> None:
         "core_mlperf__crosscheck",
         "core_mlperf__rejected",
         "core_mlperf__results",
+        "core_mlperf__submitter_check",
         "core_mlperf__tree_rejected",
         "core_mlperf__tree_results",
         "out_mlperf__claims",

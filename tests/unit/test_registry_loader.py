@@ -22,6 +22,7 @@ from pipeline.registry import (
     load_registry,
 )
 from pipeline.render import provenance
+from pipeline.transform import submitter_check
 
 PIPELINE = Path(__file__).parents[2] / "pipeline"
 
@@ -45,6 +46,9 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
     "releases.toml": (manifest.load_manifest, manifest.ManifestError),
     "rounds.toml": (rounds.load_rules, rounds.RoundRulesError),
     "upstream_commits.toml": (provenance.load_commits, provenance.ProvenanceError),
+    "submitter_summaries.toml": (
+        lambda path: load_registry(path, submitter_check._parse), RegistryError
+    ),
     "vocabulary.toml": (lambda path: load_registry(path, _vocabulary), RegistryError),
 }  # fmt: skip
 
