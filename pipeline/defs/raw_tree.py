@@ -182,6 +182,7 @@ def core_mlperf__tree_results(
                 results,
                 release=release.version,
                 read=read,
+                paths=paths,
             )
         counts = agreement(check).to_dicts()
         return Part(

@@ -10,7 +10,7 @@ out.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cache
 
@@ -43,31 +43,46 @@ STATUSES = ("agree", "explained", "disagree", "no log result", "unreadable")
 
 @dataclass(frozen=True)
 class Explanation:
-    """A reviewed reason a submitter CSV's rows differ from the logs."""
+    """A reviewed reason a submitter CSV's rows differ from the logs.
+
+    With ``line``: the CSV's value is that line of the same log (checked). With
+    ``not_published``: the CSV lists results whose folder the repository does not
+    have at the commit read (checked against the listing).
+    """
 
     release: str
     file: str
-    line: str
     evidence: str
+    line: str | None = None
     metric: str | None = None
+    not_published: bool = False
 
     @property
     def name(self) -> str:
         """How the check names the rule."""
+        if self.not_published:
+            return (
+                f"{REGISTRY_FILE}: the submitter's table lists a result that was "
+                "not published (no such result folder at this commit)"
+            )
         return f"{REGISTRY_FILE}: the CSV's value is the log's {self.line!r} line"
 
 
 def _parse(document: dict, file: str) -> tuple[Explanation, ...]:
     out = []
     for entry in Table.document(document, file).tables("explanation"):
-        entry.only(("release", "file", "metric", "line", "evidence"))
+        entry.only(("release", "file", "metric", "line", "not_published", "evidence"))
+        not_published = entry.boolean("not_published", default=False)
+        if not_published == ("line" in entry):
+            raise entry.fail("line", "give either line or not_published = true")
         out.append(
             Explanation(
                 release=entry.string("release"),
                 file=entry.string("file"),
-                line=entry.string("line"),
                 evidence=entry.string("evidence"),
+                line=entry.string("line") if "line" in entry else None,
                 metric=entry.string("metric") if "metric" in entry else None,
+                not_published=not_published,
             )
         )
     return tuple(out)
@@ -95,13 +110,15 @@ def submitter_check(
     release: str,
     read: Callable[[str], bytes],
     explanations: tuple[Explanation, ...] | None = None,
+    paths: Collection[str] = (),
 ) -> pl.DataFrame:
     """Compare each CSV row (``CSV_SCHEMA``) with the result the logs gave.
 
     A "loadgen" row holds the log's value in the log's unit (compared with
     ``result_value_upstream``), a "checker" row the checker's value (latencies in
     ms: compared with ``result_value``). ``read`` returns a stored file's bytes, for
-    the explanations that name another line of the same log.
+    the explanations that name another line of the same log; ``paths`` is the
+    listing, for those that say a result was never published.
     """
     explanations = load_explanations() if explanations is None else explanations
     ours = results.select(
@@ -137,7 +154,7 @@ def submitter_check(
         )
         .collect()
     )
-    explained = _explained(joined, release, read, explanations)
+    explained = _explained(joined, release, read, explanations, paths)
     return (
         joined.join(explained, on=["csv_file", "csv_row"], how="left")
         .with_columns(
@@ -145,6 +162,8 @@ def submitter_check(
             .then(pl.lit("unreadable"))
             .when(pl.col("csv_value").is_null())
             .then(pl.lit("unreadable"))
+            .when(pl.col("log_value").is_null() & pl.col("rule").is_not_null())
+            .then(pl.lit("explained"))
             .when(pl.col("log_value").is_null())
             .then(pl.lit("no log result"))
             .when("agrees")
@@ -182,14 +201,31 @@ def _explained(
     release: str,
     read: Callable[[str], bytes],
     explanations: tuple[Explanation, ...],
+    paths: Collection[str],
 ) -> pl.DataFrame:
     """(csv_file, csv_row, rule) for each disagreeing row a rule explains, checked."""
     out: list[dict[str, object]] = []
-    rules = [e for e in explanations if e.release == release]
-    if not rules:
-        return pl.DataFrame(
-            schema={"csv_file": pl.String, "csv_row": pl.Int64, "rule": pl.String}
+    rules = [e for e in explanations if e.release == release and e.line]
+    absent = [e for e in explanations if e.release == release and e.not_published]
+    if absent and paths:
+        # Scenario folders, compared lower-cased (v0.5 trees write "offline/").
+        folders = {
+            p.split("/performance/", 1)[0].lower() for p in paths if "/results/" in p
+        }
+        missing = joined.filter(
+            pl.col("log_value").is_null() & pl.col("csv_value").is_not_null()
         )
+        for row in missing.iter_rows(named=True):
+            folder = "/".join(
+                (row["division"], row["submitter"], "results", row["platform"],
+                 row["model"], row["scenario"])
+            ).lower()  # fmt: skip
+            rule = next((e for e in absent if e.file == row["csv_file"]), None)
+            if rule is not None and folder not in folders:
+                out.append(
+                    {"csv_file": row["csv_file"], "csv_row": row["csv_row"],
+                     "rule": rule.name}
+                )  # fmt: skip
     candidates = joined.filter(
         ~pl.col("agrees").fill_null(True) & pl.col("source_file").is_not_null()
     )
@@ -204,7 +240,7 @@ def _explained(
                 text = read(row["source_file"]).decode("utf-8", "replace")
             except (OSError, ValueError, RuntimeError):
                 continue
-            logged = log_line_value(text, rule.line)
+            logged = log_line_value(text, rule.line or "")
             if logged is not None and abs(logged - row["csv_value"]) <= TOLERANCE * abs(
                 row["csv_value"]
             ):

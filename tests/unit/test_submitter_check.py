@@ -70,12 +70,14 @@ def test_every_row_is_agree_disagree_or_no_log_result() -> None:
 
 def test_a_rule_explains_a_row_only_when_the_log_holds_the_csvs_value() -> None:
     rule = Explanation(
-        "v1.0", "closed/Acme/results_summary.csv", "99.00 percentile latency (ns)", "e"
-    )
+        "v1.0", "closed/Acme/results_summary.csv", "e",
+        line="99.00 percentile latency (ns)",
+    )  # fmt: skip
     assert check((rule,))["status"].to_list() == ["agree", "explained", "no log result"]
     wrong = Explanation(
-        "v1.0", "closed/Acme/results_summary.csv", "99.90 percentile latency (ns)", "e"
-    )
+        "v1.0", "closed/Acme/results_summary.csv", "e",
+        line="99.90 percentile latency (ns)",
+    )  # fmt: skip
     assert check((wrong,))["status"][1] == "disagree"
 
 
@@ -103,3 +105,25 @@ def test_an_unreadable_csv_is_one_row_saying_why(content: bytes, problem: str) -
     assert rows.select("csv_file", "problem").rows() == [
         ("closed/Acme/summary.csv", problem)
     ]
+
+
+def test_a_not_published_rule_holds_only_where_the_folder_is_absent() -> None:
+    rule = Explanation(
+        "v1.0", "closed/Acme/results_summary.csv", "e", not_published=True
+    )
+    files = {"closed/Acme/results_summary.csv": LOADGEN}
+    rows = submitter_rows(list(files), files.__getitem__)
+
+    def statuses(paths: list[str]) -> list[str]:
+        return submitter_check(
+            rows, results(), release="v1.0", read=files.__getitem__,
+            explanations=(rule,), paths=paths,
+        )["status"].to_list()  # fmt: skip
+
+    listed = ["closed/Acme/results/box/resnet50/Offline/performance/run_1/x.txt"]
+    # bert-99 Offline has no folder: the table lists a result never published.
+    assert statuses(listed)[2] == "explained"
+    # With its folder listed (say its log was rejected), the rule does not apply.
+    bert = "closed/Acme/results/box/bert-99/offline/performance/run_1/x.txt"
+    assert statuses([*listed, bert])[2] == "no log result"
+    assert statuses([])[2] == "no log result"  # no listing: nothing is assumed
