@@ -44,6 +44,41 @@ def _parse_float(text: str) -> float | OutOfRange:
     return OutOfRange(text) if math.isinf(value) else value
 
 
+class DuplicateKeys(dict):
+    """A JSON object that names a key more than once (``duplicates``, first value kept).
+
+    ``json`` silently keeps the last value: a repeated field would change a result
+    without a trace, a repeated record key drop a whole record. Extractors reject
+    such a record (or file) instead, naming the key.
+    """
+
+    duplicates: tuple[str, ...] = ()
+
+
+def _pairs(pairs: list[tuple[str, object]]) -> dict:
+    out: dict[str, object] = {}
+    repeated: list[str] = []
+    for key, value in pairs:
+        if key in out:
+            if key not in repeated:
+                repeated.append(key)
+            continue
+        out[key] = value
+    if not repeated:
+        return out
+    marked = DuplicateKeys(out)
+    marked.duplicates = tuple(repeated)
+    return marked
+
+
+def duplicate_problem(record: object, what: str = "the record") -> str | None:
+    """Why a parsed object cannot be trusted: a key it names twice, or None."""
+    if isinstance(record, DuplicateKeys):
+        keys = ", ".join(f'"{k}"' for k in record.duplicates)
+        return f"field {keys} appears more than once in {what}"
+    return None
+
+
 def loads(content: str | bytes) -> object:
     """``json.loads`` with numbers a 64-bit column cannot hold kept as ``OutOfRange``.
 
@@ -53,7 +88,12 @@ def loads(content: str | bytes) -> object:
             parser's recursion limit.
     """
     try:
-        return json.loads(content, parse_int=_parse_int, parse_float=_parse_float)
+        return json.loads(
+            content,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            object_pairs_hook=_pairs,
+        )
     except RecursionError:
         raise ValueError(
             "JSON nested too deeply (arrays or objects more than about 1000 levels)"
@@ -101,6 +141,9 @@ def record_problem(record: object, fields: tuple[str, ...]) -> str | None:
         for name in fields
         if name in record and (problem := field_problem(name, record[name]))
     ]
+    repeated = duplicate_problem(record)
+    if repeated:
+        found.insert(0, repeated)
     return "; ".join(found) if found else None
 
 

@@ -39,7 +39,7 @@ from functools import cache
 
 import polars as pl
 
-from pipeline.extract.json_values import field_problem, loads
+from pipeline.extract.json_values import duplicate_problem, field_problem, loads
 from pipeline.extract.submitter_csv import is_submitter_csv
 from pipeline.rounds import Inference, RoundRules, ScenarioMetric, load_rules, rules_for
 from pipeline.source import SourceError
@@ -292,9 +292,17 @@ def parse_log_summary(
     blocks = _early_stopping_blocks(section, estimate, where)
     if metric.lines:
         for name, line_unit in metric.lines:
-            line = re.search(rf"^{re.escape(name)}\s*:\s*(\S+)", section, re.M)
-            if line:
-                value, unit = _number(line.group(1), name, where), line_unit
+            found = re.findall(rf"^{re.escape(name)}\s*:\s*(\S+)", section, re.M)
+            if found:
+                values = dict.fromkeys(_number(v, name, where) for v in found)
+                if len(values) > 1:
+                    # Taking the first would silently pick one of two results.
+                    shown = " and ".join(f"{v:g}" for v in values)
+                    raise LogSummaryError(
+                        f"{where}: {name!r} appears {len(found)} times with different "
+                        f"values ({shown}); which one loadgen reported is unknown"
+                    )
+                value, unit = next(iter(values)), line_unit
                 break
         else:
             expected = " or ".join(repr(name) for name, _ in metric.lines)
@@ -366,6 +374,9 @@ def parse_system_json(text: str | bytes, *, where: str) -> dict[str, str | None]
     if not isinstance(document, dict):
         kind = "list" if isinstance(document, list) else type(document).__name__
         raise SystemJsonError(f"{where}: expected a JSON object, got a JSON {kind}")
+    repeated = duplicate_problem(document, "the system description")
+    if repeated:
+        raise SystemJsonError(f"{where}: {repeated}")
     fields = {str(k).strip().lower().replace(" ", "_"): v for k, v in document.items()}
     problems = [
         problem

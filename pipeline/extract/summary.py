@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pipeline.extract.json_values import flatten, loads, record_problem
+from pipeline.extract.json_values import DuplicateKeys, flatten, loads, record_problem
 from pipeline.rounds import Layout, RoundRules, load_rules
 from pipeline.transform.results import STAGED_SCHEMA
 
@@ -102,6 +102,12 @@ def parse_summary(
     """
     where = f"{release} {file}"
     document = _decode(content, where)
+    if isinstance(document, DuplicateKeys) and all(k.isdigit() for k in document):
+        keys = ", ".join(f'"{k}"' for k in document.duplicates)
+        raise SummaryFormatError(
+            f"{where}: record key {keys} appears more than once; refusing the file "
+            "(one of the records would silently be lost)"
+        )
     if isinstance(document, list):
         keys = [str(i) for i in range(len(document))]
         records = document
@@ -156,6 +162,12 @@ def parse_summary(
     return RawSummary(format=fmt, frame=frame, problems=problems)
 
 
+#: The spellings of the ``inferred`` flag upstream documents (0/1 in every summary
+#: file, or the words true/false); anything else rejects the record, naming
+#: the field, instead of silently reading as "not inferred".
+FLAGS = {"0": False, "1": True, "0.0": False, "1.0": True, "false": False, "true": True}
+
+
 def stage_summary(
     raw: RawSummary, *, rules: RoundRules, source_file: str, snapshot_sha256: str
 ) -> tuple[pl.LazyFrame, dict[str, str]]:
@@ -175,6 +187,17 @@ def stage_summary(
         return pl.col(upstream) if upstream else pl.lit(None, dtype=pl.String)
 
     value = col("value_raw").str.strip_chars()
+    flag = col("inferred_raw").str.strip_chars().str.to_lowercase()
+    inferred_name = fields["inferred_raw"] or "inferred"
+    bad_flag = pl.when(
+        flag.is_not_null() & (flag != "") & ~flag.is_in(list(FLAGS))
+    ).then(
+        pl.format(
+            f'field "{inferred_name}" is not one of the documented spellings '
+            "(0, 1, true, false): '{}'",
+            col("inferred_raw").str.slice(0, 40),
+        )
+    )
     frame = raw.frame.lazy().with_columns(raw.problems.alias("_field_problem"))
     staged = frame.select(
         pl.lit(source_file).alias("source_file"),
@@ -183,7 +206,12 @@ def stage_summary(
         pl.format("record {}", "source_record").alias("record_label"),
         "record_json",
         pl.lit(snapshot_sha256).alias("snapshot_sha256"),
-        pl.coalesce(_reason_not_object(), "_field_problem").alias("problem"),
+        pl.coalesce(
+            _reason_not_object(),
+            pl.concat_str(
+                ["_field_problem", bad_flag], separator="; ", ignore_nulls=True
+            ).replace("", None),
+        ).alias("problem"),
         *[
             col(name).alias(name)
             for name in (
@@ -211,9 +239,9 @@ def stage_summary(
         value.cast(pl.Float64, strict=False).alias("value"),
         value.alias("value_text"),
         col("unit_raw").str.strip_chars().alias("unit_raw"),
-        (col("inferred_raw").cast(pl.Float64, strict=False).fill_null(0) > 0).alias(
-            "is_inferred"
-        ),
+        flag.replace_strict(FLAGS, default=None, return_dtype=pl.Boolean)
+        .fill_null(False)
+        .alias("is_inferred"),
         col("location_raw")
         .str.strip_chars()
         .str.strip_prefix("./")

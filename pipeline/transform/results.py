@@ -271,6 +271,21 @@ def _unit_corrections(release: str) -> pl.LazyFrame:
     )
 
 
+def _leaves_repository(location: pl.Expr) -> pl.Expr:
+    """Whether a path from upstream, made part of a URL, could leave its repository.
+
+    Browsers resolve ``.`` and ``..`` segments (``%2e`` decoded, a backslash read as
+    ``/``) before fetching, so ``tree/<commit>/../../other/repo`` is another one.
+    """
+    decoded = (
+        location.str.replace_all(r"(?i)%2e", ".")
+        .str.replace_all(r"(?i)%2f|%5c|\\", "/")
+    )
+    return decoded.str.contains(r"(^|/)\.{1,2}(/|$)").fill_null(False) | (
+        decoded.str.starts_with("/").fill_null(False)
+    )
+
+
 def _field_checks(
     rules: RoundRules, names: Mapping[str, str], sourced: Collection[str]
 ) -> list[pl.Expr]:
@@ -318,6 +333,16 @@ def _field_checks(
         reason_when(
             pl.col("unit_raw").is_not_null() & ~pl.col("unit_raw").is_in(list(UNITS)),
             say(f"unknown {names['unit_raw']} '{{}}'", "unit_raw", field="unit_raw"),
+        ),
+        reason_when(
+            _leaves_repository(pl.col("location")),
+            say(
+                f"{names.get('location_raw', 'Location')} '{{}}' leads outside the "
+                "round's repository (an absolute path or a '.' or '..' segment, also "
+                "percent-encoded or with backslashes); its link would point elsewhere",
+                pl.col("location").str.slice(0, 80),
+                field="location",
+            ),
         ),
         reason_when(
             pl.col("division").is_not_null()

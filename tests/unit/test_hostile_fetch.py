@@ -274,6 +274,8 @@ def test_tree_asset_fails_with_the_file_and_keeps_its_last_output(
     stored = data / "assets" / "raw_mlperf__tree" / "v3.1.json"
     before = stored.read_bytes()
     kept = SnapshotStore(data).latest("v3.1", TREE_FILE)
+    # A changed log (a new blob id): a stored, unchanged file is never fetched again.
+    (Path(served.root) / REPO / LOG).write_text(GOOD_LOG.replace("2961", "3000"))
     served.faults[f"/{REPO}/{LOG}"] = ["500"]
     result = run()
     assert not result.success

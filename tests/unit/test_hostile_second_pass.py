@@ -1,0 +1,128 @@
+"""Hostile input, second pass: nothing changes silently, no link leaves its repository."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.extract.raw_tree import (
+    LogSummaryError,
+    SystemJsonError,
+    parse_log_summary,
+    parse_system_json,
+)
+from pipeline.extract.summary import SummaryFormatError, parse_summary
+from pipeline.rounds import rules_for
+from pipeline.transform.results import summary_tables
+from tests.unit.test_raw_tree import log
+from tests.unit.test_results_normalise import FINAL_REPORT
+
+
+def tables(text: str):
+    return summary_tables(
+        text.encode(),
+        release="v6.0",
+        repository="mlcommons/inference_results_v6.0",
+        source_file="summary_results.json",
+        sha256="abc",
+    )
+
+
+def test_a_field_named_twice_rejects_its_record_naming_the_field() -> None:
+    good = json.dumps(FINAL_REPORT | {"ID": "6.0-0002"})
+    twice = json.dumps(FINAL_REPORT)[:-1] + ', "Performance_Result": 1.0}'
+    results, rejected, _ = tables(f"[{good}, {twice}]")
+    assert results["result_id"].to_list() == ["6.0-0002"]
+    assert rejected["reason"].to_list() == [
+        'field "Performance_Result" appears more than once in the record'
+    ]
+
+
+def test_a_record_key_named_twice_refuses_the_file() -> None:
+    record = json.dumps(FINAL_REPORT)
+    text = f'{{"0": {record}, "1": {record}, "0": {record}}}'
+    with pytest.raises(SummaryFormatError) as info:
+        parse_summary(text.encode(), release="v6.1", file="summary.json")
+    assert str(info.value) == (
+        'v6.1 summary.json: record key "0" appears more than once; refusing the file '
+        "(one of the records would silently be lost)"
+    )
+
+
+def test_a_system_description_naming_a_field_twice_is_unreadable() -> None:
+    text = '{"status": "available", "division": "closed", "status": "preview"}'
+    with pytest.raises(SystemJsonError) as info:
+        parse_system_json(text, where="v5.1 closed/A/systems/s.json")
+    assert str(info.value) == (
+        'v5.1 closed/A/systems/s.json: field "status" appears more than once in the '
+        "system description"
+    )
+
+
+def test_two_different_values_for_one_metric_reject_the_result() -> None:
+    text = log("Offline", "Samples per second: 10\nSamples per second: 12.5\n")
+    with pytest.raises(LogSummaryError) as info:
+        parse_log_summary(text, where="v2.1 x", rules=rules_for("v2.1"))
+    assert str(info.value) == (
+        "v2.1 x: 'Samples per second' appears 2 times with different values "
+        "(10 and 12.5); which one loadgen reported is unknown"
+    )
+    same = log("Offline", "Samples per second: 10\nSamples per second: 10\n")
+    assert (
+        parse_log_summary(same, where="x", rules=rules_for("v2.1")).metric_value == 10
+    )
+
+
+@pytest.mark.parametrize(
+    ("flag", "inferred"), [(0, False), (1, True), ("1", True), ("True", True),
+                           ("false", False), (None, False)],
+)  # fmt: skip
+def test_documented_inferred_spellings(flag: object, inferred: bool) -> None:
+    results, rejected, _ = tables(json.dumps([FINAL_REPORT | {"inferred": flag}]))
+    assert rejected.is_empty()
+    assert results["is_inferred"].to_list() == [inferred]
+
+
+@pytest.mark.parametrize("flag", ["yes", "Y", "2", "inferred"])
+def test_any_other_inferred_spelling_is_rejected_naming_the_field(flag: str) -> None:
+    _, rejected, _ = tables(json.dumps([FINAL_REPORT | {"inferred": flag}]))
+    assert rejected["reason"].to_list() == [
+        'field "inferred" is not one of the documented spellings (0, 1, true, '
+        f"false): '{flag}'"
+    ]
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "../../../../someone/else",
+        "closed/A/../../../x",
+        "%2e%2e/%2E%2E/someone/else",
+        "closed%2f..%2f..%2fx",
+        "closed\\..\\..\\someone",
+        "./../x",
+        "/someone/else",
+        "closed/A/./results",
+    ],
+)
+def test_a_location_that_leaves_the_repository_rejects_the_record(
+    location: str,
+) -> None:
+    results, rejected, _ = tables(json.dumps([FINAL_REPORT | {"Location": location}]))
+    assert results.is_empty()
+    (reason,) = rejected["reason"].to_list()
+    assert reason.startswith(f"Location '{location.removeprefix('./')}' leads outside")
+
+
+@pytest.mark.parametrize(
+    "location", ["./closed/A/results/s/b/Offline", "closed/a..b/x", "closed/.hidden/y"]
+)
+def test_ordinary_locations_keep_their_link(location: str) -> None:
+    results, rejected, _ = tables(json.dumps([FINAL_REPORT | {"Location": location}]))
+    assert rejected.is_empty()
+    (url,) = results["result_url"].to_list()
+    assert url == (
+        "https://github.com/mlcommons/inference_results_v6.0/tree/HEAD/"
+        + location.removeprefix("./")
+    )
