@@ -277,9 +277,8 @@ def _leaves_repository(location: pl.Expr) -> pl.Expr:
     Browsers resolve ``.`` and ``..`` segments (``%2e`` decoded, a backslash read as
     ``/``) before fetching, so ``tree/<commit>/../../other/repo`` is another one.
     """
-    decoded = (
-        location.str.replace_all(r"(?i)%2e", ".")
-        .str.replace_all(r"(?i)%2f|%5c|\\", "/")
+    decoded = location.str.replace_all(r"(?i)%2e", ".").str.replace_all(
+        r"(?i)%2f|%5c|\\", "/"
     )
     return decoded.str.contains(r"(^|/)\.{1,2}(/|$)").fill_null(False) | (
         decoded.str.starts_with("/").fill_null(False)
