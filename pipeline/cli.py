@@ -86,6 +86,8 @@ def _check_args(args: argparse.Namespace) -> None:
     releases = getattr(args, "release", None)
     for value in [releases] if isinstance(releases, str) else releases or []:
         _check_release(value)
+    if getattr(args, "version", None) is not None:
+        _check_release(args.version)
     for option in ("top", "interval"):
         number = getattr(args, option, None)
         if number is not None and number < 1:
@@ -178,6 +180,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
         except BusyError as exc:
             print(f"tick skipped: {exc}", file=sys.stderr)
         time.sleep(args.interval)
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    """Remove what is stored for one release, saying what goes."""
+    from pipeline import runner
+
+    with runner.exclusive(data_shown=args.data_shown) as instance:
+        runner.forget(instance, args.version)
+    return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -301,6 +312,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="discover new or corrected releases and rebuild what they change",
     )
     update.set_defaults(func=cmd_update)
+    forget = sub.add_parser(
+        "forget",
+        parents=[common],
+        help="remove what is stored for one release (snapshots, tables, validators)",
+    )
+    forget.add_argument("version", metavar="vX.Y", help="the release, e.g. v6.1")
+    forget.set_defaults(func=cmd_forget)
     watch = sub.add_parser("watch", parents=[common], help="update on an interval")
     watch.add_argument(
         "--interval", type=int, default=3600, help="seconds between ticks (3600)"

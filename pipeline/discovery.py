@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pipeline.extract.summary import SummaryFormatError, parse_summary
 from pipeline.ingest import SUMMARY_CHECK, TREE_FILE
 from pipeline.manifest import (
     SUMMARY_NAMES,
@@ -22,7 +23,7 @@ from pipeline.manifest import (
     release_for,
 )
 from pipeline.snapshots import SnapshotStore
-from pipeline.source import Probe, Source
+from pipeline.source import Probe, Source, SourceError
 
 #: How many unseen rounds one tick may chain through (v6.2 found, then v6.3 ...).
 MAX_NEW_PER_TICK = 4
@@ -47,7 +48,24 @@ def _validators(probe: Probe) -> dict:
     return {"etag": probe.etag, "last_modified": probe.last_modified}
 
 
-def _probe_new(source: Source, newest: str, found: Discovery) -> None:
+def _serves_a_summary(source: Source, release: Release, name: str) -> bool:
+    """Whether a probed file really is a summary (a server may answer 200 for all).
+
+    The git source's probe is the repository itself, which is fact enough.
+    """
+    if source.pins_commits:
+        return True
+    try:
+        fetched = source.fetch(release.repository, name)
+        parse_summary(fetched.content, release=release.version, file=name)
+    except (SourceError, SummaryFormatError):
+        return False
+    return True
+
+
+def _probe_new(
+    source: Source, newest: str, found: Discovery, validators: dict[str, dict]
+) -> None:
     frontier = newest
     # On the git source a round exists when its repository does: one ls-remote.
     names = ("",) if source.pins_commits else SUMMARY_NAMES
@@ -57,11 +75,26 @@ def _probe_new(source: Source, newest: str, found: Discovery) -> None:
             release = discovered_release(candidate)
             for name in names:
                 found.probes += 1
-                probe = source.probe(release.repository, name)
-                if probe.exists:
-                    hit = candidate
-                    found.validators[probe.url] = _validators(probe)
-                    break
+                url = source.url_for(release.repository, name)
+                previous = validators.get(url, {})
+                probe = source.probe(
+                    release.repository,
+                    name,
+                    etag=previous.get("etag"),
+                    last_modified=previous.get("last_modified"),
+                )
+                if not probe.exists:
+                    continue
+                if previous.get("refused") and probe.not_modified:
+                    found.validators[url] = previous  # still not a summary: no GET
+                    continue
+                if not _serves_a_summary(source, release, name):
+                    # Remembered, so a quiet tick does not download it again.
+                    found.validators[url] = _validators(probe) | {"refused": True}
+                    continue
+                hit = candidate
+                found.validators[url] = _validators(probe)
+                break
             if hit:
                 break
         if hit is None:
@@ -79,7 +112,9 @@ def discover(
     """Probe for rounds after the newest known one and for changed known files."""
     found = Discovery(validators=dict(validators))
     if known:
-        _probe_new(source, max(known, key=lambda r: r.sort_key).version, found)
+        _probe_new(
+            source, max(known, key=lambda r: r.sort_key).version, found, validators
+        )
     if source.pins_commits:
         _probe_commits(source, known, store, found)
         return found
@@ -99,6 +134,10 @@ def discover(
             continue
         found.validators[url] = _validators(probe)
         never_stored = store.latest(release.version, release.summary_path) is None
+        if never_stored and not _serves_a_summary(
+            source, release, release.summary_path
+        ):
+            continue  # an error page answering 200 is not a file to run for
         if previous or never_stored:
             found.changed_releases.append(release.version)
     return found

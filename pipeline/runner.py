@@ -216,6 +216,98 @@ def exclusive(
         yield instance
 
 
+def _confirmed(version: str) -> bool:
+    """Whether the source ever served a valid file for a round: a stored snapshot."""
+    from pipeline.ingest import SUMMARY_NAMES, TREE_FILE
+    from pipeline.snapshots import SnapshotStore
+
+    store = SnapshotStore(settings.data_dir())
+    return any(store.latest(version, n) for n in (*SUMMARY_NAMES, TREE_FILE))
+
+
+def drop_unconfirmed(
+    instance: dg.DagsterInstance,
+    versions: Sequence[str],
+    progress: Callable[[str], None] = print,
+) -> list[str]:
+    """Forget partitions of rounds neither listed in releases.toml nor ever served.
+
+    A typo (``ingest --release v99.99``) or a server that answers 200 for anything
+    must leave no trace: a phantom round would become the discovery frontier, and
+    the next real round would never be probed.
+    """
+    listed = {r.version for r in load_manifest()}
+    existing = set(instance.get_dynamic_partitions(RELEASES))
+    dropped = [
+        v for v in versions if v in existing and v not in listed and not _confirmed(v)
+    ]
+    for version in dropped:
+        instance.delete_dynamic_partition(RELEASES, version)
+    if dropped:
+        remember_partitions(instance)
+        progress(
+            f"{', '.join(dropped)}: no valid file in the source and not listed in "
+            "releases.toml: not kept as a release (no trace left)"
+        )
+    return dropped
+
+
+def forget(
+    instance: dg.DagsterInstance, version: str, progress: Callable[[str], None] = print
+) -> list[Path]:
+    """Remove everything stored for one round; what was removed, as paths.
+
+    Its snapshots and per-release tables go; content-addressed raw-tree blobs stay
+    (other rounds may share them; they are never listed without a snapshot). A round
+    listed in releases.toml keeps its partition, and the next run reads it afresh.
+    """
+    import shutil
+
+    from pipeline.discovery import CURSOR_FILE
+
+    data = settings.data_dir()
+    removed = [
+        path
+        for path in (
+            data / "raw" / version,
+            data / "quarantine" / version,
+            *sorted((data / "assets").glob(f"*/{version}.*")),
+        )
+        if path.exists()
+    ]
+    for path in removed:
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    cursor = data / CURSOR_FILE
+    if cursor.is_file():
+        try:
+            validators = json.loads(cursor.read_text())
+        except ValueError:
+            validators = {}
+        kept = {
+            k: v
+            for k, v in validators.items()
+            if f"inference_results_{version}" not in k
+        }
+        if kept != validators:
+            cursor.write_text(json.dumps(kept, sort_keys=True))
+            removed.append(cursor)
+    listed = version in {r.version for r in load_manifest()}
+    if version in instance.get_dynamic_partitions(RELEASES) and not listed:
+        instance.delete_dynamic_partition(RELEASES, version)
+        remember_partitions(instance)
+        progress(f"{version}: release partition removed")
+    for path in removed:
+        progress(f"{version}: removed {path}")
+    if listed:
+        progress(f"{version}: listed in releases.toml, so its partition stays")
+    if not removed and not listed:
+        progress(f"{version}: nothing stored")
+    return removed
+
+
 def register_releases(instance: dg.DagsterInstance, versions: Sequence[str]) -> None:
     """Add release partitions the instance does not know yet."""
     existing = set(instance.get_dynamic_partitions(RELEASES))
@@ -297,8 +389,10 @@ def ingest(
     """
     register_releases(instance, versions)
     outcomes = run_releases(instance, versions, progress)
+    dropped = drop_unconfirmed(instance, versions, progress)
     for version in unreviewed(versions):
-        progress(unreviewed_note(version))
+        if version not in dropped:
+            progress(unreviewed_note(version))
     skip = _nothing_downstream(outcomes) if outcomes else None
     if skip:
         progress(skip)
@@ -586,6 +680,7 @@ def apply_tick(
         for r in requests
     }
     outcomes = run_releases(instance, list(reasons), progress, reasons)
+    drop_unconfirmed(instance, list(reasons), progress)
     skip = _nothing_downstream(outcomes)
     if skip:
         # Nothing downstream is stale: the published tables and site stay exactly as

@@ -36,6 +36,8 @@ class FaultyServer:
         self.requests: list[tuple[str, str]] = []
         self.hang_s = 3.0
         self.drip_s = 2.0
+        #: Answer 200 with an HTML page for every missing file, as some hosts do.
+        self.html_for_missing = False
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -71,6 +73,14 @@ class FaultyServer:
                     self._tree(head)
                     return
                 file = server.root / self.path.lstrip("/")
+                if not file.is_file() and server.html_for_missing:
+                    body = b"<!DOCTYPE html><html><body>Not here</body></html>"
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    if not head:
+                        self.wfile.write(body)
+                    return
                 if not file.is_file():
                     self.send_response(404)
                     self.send_header("Content-Length", "0")

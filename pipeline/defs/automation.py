@@ -13,6 +13,7 @@ import dagster as dg
 from pipeline.defs.partitions import RELEASES, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.discovery import discover
+from pipeline.ingest import SUMMARY_NAMES, TREE_FILE
 from pipeline.manifest import is_version, load_manifest, release_for, version_key
 
 #: Assets materialized per release partition; everything else follows downstream.
@@ -37,8 +38,16 @@ def discovery_tick(
     """One discovery tick: partitions to add, runs to request, the next cursor."""
     manifest = [r.version for r in load_manifest()]
     existing = set(instance.get_dynamic_partitions(RELEASES))
-    # A malformed key an older version let in (e.g. "v6.0\n") is not a round.
-    known = sorted(set(filter(is_version, existing)) | set(manifest), key=version_key)
+    # A malformed key an older version let in (e.g. "v6.0\n") is not a round, and
+    # neither is a partition the source never served a file for (a typo given to
+    # `ingest --release`): it must not become the frontier new rounds are probed from.
+    store = data_dir.store()
+    served = {
+        v
+        for v in filter(is_version, existing)
+        if any(store.latest(v, name) for name in (*SUMMARY_NAMES, TREE_FILE))
+    }
+    known = sorted(served | set(manifest), key=version_key)
     found = discover(
         source.get(),
         [release_for(v) for v in known],
