@@ -377,7 +377,11 @@ def fetch_raw_tree(
     if downloaded:
         store.save_git_objects(version, known)
     # "unread" only when there is any, so earlier tree snapshots keep their hash.
-    document = {"paths": paths, "files": files} | ({"unread": unread} if unread else {})
+    document = (
+        {"paths": paths, "files": files}
+        | ({"unread": unread} if unread else {})
+        | ({"malformed": listing.malformed} if listing.malformed else {})
+    )
     content = json.dumps(document, sort_keys=True).encode()
     fetched = Fetched(
         url=source.url_for(repo, ""),
@@ -396,7 +400,13 @@ def fetch_raw_tree(
         is_new,
         f"{version}: raw tree of {len(paths)} paths, {len(files)} files read, "
         f"{downloaded} downloaded{_at(commit)} "
-        f"({'new snapshot' if is_new else 'unchanged'} {snapshot.sha256[:12]})",
+        f"({'new snapshot' if is_new else 'unchanged'} {snapshot.sha256[:12]})"
+        + (
+            f"; {len(listing.malformed)} listing entries name no file (kept in the "
+            f"snapshot): {listing.malformed[0]}"
+            if listing.malformed
+            else ""
+        ),
         commit=commit,
         downloaded=downloaded,
     )

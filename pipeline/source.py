@@ -87,6 +87,8 @@ class Listing:
     commit_date: str | None = None
     #: Listed paths that must not be read, with the reason (e.g. a symbolic link).
     unread: dict[str, str] = field(default_factory=dict)
+    #: Listing entries that name no file (not an object, no path): each described.
+    malformed: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -623,7 +625,13 @@ class Source:
             and isinstance(entry.get("path"), str)
             and entry["path"].split("/", 1)[0] in wanted
         }
+        malformed = [
+            f"entry {index}: {json.dumps(entry)[:60]} (not an object with a path)"
+            for index, entry in enumerate(entries)
+            if not isinstance(entry, dict) or not isinstance(entry.get("path"), str)
+        ]
         return Listing(
             sorted(blobs),
             oids={p: o for p, o in blobs.items() if isinstance(o, str)},
+            malformed=malformed,
         )

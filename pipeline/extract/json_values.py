@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 #: A signed 64-bit integer, the widest Polars column an upstream count can land in.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -45,38 +46,65 @@ def _parse_float(text: str) -> float | OutOfRange:
 
 
 class DuplicateKeys(dict):
-    """A JSON object that names a key more than once (``duplicates``, first value kept).
+    r"""A JSON object that cannot be trusted as parsed, and why.
 
-    ``json`` silently keeps the last value: a repeated field would change a result
-    without a trace, a repeated record key drop a whole record. Extractors reject
-    such a record (or file) instead, naming the key.
+    ``duplicates``: keys it names more than once (``json`` silently keeps the last
+    value: a repeated field would change a result without a trace, a repeated record
+    key drop a whole record); the first value is kept. ``unencodable``: fields whose
+    text held an unpaired UTF-16 surrogate escape (``"\ud800"``), which is no text
+    any later step can encode; it is replaced by U+FFFD so the rest of the file can be
+    read. Extractors reject such a record (or file) instead, naming the key.
     """
 
     duplicates: tuple[str, ...] = ()
+    unencodable: tuple[str, ...] = ()
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _pairs(pairs: list[tuple[str, object]]) -> dict:
     out: dict[str, object] = {}
     repeated: list[str] = []
+    broken: list[str] = []
     for key, value in pairs:
+        if _SURROGATE.search(key):
+            key = _SURROGATE.sub("\ufffd", key)
+            broken.append(key)
+        if isinstance(value, str) and _SURROGATE.search(value):
+            value = _SURROGATE.sub("\ufffd", value)
+            broken.append(key)
         if key in out:
             if key not in repeated:
                 repeated.append(key)
             continue
         out[key] = value
-    if not repeated:
+    if not repeated and not broken:
         return out
     marked = DuplicateKeys(out)
     marked.duplicates = tuple(repeated)
+    marked.unencodable = tuple(dict.fromkeys(broken))
     return marked
 
 
 def duplicate_problem(record: object, what: str = "the record") -> str | None:
-    """Why a parsed object cannot be trusted: a key it names twice, or None."""
-    if isinstance(record, DuplicateKeys):
+    """Why a parsed object cannot be trusted, or None.
+
+    A key named twice, or text that is not text (an unpaired surrogate).
+    """
+    if not isinstance(record, DuplicateKeys):
+        return None
+    found = []
+    if record.duplicates:
         keys = ", ".join(f'"{k}"' for k in record.duplicates)
-        return f"field {keys} appears more than once in {what}"
-    return None
+        found.append(f"field {keys} appears more than once in {what}")
+    if record.unencodable:
+        keys = ", ".join(f'"{k}"' for k in record.unencodable)
+        found.append(
+            f"field {keys} holds an unpaired surrogate escape (such as \\ud800), "
+            "which is not text"
+        )
+    return "; ".join(found)
 
 
 def loads(content: str | bytes) -> object:

@@ -102,7 +102,11 @@ def parse_summary(
     """
     where = f"{release} {file}"
     document = _decode(content, where)
-    if isinstance(document, DuplicateKeys) and all(k.isdigit() for k in document):
+    if (
+        isinstance(document, DuplicateKeys)
+        and document.duplicates
+        and all(k.isdigit() for k in document)
+    ):
         keys = ", ".join(f'"{k}"' for k in document.duplicates)
         raise SummaryFormatError(
             f"{where}: record key {keys} appears more than once; refusing the file "

@@ -21,6 +21,10 @@ HASH_SEPARATOR = "--"
 HASH_CHARS = 10
 #: Index page of an entity folder (``benchmarks/index.md``): not an entity's page.
 INDEX = "index.md"
+#: Slugs an entity page may not take: the entity folder's own index page. An upstream
+#: benchmark named "index" would otherwise overwrite it (and fail the one-page check,
+#: holding back the whole site); it gets a hashed slug like any colliding name.
+RESERVED = frozenset({INDEX.removesuffix(".md")})
 #: Longest slug: file names have a limit (255 bytes), and a chart name joins several
 #: slugs. A longer name is cut; ``unique_slugs`` still tells cut names apart.
 MAX_SLUG = 64
@@ -66,7 +70,7 @@ def unique_slugs(names: Iterable[str]) -> dict[str, str]:
         groups.setdefault(slug(name), []).append(name)
     return {
         name: plain
-        if len(group) == 1 or name == plain
+        if (len(group) == 1 or name == plain) and plain not in RESERVED
         else f"{plain}{HASH_SEPARATOR}{name_hash(name)}"
         for plain, group in groups.items()
         for name in group

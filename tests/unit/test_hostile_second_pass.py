@@ -126,3 +126,50 @@ def test_ordinary_locations_keep_their_link(location: str) -> None:
         "https://github.com/mlcommons/inference_results_v6.0/tree/HEAD/"
         + location.removeprefix("./")
     )
+
+
+def test_an_unpaired_surrogate_rejects_its_record_and_the_rest_is_read() -> None:
+    good = json.dumps(FINAL_REPORT | {"ID": "6.0-0002"})
+    bad = json.dumps(FINAL_REPORT).replace('"System": "', '"System": "evil \\ud800 ')
+    results, rejected, _ = tables(f"[{bad}, {good}]")
+    assert results["result_id"].to_list() == ["6.0-0002"]
+    assert rejected["reason"].to_list() == [
+        'field "System" holds an unpaired surrogate escape (such as \\ud800), which '
+        "is not text"
+    ]
+
+
+def test_a_system_description_with_an_unpaired_surrogate_is_unreadable() -> None:
+    with pytest.raises(SystemJsonError) as info:
+        parse_system_json('{"status": "\\udc00"}', where="v5.1 s.json")
+    assert str(info.value) == (
+        'v5.1 s.json: field "status" holds an unpaired surrogate escape (such as '
+        "\\ud800), which is not text"
+    )
+
+
+def test_listing_entries_that_name_no_file_are_kept_and_said() -> None:
+    import httpx
+
+    from pipeline.source import Source
+
+    listing = {
+        "truncated": False,
+        "tree": [
+            "closed/A/systems/s.json",
+            {"type": "blob"},
+            {"path": "closed/A/systems/t.json", "type": "blob", "sha": "a" * 40},
+        ],
+    }
+    source = Source(
+        base="https://raw.githubusercontent.com/mlcommons/{repo}/HEAD",
+        transport=httpx.MockTransport(
+            lambda request: httpx.Response(200, json=listing)
+        ),
+    )
+    got = source.listing("mlcommons/inference_results_v9.9")
+    assert got.paths == ["closed/A/systems/t.json"]
+    assert got.malformed == [
+        'entry 0: "closed/A/systems/s.json" (not an object with a path)',
+        'entry 1: {"type": "blob"} (not an object with a path)',
+    ]

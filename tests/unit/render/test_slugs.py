@@ -173,3 +173,25 @@ def test_a_very_long_name_gets_a_page_of_a_valid_file_name(
         .startswith("# " + long_name + "\n")
     )
     assert max(len(p.name) for p in (out / "charts").iterdir()) <= 170
+
+
+@pytest.mark.parametrize("name", ["index", "INDEX", "Index"])
+def test_a_benchmark_named_index_never_takes_the_folders_index_page(
+    tmp_path: Path, site_data: SiteData, name: str
+) -> None:
+    """One record named like a reserved page must not hold back the whole site."""
+    assert unique_slugs([name, "resnet"])[name] == f"index--{name_hash(name)}"
+    hostile = result(
+        release="v6.0",
+        result_key=f"6.0-0667:{name}:Offline",
+        result_id="6.0-0667",
+        benchmark=name,
+        result_value=2.0,
+    )
+    data = replace(site_data, results=frame(AMD_V51, H100_V51, hostile))
+    out = tmp_path / "generated"
+    render_site(data, out, bundle=False)
+    pages = json.loads((out / "partials" / "pages.json").read_text())
+    assert pages["benchmarks"][name] == f"benchmarks/index--{name_hash(name)}.md"
+    assert page_problems(pages, out) == []
+    assert (out / "benchmarks" / "index.md").read_text().startswith("# Benchmarks")
