@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,7 +35,12 @@ def _given(args: argparse.Namespace, option: str, variable: str) -> tuple[str, s
 
 def _check_release(value: str) -> None:
     if not is_version(value):
-        raise UsageError(f"--release {value!r}: expected a version like v6.1")
+        shown = (
+            repr(value)
+            if len(value) <= 40
+            else f"{value[:40]!r}… ({len(value)} characters)"
+        )
+        raise UsageError(f"--release {shown}: expected a version like v6.1")
 
 
 def _check_git(name: str, value: str) -> None:
@@ -47,7 +53,11 @@ def _check_git(name: str, value: str) -> None:
             f"{name} {value!r}: expected git+https://host[/path] (or git+http://, "
             "git+file://, git+ssh://)"
         )
-    if not url.startswith("file://") and not urlsplit(url).hostname:
+    try:
+        host = urlsplit(url).hostname
+    except ValueError as exc:
+        raise UsageError(f"{name} {value!r}: not a URL ({exc})") from None
+    if not url.startswith("file://") and not host:
         raise UsageError(f"{name} {value!r}: no host in the URL")
     try:
         git_version()
@@ -66,7 +76,11 @@ def _check_source(args: argparse.Namespace) -> None:
         _check_git(name, value)
         return
     if value.startswith(("http://", "https://")):
-        if not urlsplit(value.replace("{repo}", "x")).hostname:
+        try:
+            host = urlsplit(value.replace("{repo}", "x")).hostname
+        except ValueError as exc:  # "http://[::1": an unclosed IPv6 address
+            raise UsageError(f"{name} {value!r}: not a URL ({exc})") from None
+        if not host:
             raise UsageError(f"{name} {value!r}: no host in the URL")
         return
     # With a {repo} placeholder, the folder holding the repositories must exist.
@@ -94,6 +108,22 @@ def _check_args(args: argparse.Namespace) -> None:
             raise UsageError(f"--{option} {number}: expected a whole number >= 1")
     if args.command in WRITING:
         _check_source(args)
+        from pipeline import settings
+
+        try:  # read now, so a bad value is named before anything runs
+            settings.http_timeout_s()
+            settings.http_deadline_s()
+        except settings.SettingError as exc:
+            raise UsageError(str(exc)) from None
+    for option, variable in (("--data-dir", "MLPERF_DATA_DIR"),):
+        value, shown = _given(args, option, variable)
+        if value and any(len(part.encode()) > 255 for part in Path(value).parts):
+            raise UsageError(
+                f"{shown} {value[:60]!r}…: a folder name longer than 255 bytes, "
+                "which no file system takes"
+            )
+        if value and len(value.encode()) > 4000:
+            raise UsageError(f"{shown}: a path of {len(value)} characters is too long")
 
 
 def _apply_environment(args: argparse.Namespace) -> None:
@@ -107,13 +137,24 @@ def _apply_environment(args: argparse.Namespace) -> None:
         os.environ["MLPERF_DATA_DIR"] = args.data_dir
 
 
+#: Control characters (C0, DEL, C1): upstream names are printed, and an ANSI or OSC
+#: escape in one would drive the reader's terminal.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(value: object) -> str:
+    """A value as terminal text, each control character shown as "?"."""
+    return _CONTROL.sub("?", str(value))
+
+
 def _table(rows: list[dict]) -> str:
     if not rows:
         return "(nothing yet)"
     columns = list(rows[0])
-    widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in columns}
+    cells = [{c: printable(r[c]) for c in columns} for r in rows]
+    widths = {c: max(len(c), *(len(r[c]) for r in cells)) for c in columns}
     lines = ["  ".join(c.ljust(widths[c]) for c in columns)]
-    lines += ["  ".join(str(r[c]).ljust(widths[c]) for c in columns) for r in rows]
+    lines += ["  ".join(r[c].ljust(widths[c]) for c in columns) for r in cells]
     return "\n".join(line.rstrip() for line in lines)
 
 

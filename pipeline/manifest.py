@@ -18,8 +18,9 @@ from pipeline.registry.loader import RegistryError, Table, load_registry
 MANIFEST_PATH = Path(__file__).parent / "registry" / "releases.toml"
 SUMMARY_FORMATS = ("final_report", "checker")
 INGEST_KINDS = ("summary", "raw_tree")
-#: ASCII digits, matched in full: "v6.0\n" or "v٦.0" would be phantom partitions.
-_VERSION = re.compile(r"v([0-9]+)\.([0-9]+)")
+#: ASCII digits, matched in full: "v6.0\n" or "v٦.0" would be phantom partitions;
+#: at most six digits each (a 100,000-digit "version" is no round, and no int).
+_VERSION = re.compile(r"v([0-9]{1,6})\.([0-9]{1,6})")
 
 
 class ManifestError(RegistryError):

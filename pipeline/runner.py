@@ -205,7 +205,7 @@ def exclusive(
     """
     with ExitStack() as stack:
         stack.enter_context(runlock.hold(settings.data_dir(), data_shown))
-        if build:
+        if build and settings.build_dir() != settings.data_dir():
             folder = settings.build_dir()
             stack.enter_context(
                 runlock.hold(folder, f"build directory {str(folder)!r}")

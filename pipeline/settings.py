@@ -5,6 +5,7 @@ One place for the environment variables so the CLI, Dagster resources and tests 
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -30,9 +31,30 @@ def data_dir() -> Path:
     return Path(configured).resolve() if configured else PROJECT_ROOT / "data"
 
 
+class SettingError(ValueError):
+    """An environment variable holds an unusable value; the message names it."""
+
+
+def _seconds(variable: str, default: float) -> float:
+    """A positive, finite number of seconds from ``variable``, else ``default``."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise SettingError(
+            f"{variable} {text[:40]!r}: expected a number of seconds above 0 "
+            f"(default {default:g})"
+        )
+    return value
+
+
 def http_timeout_s() -> float:
     """Per-request HTTP timeout: ``MLPERF_HTTP_TIMEOUT_S`` or 30 seconds."""
-    return float(os.environ.get("MLPERF_HTTP_TIMEOUT_S", "") or 30.0)
+    return _seconds("MLPERF_HTTP_TIMEOUT_S", 30.0)
 
 
 def http_deadline_s() -> float:
@@ -40,7 +62,7 @@ def http_deadline_s() -> float:
 
     On the git source it bounds each git command (a fetch of a round's files).
     """
-    return float(os.environ.get("MLPERF_HTTP_DEADLINE_S", "") or 300.0)
+    return _seconds("MLPERF_HTTP_DEADLINE_S", 300.0)
 
 
 def open_source(

@@ -29,6 +29,19 @@ PER_RELEASE = [
 PER_RELEASE_KEYS = [dg.AssetKey(k) for k in PER_RELEASE]
 
 
+def _validators(cursor: str | None) -> dict:
+    """The last tick's validators; a damaged cursor counts as none (a full probe).
+
+    The cursor is a cache of what the source said last time: losing it costs one
+    ordinary tick, never a failure.
+    """
+    try:
+        value = json.loads(cursor) if cursor else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def discovery_tick(
     instance: dg.DagsterInstance,
     cursor: str | None,
@@ -51,7 +64,7 @@ def discovery_tick(
     found = discover(
         source.get(),
         [release_for(v) for v in known],
-        json.loads(cursor) if cursor else {},
+        _validators(cursor),
         data_dir.store(),
     )
     to_add = [v for v in [*known, *found.new_releases] if v not in existing]

@@ -38,8 +38,11 @@ def _sha256(path: Path) -> str:
 
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP "CSV
-#: Injection": =, +, -, @, tab, carriage return).
-FORMULA_START = r"^[=+\-@\t\r]"
+#: Injection": =, +, -, @, tab, carriage return), their full-width forms (which some
+#: spreadsheets fold to ASCII) and "|" (DDE in older ones).
+FORMULA_START = r"^[=+\-@\t\r|\uFF1D\uFF0B\uFF0D\uFF20]"
+#: Control characters a CSV cell must not carry (NUL truncates it in many readers).
+CSV_CONTROL = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
 #: Prefixed to such text cells so spreadsheets show them as text.
 FORMULA_GUARD = "'"
 
@@ -51,10 +54,11 @@ def neutralise_formula(text: pl.Expr) -> pl.Expr:
     the CSV in a spreadsheet must see them as text. Only text columns are treated:
     a negative number stays a number.
     """
+    clean = text.str.replace_all(CSV_CONTROL, "\ufffd")
     return (
-        pl.when(text.str.contains(FORMULA_START))
-        .then(pl.lit(FORMULA_GUARD) + text)
-        .otherwise(text)
+        pl.when(clean.str.contains(FORMULA_START))
+        .then(pl.lit(FORMULA_GUARD) + clean)
+        .otherwise(clean)
     )
 
 

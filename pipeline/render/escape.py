@@ -79,6 +79,11 @@ URL_ENCODE: dict[str, str] = {
 _URL_ALLOWED = r"^https?://[A-Za-z0-9.-]+(:\d+)?(/\S*)?$"
 
 
+#: Control characters other than whitespace (NUL, ESC, DEL, C1): no HTML or Markdown
+#: may carry them (a NUL is a parse error), so each becomes U+FFFD, visibly.
+_CONTROL = "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]"
+
+
 @overload
 def escape(value: str | None) -> str: ...
 @overload
@@ -98,6 +103,7 @@ def escape(value: str | pl.Expr | None) -> str | pl.Expr:
     if isinstance(value, pl.Expr):
         text = (
             value.fill_null("")
+            .str.replace_all(_CONTROL, "\ufffd")
             .str.replace_all(_WHITESPACE, " ")
             .str.strip_chars()
             .str.replace_many(list(ENTITIES), list(ENTITIES.values()))
@@ -107,7 +113,7 @@ def escape(value: str | pl.Expr | None) -> str | pl.Expr:
         return text
     if value is None:
         return ""
-    text = " ".join(str(value).split()).translate(_TABLE)
+    text = " ".join(re.sub(_CONTROL, "\ufffd", str(value)).split()).translate(_TABLE)
     for pattern, replacement in _LEADING:
         text = re.sub(pattern, replacement.replace("${1}", r"\1"), text, count=1)
     return text

@@ -278,3 +278,58 @@ def test_the_command_configures_polars_allocator_unless_the_user_did(
     assert ("background_thread:true" in options) == (given is None)
     if given is None:
         assert shown.endswith(ALLOCATOR_CONF)
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "0", "nan", "inf"])
+def test_a_bad_timeout_names_the_variable(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    value: str,
+) -> None:
+    monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))
+    monkeypatch.setenv("MLPERF_HTTP_TIMEOUT_S", value)
+    assert main(["ingest", "--data-dir", str(tmp_path / "data")]) == 2
+    assert capsys.readouterr().err == (
+        f"error: MLPERF_HTTP_TIMEOUT_S {value!r}: expected a number of seconds above "
+        "0 (default 30)\n"
+    )
+
+
+def test_absurd_arguments_are_named_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))
+    huge = "v" + "1" * 100_000 + ".1"
+    assert main(["ingest", "--release", huge]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --release {huge[:40]!r}… (100003 characters): expected a version "
+        "like v6.1\n"
+    )
+    deep = str(tmp_path / ("a" * 5000))
+    assert main(["ingest", "--data-dir", deep]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --data-dir {deep[:60]!r}…: a folder name longer than 255 bytes, "
+        "which no file system takes\n"
+    )
+    monkeypatch.setenv("MLPERF_SOURCE", "http://[::1")
+    assert main(["ingest", "--data-dir", str(tmp_path / "d")]) == 2
+    assert capsys.readouterr().err == (
+        "error: MLPERF_SOURCE 'http://[::1': not a URL (Invalid IPv6 URL)\n"
+    )
+
+
+def test_terminal_output_shows_control_characters_as_question_marks() -> None:
+    from pipeline.cli import printable
+
+    assert printable("NVIDIA\x1b[2J\x1b]0;owned\x07 H100\x9b") == (
+        "NVIDIA?[2J?]0;owned? H100?"
+    )
+
+
+def test_a_damaged_discovery_cursor_counts_as_none() -> None:
+    from pipeline.defs.automation import _validators
+
+    assert _validators('{"a":') == {}
+    assert _validators("[1, 2]") == {}
+    assert _validators('{"u": {"etag": "x"}}') == {"u": {"etag": "x"}}

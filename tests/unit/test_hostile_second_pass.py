@@ -173,3 +173,20 @@ def test_listing_entries_that_name_no_file_are_kept_and_said() -> None:
         'entry 0: "closed/A/systems/s.json" (not an object with a path)',
         'entry 1: {"type": "blob"} (not an object with a path)',
     ]
+
+
+def test_control_characters_never_reach_html_or_csv() -> None:
+    import polars as pl
+
+    from pipeline.render.downloads import neutralise_formula
+    from pipeline.render.escape import escape
+
+    assert escape("evil\x00name\x1b[31m") == "evil\ufffdname\ufffd&#91;31m"
+    cells = pl.Series(["\uff1dcmd()", "\uff0bx", "|calc", "a\x00b", "plain"])
+    assert pl.select(neutralise_formula(pl.lit(cells))).to_series().to_list() == [
+        "'\uff1dcmd()",
+        "'\uff0bx",
+        "'|calc",
+        "a\ufffdb",
+        "plain",
+    ]
