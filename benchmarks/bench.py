@@ -106,6 +106,7 @@ FLOOR_OF = {
     "incremental": "floor_incremental",
     "raw_tree_scan": "floor_raw_tree",
     "cold_git_full": "floor_git",
+    "diff_many_keys": "floor_diff",
 }
 FLOOR_PARTS: dict[str, tuple[str, ...]] = {
     "floor_summary4": ("read_summary4", "import_dagster", "mkdocs_summary4"),
@@ -114,6 +115,7 @@ FLOOR_PARTS: dict[str, tuple[str, ...]] = {
     "floor_incremental": ("read_added", "import_dagster", "mkdocs_full"),
     "floor_raw_tree": ("raw_tree_floor",),
     "floor_git": ("cold_full",),
+    "floor_diff": ("diff_real",),
 }
 FLOOR_LABELS = {
     "floor_summary4": "read + parse the four rounds, import dagster, plain mkdocs",
@@ -122,6 +124,7 @@ FLOOR_LABELS = {
     "floor_incremental": "read + parse the new round, import dagster, plain mkdocs",
     "floor_raw_tree": "read + decode the files the scan reads",
     "floor_git": "the same cold build from the mirror folder",
+    "floor_diff": "the same diff of the real v6.1 snapshots",
 }
 
 
@@ -459,6 +462,16 @@ def evaluate_targets(
             "x",
             "≤ 1.3× the folder build",
             ratio_to_floor=get("cold_git_full", "ratio"),
+        ),
+        _target(
+            "diff_many_keys_rss",
+            f"Snapshot diff with {MANY_KEYS} invented keys per record, peak RSS "
+            "against the real diff's",
+            get("diff_many_keys", "rss_ratio"),
+            3.0,
+            "x",
+            "≤ 3× the real file's",
+            ratio_to_floor=get("diff_many_keys", "rss_ratio"),
         ),
         _target(
             "make_test",
@@ -830,7 +843,49 @@ def _child_raw_tree_floor(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _child_snapshot_diff(config: dict[str, Any]) -> dict[str, Any]:
+    """Diff two v6.1 summaries, their records padded with invented keys.
+
+    With ``extra_keys``, each record carries that many distinct keys no other
+    record has (a hostile file); without, the real files.
+    """
+    from pipeline.transform.corrections import diff_snapshots
+
+    root = Path(config["mirror"]) / "inference_results_v6.1"
+    old = json.loads((root / "summary.json").read_text())
+    alt = Path(config["mirror"]).parent / "mlperf-mirror-alt" / "inference_results_v6.1"
+    new = json.loads((alt / "summary.json").read_text()) if alt.exists() else old
+    extra = int(config.get("extra_keys", 0))
+
+    def hostile(records: dict, tag: str) -> bytes:
+        return json.dumps(
+            {
+                k: r | {f"{tag}-{k}-{i}": "x" for i in range(extra)}
+                for k, r in records.items()
+            }
+        ).encode()
+
+    before, after = hostile(old, "a"), hostile(new, "b")
+    started = time.perf_counter()
+    table = diff_snapshots(
+        before,
+        after,
+        release="v6.1",
+        repository="mlcommons/inference_results_v6.1",
+        path="summary.json",
+        old_sha256="a",
+        new_sha256="b",
+        seen_at="2026-01-01T00:00:00+00:00",
+    )
+    return {
+        "seconds": time.perf_counter() - started,
+        "rows": table.height,
+        "input_bytes": len(before) + len(after),
+    }
+
+
 CHILDREN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "snapshot_diff": _child_snapshot_diff,
     "instance_profile": _child_instance_profile,
     "read_floor": _child_read_floor,
     "analytics_input": _child_analytics_input,
@@ -1239,6 +1294,30 @@ def bench_analytics(h: Harness, state: Path) -> None:
         _remove(work)
 
 
+#: Invented keys per record in the hostile snapshot diff (a 2 MB v6.1 summary).
+MANY_KEYS = 160
+
+
+def bench_snapshot_diff(h: Harness) -> None:
+    """Memory of the snapshot diff on a file whose records invent keys, vs the real."""
+    config = {"mirror": str(h.mirror)}
+    h.child(
+        Measurement(
+            "diff_real", "Floor: snapshot diff of the real v6.1 files", "floor"
+        ),
+        "snapshot_diff",
+        config,
+    )
+    h.child(
+        Measurement(
+            "diff_many_keys",
+            f"Snapshot diff, {MANY_KEYS} distinct invented keys per record",
+        ),
+        "snapshot_diff",
+        config | {"extra_keys": MANY_KEYS},
+    )
+
+
 def bench_raw_tree(h: Harness) -> None:
     """``scan_raw_tree`` on a round's tree, and the floor: reading the same files."""
     config = {"mirror": str(h.mirror)}
@@ -1508,6 +1587,7 @@ def run(
         bench_incremental(h)
         bench_analytics(h, state)
         bench_raw_tree(h)
+        bench_snapshot_diff(h)
         weights = page_weights(state / "build" / "site")
     finally:
         if keep:

@@ -141,9 +141,22 @@ def parse_summary(
             f"{where}: unknown schema: records carry neither {known}"
         )
     read = columns = layouts[fmt].columns
+    rare: frozenset[str] = frozenset()
     if all_fields:
-        seen = {k for r in records if isinstance(r, dict) for k in r}
-        columns = tuple(dict.fromkeys([*columns, *sorted(seen)]))
+        # A column per field that at least half of the records carry (every real
+        # upstream field); the rest of a record's fields go into one JSON column,
+        # so memory stays proportional to the file, whatever keys a hostile file
+        # invents (160 distinct keys per record once took 7.4 GB).
+        counts: dict[str, int] = {}
+        for record in records:
+            if isinstance(record, dict):
+                for key in record:
+                    counts[key] = counts.get(key, 0) + 1
+        common = sorted(k for k, n in counts.items() if 2 * n >= len(records))
+        rare = frozenset(counts) - set(common) - set(columns)
+        columns = tuple(dict.fromkeys([*columns, *common]))
+        if rare:
+            columns = (*columns, OTHER_FIELDS)
     # One pass over the parsed records at the boundary (they are Python objects until
     # Polars holds them): the fields the layout reads must be scalars, and nested
     # values become JSON text so that no value can break the all-string frame.
@@ -153,6 +166,8 @@ def parse_summary(
     # Non-object records become all-null rows; record_json keeps what they were so the
     # transform can reject them with a reason instead of dropping them.
     objects = [flatten(r) if isinstance(r, dict) else {} for r in records]
+    if rare:
+        objects = [_fold_rare(o, rare) for o in objects]
     frame = pl.from_dicts(
         objects, schema=dict.fromkeys(columns, pl.String), strict=False
     ).with_columns(
@@ -164,6 +179,20 @@ def parse_summary(
         ),
     )
     return RawSummary(format=fmt, frame=frame, problems=problems)
+
+
+#: The one column holding, as JSON, the fields fewer than half of the records carry.
+OTHER_FIELDS = "other fields"
+
+
+def _fold_rare(record: dict, rare: frozenset[str]) -> dict:
+    """The record with its rare fields folded into ``OTHER_FIELDS`` (sorted JSON)."""
+    folded = {k: v for k, v in record.items() if k in rare}
+    if not folded:
+        return record
+    kept = {k: v for k, v in record.items() if k not in rare}
+    kept[OTHER_FIELDS] = json.dumps(folded, sort_keys=True, default=str)
+    return kept
 
 
 #: The spellings of the ``inferred`` flag upstream documents (0/1 in every summary

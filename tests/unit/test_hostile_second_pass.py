@@ -190,3 +190,27 @@ def test_control_characters_never_reach_html_or_csv() -> None:
         "a\ufffdb",
         "plain",
     ]
+
+
+def test_invented_keys_are_one_column_whatever_their_number(mirror) -> None:
+    """Memory proportional to the file: rare fields fold into one JSON column."""
+    from pipeline.extract.summary import OTHER_FIELDS
+
+    records = json.loads(
+        (mirror / "inference_results_v6.1" / "summary.json").read_text()
+    )
+    plain = parse_summary(
+        json.dumps(records).encode(), release="v6.1", file="summary.json",
+        all_fields=True,
+    ).frame  # fmt: skip
+    padded = {
+        k: r | {f"x-{k}-{i}": "v" for i in range(160)} for k, r in records.items()
+    }
+    frame = parse_summary(
+        json.dumps(padded).encode(), release="v6.1", file="summary.json",
+        all_fields=True,
+    ).frame  # fmt: skip
+    assert frame.width == plain.width + 1
+    assert json.loads(frame[OTHER_FIELDS][0]) == {
+        f"x-{next(iter(records))}-{i}": "v" for i in range(160)
+    }
