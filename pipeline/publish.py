@@ -7,9 +7,11 @@ one, never half of each, and a failed build leaves the old one untouched.
 
 from __future__ import annotations
 
+import ctypes
 import datetime as dt
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +33,24 @@ def stage_project(staging: Path, root: Path = PROJECT_ROOT) -> Path:
     )
     (staging / "pipeline").symlink_to(root / "pipeline", target_is_directory=True)
     return staging
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: be killed when the parent process dies.
+
+    A pipeline killed mid-build (kill -9) must not leave a MkDocs process behind
+    that goes on writing a build nobody publishes. Linux only (prctl); elsewhere the
+    child simply outlives its parent as before.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+#: prctl(2) option: the signal the kernel sends this process when its parent dies.
+_PR_SET_PDEATHSIG = 1
 
 
 def mkdocs_build(
@@ -65,6 +85,7 @@ def mkdocs_build(
         capture_output=True,
         text=True,
         check=False,
+        preexec_fn=_die_with_parent,
     )
     problems = "\n".join(
         line

@@ -335,16 +335,25 @@ def out_site__published(out_site__pages: dict):
     """Build into a fresh folder, check it, then swap it into place."""
     build = settings.build_dir()
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%f")
+    # Built in staging and moved into published/ only once it passes, so a build a
+    # killed or failed run leaves behind is never among the published ones; a
+    # stale one from an earlier run is removed first.
+    staged = build / "staging" / "site"
+    shutil.rmtree(staged, ignore_errors=True)
     target = build / "published" / stamp
     dates = [
         d for v in out_site__pages["releases"] if (d := release_for(v).published_date)
     ]
     ok, problems = mkdocs_build(
         Path(out_site__pages["project"]),
-        target,
+        staged,
         settings.site_url(),
         data_date=max(dates, default=None),
     )
+    if not ok and "Errno 28" in problems:
+        problems = (
+            f"the build folder {build} is full (No space left on device); " + problems
+        )
     yield dg.AssetCheckResult(
         check_name="mkdocs_strict_build",
         passed=ok,
@@ -354,7 +363,7 @@ def out_site__published(out_site__pages: dict):
         "generated/" + page.removesuffix(".md") + ".html"
         for page in out_site__pages["pages"]["releases"].values()
     ]
-    missing = [p for p in expected if not (target / p).exists()] if ok else expected
+    missing = [p for p in expected if not (staged / p).exists()] if ok else expected
     yield dg.AssetCheckResult(
         check_name="every_page_present",
         passed=not missing,
@@ -363,8 +372,8 @@ def out_site__published(out_site__pages: dict):
     )
     heavy = (
         sorted(
-            (str(p.relative_to(target)), p.stat().st_size)
-            for p in target.rglob("*.html")
+            (str(p.relative_to(staged)), p.stat().st_size)
+            for p in staged.rglob("*.html")
             if p.stat().st_size > PAGE_BUDGET_BYTES
         )
         if ok
@@ -377,11 +386,13 @@ def out_site__published(out_site__pages: dict):
         description="every page under budget" if not heavy else f"heavy: {heavy}",
     )
     if not ok or missing:
-        shutil.rmtree(target, ignore_errors=True)
+        shutil.rmtree(staged, ignore_errors=True)
         raise dg.Failure(
             description="site not published, the last good site stays: "
             + (problems[:500] if not ok else f"missing pages {missing[:5]}")
         )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staged.rename(target)
     link = publish(target, build)
     pages = sum(1 for _ in target.rglob("*.html"))
     yield dg.Output(
