@@ -95,6 +95,21 @@ def _check_source(args: argparse.Namespace) -> None:
         raise UsageError(f"{name} {value!r}: not a directory")
 
 
+def _check_writable(folder: Path, shown: str) -> None:
+    """Refuse at the start a folder a run would only fail to write at its end."""
+    import tempfile
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise UsageError(
+            f"{shown} {str(folder)!r}: cannot write there "
+            f"({exc.strerror or type(exc).__name__})"
+        ) from None
+
+
 def _check_args(args: argparse.Namespace) -> None:
     """Refuse malformed values before anything is created or fetched."""
     releases = getattr(args, "release", None)
@@ -115,6 +130,7 @@ def _check_args(args: argparse.Namespace) -> None:
             settings.http_deadline_s()
         except settings.SettingError as exc:
             raise UsageError(str(exc)) from None
+        _check_writable(settings.cache_dir(), "the cache folder (MLPERF_CACHE_DIR)")
     for option, variable in (("--data-dir", "MLPERF_DATA_DIR"),):
         value, shown = _given(args, option, variable)
         if value and any(len(part.encode()) > 255 for part in Path(value).parts):

@@ -24,6 +24,9 @@ from pathlib import Path
 from pipeline.source import Fetched
 
 LICENCE = "Apache-2.0 (MLCommons inference results repositories)"
+#: Quarantined files kept per release (the newest): enough to inspect what went
+#: wrong, never a disk filled by a source that serves a broken file every hour.
+QUARANTINE_KEEP = 20
 
 
 @dataclass(frozen=True)
@@ -155,7 +158,17 @@ class SnapshotStore:
         self._write(
             target.with_suffix(".meta.json"), json.dumps(note, indent=2).encode()
         )
+        self._prune_quarantine(target.parent)
         return target
+
+    def _prune_quarantine(self, folder: Path) -> None:
+        notes = sorted(
+            folder.glob("*.meta.json"), key=lambda p: (p.stat().st_mtime_ns, p.name)
+        )
+        for note in notes[:-QUARANTINE_KEEP]:
+            stem = note.name.removesuffix(".meta.json")
+            for path in folder.glob(f"{stem}*"):
+                path.unlink(missing_ok=True)
 
     def get(self, release: str, path: str, sha256: str) -> Snapshot | None:
         """The sidecar of one version, or None if that version is not stored."""

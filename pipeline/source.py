@@ -353,6 +353,13 @@ class Source:
             except httpx.RemoteProtocolError as exc:
                 # A body shorter than its Content-Length: the connection was cut.
                 last_problem = f"truncated response ({exc})"
+            except httpx.DecodingError as exc:
+                # A body its Content-Encoding does not describe (say "gzip, gzip"
+                # over a body gzipped once): the server's error, not worth a retry.
+                raise SourceError(
+                    f"{url}: the response body does not decode as its "
+                    f"Content-Encoding says ({exc})"
+                ) from None
             except httpx.TransportError as exc:
                 last_problem = f"connection failed ({exc.__class__.__name__}: {exc})"
         raise SourceError(

@@ -49,6 +49,8 @@ def _describe(value: object) -> str:
 
 
 def _decode(content: bytes, where: str) -> object:
+    # A UTF-8 byte order mark is no content: JSON after it is JSON, HTML is HTML.
+    content = content.lstrip().removeprefix(b"\xef\xbb\xbf")
     if not content.strip():
         raise SummaryFormatError(f"{where}: empty file ({len(content)} bytes)")
     head = content.lstrip()[:64].decode("utf-8", "replace")

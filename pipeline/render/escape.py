@@ -84,6 +84,19 @@ _URL_ALLOWED = r"^https?://[A-Za-z0-9.-]+(:\d+)?(/\S*)?$"
 _CONTROL = "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]"
 
 
+#: Invisible format characters (zero-width space and joiners, direction marks and
+#: overrides, word joiner, BOM): two names differing only by one would look the same
+#: on a page and in a title, so each is shown as its code point.
+_INVISIBLE = (
+    *(chr(c) for c in range(0x200B, 0x2010)),
+    *(chr(c) for c in range(0x202A, 0x202F)),
+    *(chr(c) for c in range(0x2060, 0x2065)),
+    "\ufeff",
+)
+_SHOWN = tuple(f"[U+{ord(c):04X}]" for c in _INVISIBLE)
+_SHOW_INVISIBLE = str.maketrans(dict(zip(_INVISIBLE, _SHOWN, strict=True)))
+
+
 @overload
 def escape(value: str | None) -> str: ...
 @overload
@@ -104,6 +117,7 @@ def escape(value: str | pl.Expr | None) -> str | pl.Expr:
         text = (
             value.fill_null("")
             .str.replace_all(_CONTROL, "\ufffd")
+            .str.replace_many(list(_INVISIBLE), list(_SHOWN))
             .str.replace_all(_WHITESPACE, " ")
             .str.strip_chars()
             .str.replace_many(list(ENTITIES), list(ENTITIES.values()))
@@ -113,7 +127,8 @@ def escape(value: str | pl.Expr | None) -> str | pl.Expr:
         return text
     if value is None:
         return ""
-    text = " ".join(re.sub(_CONTROL, "\ufffd", str(value)).split()).translate(_TABLE)
+    text = re.sub(_CONTROL, "\ufffd", str(value)).translate(_SHOW_INVISIBLE)
+    text = " ".join(text.split()).translate(_TABLE)
     for pattern, replacement in _LEADING:
         text = re.sub(pattern, replacement.replace("${1}", r"\1"), text, count=1)
     return text

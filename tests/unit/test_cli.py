@@ -333,3 +333,18 @@ def test_a_damaged_discovery_cursor_counts_as_none() -> None:
     assert _validators('{"a":') == {}
     assert _validators("[1, 2]") == {}
     assert _validators('{"u": {"etag": "x"}}') == {"u": {"etag": "x"}}
+
+
+def test_a_cache_folder_that_cannot_be_written_is_refused_at_the_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))
+    monkeypatch.setenv("MLPERF_CACHE_DIR", str(blocker / "cache"))
+    assert main(["ingest", "--data-dir", str(tmp_path / "data")]) == 2
+    assert capsys.readouterr().err == (
+        "error: the cache folder (MLPERF_CACHE_DIR) "
+        f"{str(blocker / 'cache')!r}: cannot write there (Not a directory)\n"
+    )
+    assert not (tmp_path / "data").exists()

@@ -214,3 +214,64 @@ def test_invented_keys_are_one_column_whatever_their_number(mirror) -> None:
     assert json.loads(frame[OTHER_FIELDS][0]) == {
         f"x-{next(iter(records))}-{i}": "v" for i in range(160)
     }
+
+
+def test_a_byte_order_mark_is_not_content() -> None:
+    html = b"\xef\xbb\xbf<!DOCTYPE html><html>rate limited</html>"
+    with pytest.raises(SummaryFormatError) as info:
+        parse_summary(html, release="v6.1", file="summary.json")
+    assert str(info.value) == (
+        "v6.1 summary.json: looks like an HTML page, not JSON (starts with "
+        "'<!DOCTYPE html><html>rate limited</html>')"
+    )
+    with_bom = b"\xef\xbb\xbf" + json.dumps([FINAL_REPORT]).encode()
+    assert parse_summary(with_bom, release="v6.0", file="s.json").frame.height == 1
+
+
+def test_a_body_that_does_not_decode_names_the_url() -> None:
+    import gzip
+
+    import httpx
+
+    from pipeline.source import Source, SourceError
+
+    body = gzip.compress(b"{}")  # gzipped once, declared twice
+    source = Source(
+        base="http://mirror.test/{repo}",
+        transport=httpx.MockTransport(
+            lambda r: httpx.Response(
+                200, content=body, headers={"Content-Encoding": "gzip, gzip"}
+            )
+        ),
+    )
+    with pytest.raises(SourceError) as info:
+        source.fetch("inference_results_v6.1", "summary.json")
+    assert str(info.value).startswith(
+        "http://mirror.test/inference_results_v6.1/summary.json: the response body "
+        "does not decode as its Content-Encoding says ("
+    )
+
+
+def test_quarantine_keeps_the_newest_files_only(tmp_path) -> None:
+    import datetime as dt
+
+    from pipeline.snapshots import QUARANTINE_KEEP, SnapshotStore
+    from pipeline.source import Fetched
+
+    store = SnapshotStore(tmp_path)
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    for index in range(QUARANTINE_KEEP + 5):
+        bad = Fetched(url="u", content=f"broken {index}".encode(), fetched_at=now)
+        store.quarantine("v6.1", "summary.json", bad, "invalid")
+    folder = tmp_path / "quarantine" / "v6.1"
+    assert len(list(folder.glob("*.meta.json"))) == QUARANTINE_KEEP
+    assert len(list(folder.glob("*.json"))) == 2 * QUARANTINE_KEEP
+    kept = {json.loads(p.read_text())["bytes"] for p in folder.glob("*.meta.json")}
+    assert len("broken 24") in kept  # the newest stays
+
+
+def test_names_differing_only_by_an_invisible_character_look_different() -> None:
+    from pipeline.render.escape import escape
+
+    assert escape("NVIDIA\u200b H100") == "NVIDIA&#91;U+200B&#93; H100"
+    assert escape("NVIDIA H100") == "NVIDIA H100"
