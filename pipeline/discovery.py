@@ -157,9 +157,11 @@ def _probe_commits(
         if not probe.exists:
             continue
         found.validators[probe.url] = {"commit": probe.etag}
+        keys = (
+            (SUMMARY_CHECK, TREE_FILE) if release.reads_raw_tree else (SUMMARY_CHECK,)
+        )
         read_at = {
-            (store.checked(release.version, key) or {}).get("commit")
-            for key in (SUMMARY_CHECK, TREE_FILE)
+            (store.checked(release.version, key) or {}).get("commit") for key in keys
         }
         if read_at != {probe.etag}:
             found.changed_releases.append(release.version)

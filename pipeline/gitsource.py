@@ -97,6 +97,8 @@ class _Round:
     #: path -> (mode, blob id) of every file at the commit.
     entries: dict[str, tuple[str, str]]
     commit_date: str | None
+    #: Listed files whose names cannot be read, each described.
+    malformed: tuple[str, ...] = ()
 
 
 @dataclass
@@ -328,12 +330,22 @@ class GitSource:
                 .strip()
             )
         entries: dict[str, tuple[str, str]] = {}
-        for line in listed.decode("utf-8", "surrogateescape").split("\0"):
-            meta, _, path = line.partition("\t")
-            parts = meta.split(" ")
-            if len(parts) == 3 and parts[1] == "blob":
-                entries[path] = (parts[0], parts[2])
-        self._rounds[repository] = _Round(remote, commit, entries, date or None)
+        malformed: list[str] = []
+        for raw in listed.split(b"\0"):
+            meta, _, name = raw.partition(b"\t")
+            parts = meta.decode("ascii", "replace").split(" ")
+            if len(parts) != 3 or parts[1] != "blob":
+                continue
+            try:
+                path = name.decode("utf-8")
+            except UnicodeDecodeError:
+                # No later step could hold such a name; said, never read.
+                malformed.append(f"{name[:60]!r} (a path that is not UTF-8)")
+                continue
+            entries[path] = (parts[0], parts[2])
+        self._rounds[repository] = _Round(
+            remote, commit, entries, date or None, tuple(malformed)
+        )
         return self._rounds[repository]
 
     def _fetch_commit(
@@ -396,6 +408,7 @@ class GitSource:
                 for p in paths
                 if round_.entries[p][0] == "120000"
             },
+            malformed=list(round_.malformed),
         )
 
     def list_tree(

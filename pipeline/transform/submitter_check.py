@@ -47,7 +47,9 @@ class Explanation:
 
     With ``line``: the CSV's value is that line of the same log (checked). With
     ``not_published``: the CSV lists results whose folder the repository does not
-    have at the commit read (checked against the listing).
+    have at the commit read (checked against the listing). With ``stale``: the
+    CSV's value is in no line of the published log (checked), the table having been
+    written from another run.
     """
 
     release: str
@@ -56,10 +58,17 @@ class Explanation:
     line: str | None = None
     metric: str | None = None
     not_published: bool = False
+    #: The CSV was written from another run: its value is in no line of the log.
+    stale: bool = False
 
     @property
     def name(self) -> str:
         """How the check names the rule."""
+        if self.stale:
+            return (
+                f"{REGISTRY_FILE}: the submitter's table was written from another run "
+                "(its value is in no line of the published log)"
+            )
         if self.not_published:
             return (
                 f"{REGISTRY_FILE}: the submitter's table lists a result that was "
@@ -71,10 +80,15 @@ class Explanation:
 def _parse(document: dict, file: str) -> tuple[Explanation, ...]:
     out = []
     for entry in Table.document(document, file).tables("explanation"):
-        entry.only(("release", "file", "metric", "line", "not_published", "evidence"))
+        entry.only(
+            ("release", "file", "metric", "line", "not_published", "stale", "evidence")
+        )
         not_published = entry.boolean("not_published", default=False)
-        if not_published == ("line" in entry):
-            raise entry.fail("line", "give either line or not_published = true")
+        stale = entry.boolean("stale", default=False)
+        if [not_published, stale, "line" in entry].count(True) != 1:
+            raise entry.fail(
+                "line", "give one of line, not_published = true or stale = true"
+            )
         out.append(
             Explanation(
                 release=entry.string("release"),
@@ -83,6 +97,7 @@ def _parse(document: dict, file: str) -> tuple[Explanation, ...]:
                 line=entry.string("line") if "line" in entry else None,
                 metric=entry.string("metric") if "metric" in entry else None,
                 not_published=not_published,
+                stale=stale,
             )
         )
     return tuple(out)
@@ -92,6 +107,9 @@ def _parse(document: dict, file: str) -> tuple[Explanation, ...]:
 def load_explanations() -> tuple[Explanation, ...]:
     """The committed explanations."""
     return load_registry(REGISTRY_FILE, _parse, RegistryError)
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
 def log_line_value(text: str, line: str) -> float | None:
@@ -205,7 +223,7 @@ def _explained(
 ) -> pl.DataFrame:
     """(csv_file, csv_row, rule) for each disagreeing row a rule explains, checked."""
     out: list[dict[str, object]] = []
-    rules = [e for e in explanations if e.release == release and e.line]
+    rules = [e for e in explanations if e.release == release and (e.line or e.stale)]
     absent = [e for e in explanations if e.release == release and e.not_published]
     if absent and paths:
         # Scenario folders, compared lower-cased (v0.5 trees write "offline/").
@@ -240,10 +258,18 @@ def _explained(
                 text = read(row["source_file"]).decode("utf-8", "replace")
             except (OSError, ValueError, RuntimeError):
                 continue
-            logged = log_line_value(text, rule.line or "")
-            if logged is not None and abs(logged - row["csv_value"]) <= TOLERANCE * abs(
-                row["csv_value"]
-            ):
+            if rule.stale:
+                numbers = [float(n) for n in _NUMBER.findall(text)]
+                holds = not any(
+                    abs(n - row["csv_value"]) <= TOLERANCE * abs(row["csv_value"])
+                    for n in numbers
+                )
+            else:
+                logged = log_line_value(text, rule.line or "")
+                holds = logged is not None and abs(
+                    logged - row["csv_value"]
+                ) <= TOLERANCE * abs(row["csv_value"])
+            if holds:
                 out.append(
                     {"csv_file": row["csv_file"], "csv_row": row["csv_row"],
                      "rule": rule.name}

@@ -127,3 +127,21 @@ def test_a_not_published_rule_holds_only_where_the_folder_is_absent() -> None:
     bert = "closed/Acme/results/box/bert-99/offline/performance/run_1/x.txt"
     assert statuses([*listed, bert])[2] == "no log result"
     assert statuses([])[2] == "no log result"  # no listing: nothing is assumed
+
+
+def test_a_stale_rule_holds_only_when_the_log_has_no_such_value() -> None:
+    stale = Explanation("v1.0", "closed/Acme/results_summary.csv", "e", stale=True)
+    # The log holds 2000000 (as its 99th percentile): not a stale table, a label.
+    assert check((stale,))["status"][1] == "disagree"
+    files = {
+        "closed/Acme/results_summary.csv": LOADGEN,
+        "ss.txt": b"90th percentile latency (ns) : 1000000\n",
+    }
+    rows = submitter_rows(list(files)[:1], files.__getitem__)
+    table = submitter_check(
+        rows, results(), release="v1.0", read=files.__getitem__, explanations=(stale,)
+    )
+    assert table["status"][1] == "explained"
+    assert table["note"][1].startswith(
+        "submitter_summaries.toml: the submitter's table was written from another run"
+    )
