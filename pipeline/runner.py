@@ -135,15 +135,28 @@ def drop_invalid_partitions(
     invalid = [
         p for p in instance.get_dynamic_partitions(RELEASES) if not is_version(p)
     ]
-    for key in invalid:
-        instance.delete_dynamic_partition(RELEASES, key)
-    if invalid:
-        remember_partitions(instance)
-        progress(
-            f"removed release partition(s) {', '.join(map(repr, invalid))}: "
-            "not a version like v6.1"
-        )
+    _delete_partitions(
+        instance,
+        invalid,
+        progress,
+        f"removed release partition(s) {', '.join(map(repr, invalid))}: "
+        "not a version like v6.1",
+    )
     return invalid
+
+
+def _delete_partitions(
+    instance: dg.DagsterInstance,
+    keys: Sequence[str],
+    progress: Callable[[str], None],
+    said: str,
+) -> None:
+    """Remove release partitions, keep the plain-file copy in step, say why once."""
+    for key in keys:
+        instance.delete_dynamic_partition(RELEASES, key)
+    if keys:
+        remember_partitions(instance)
+        progress(said)
 
 
 def _process_gone(pid_tag: str) -> bool:
@@ -241,14 +254,13 @@ def drop_unconfirmed(
     dropped = [
         v for v in versions if v in existing and v not in listed and not _confirmed(v)
     ]
-    for version in dropped:
-        instance.delete_dynamic_partition(RELEASES, version)
-    if dropped:
-        remember_partitions(instance)
-        progress(
-            f"{', '.join(dropped)}: no valid file in the source and not listed in "
-            "releases.toml: not kept as a release (no trace left)"
-        )
+    _delete_partitions(
+        instance,
+        dropped,
+        progress,
+        f"{', '.join(dropped)}: no valid file in the source and not listed in "
+        "releases.toml: not kept as a release (no trace left)",
+    )
     return dropped
 
 
