@@ -337,6 +337,23 @@ def remember_partitions(instance: dg.DagsterInstance) -> None:
     path.write_text(json.dumps(known, sort_keys=True) + "\n")
 
 
+def _failed_checks(instance: dg.DagsterInstance, run_id: str) -> str:
+    """Each failed check of a run with what it names (entity, record, file)."""
+    said = []
+    for entry in instance.all_logs(
+        run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION
+    ):
+        evaluation = entry.dagster_event.event_specific_data
+        if evaluation.passed:
+            continue
+        description = evaluation.description or "failed"
+        said.append(
+            f"blocking check {evaluation.asset_key.to_user_string()}:"
+            f"{evaluation.check_name} failed: {description}"
+        )
+    return "; ".join(said)
+
+
 def failure_message(instance: dg.DagsterInstance, run_id: str) -> str:
     """The first step failure of a run, as the user-facing description."""
     for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
@@ -345,6 +362,10 @@ def failure_message(instance: dg.DagsterInstance, run_id: str) -> str:
             return data.user_failure_data.description
         if data.error:
             error = data.error
+            if "AssetCheck" in error.cls_name:  # a blocking check: say which, and why
+                failed = _failed_checks(instance, run_id)
+                if failed:
+                    return failed
             while error.cause is not None:  # the user code's exception, not Dagster's
                 error = error.cause
             # The message starts with the (qualified) class name already.
