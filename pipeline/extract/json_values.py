@@ -48,9 +48,11 @@ def _parse_float(text: str) -> float | OutOfRange:
 class DuplicateKeys(dict):
     r"""A JSON object that cannot be trusted as parsed, and why.
 
-    ``duplicates``: keys it names more than once (``json`` silently keeps the last
-    value: a repeated field would change a result without a trace, a repeated record
-    key drop a whole record); the first value is kept. ``unencodable``: fields whose
+    ``duplicates``: keys it names more than once with different values (``json``
+    silently keeps the last: a repeated field would change a result without a trace,
+    a repeated record key drop a whole record); the first value is kept. Upstream
+    v1.1 system descriptions repeat keys with the same value, which changes nothing
+    and is not listed. ``unencodable``: fields whose
     text held an unpaired UTF-16 surrogate escape (``"\ud800"``), which is no text
     any later step can encode; it is replaced by U+FFFD so the rest of the file can be
     read. Extractors reject such a record (or file) instead, naming the key.
@@ -75,7 +77,9 @@ def _pairs(pairs: list[tuple[str, object]]) -> dict:
             value = _SURROGATE.sub("\ufffd", value)
             broken.append(key)
         if key in out:
-            if key not in repeated:
+            # The same value twice changes nothing; two different ones would
+            # silently become the last.
+            if out[key] != value and key not in repeated:
                 repeated.append(key)
             continue
         out[key] = value

@@ -39,7 +39,12 @@ from functools import cache
 
 import polars as pl
 
-from pipeline.extract.json_values import duplicate_problem, field_problem, loads
+from pipeline.extract.json_values import (
+    DuplicateKeys,
+    duplicate_problem,
+    field_problem,
+    loads,
+)
 from pipeline.extract.submitter_csv import is_submitter_csv
 from pipeline.rounds import Inference, RoundRules, ScenarioMetric, load_rules, rules_for
 from pipeline.source import SourceError
@@ -191,10 +196,19 @@ def _early_stopping_blocks(
         match = estimate.match(line.lstrip(" *"))
         if match and current is not None:
             name = match.group(0).split(":", 1)[0].strip()
-            blocks[current].setdefault(
-                match.group(1), _number(match.group(2), name, where)
-            )
+            value = _number(match.group(2), name, where)
+            known = blocks[current].setdefault(match.group(1), value)
+            if known != value:
+                raise LogSummaryError(_two_values(where, name, known, value))
     return blocks
+
+
+def _two_values(where: str, name: str, first: float, second: float) -> str:
+    """Why a log with one metric line twice, with different values, gives no result."""
+    return (
+        f"{where}: {name!r} appears twice with different values ({first:g} and "
+        f"{second:g}); which one loadgen reported is unknown"
+    )
 
 
 def _latency_metric(
@@ -216,7 +230,20 @@ def _latency_metric(
     before early stopping also report the headline.
     """
     assert metric.percentile_line is not None
-    match = _template_regex(metric.percentile_line).search(section)
+    pattern = _template_regex(metric.percentile_line)
+    match = pattern.search(section)
+    if match is not None:
+        for other in pattern.finditer(section):
+            if other.group(1) == match.group(1) and other.group(2) != match.group(2):
+                name = metric.percentile_line.replace("{p}", match.group(1))
+                raise LogSummaryError(
+                    _two_values(
+                        where,
+                        name,
+                        _number(match.group(2), name, where),
+                        _number(other.group(2), name, where),
+                    )
+                )
     if match is None:
         expected = metric.percentile_line.replace("{p}", "NN.N")
         raise LogSummaryError(
@@ -297,11 +324,8 @@ def parse_log_summary(
                 values = dict.fromkeys(_number(v, name, where) for v in found)
                 if len(values) > 1:
                     # Taking the first would silently pick one of two results.
-                    shown = " and ".join(f"{v:g}" for v in values)
-                    raise LogSummaryError(
-                        f"{where}: {name!r} appears {len(found)} times with different "
-                        f"values ({shown}); which one loadgen reported is unknown"
-                    )
+                    first, second, *_ = values
+                    raise LogSummaryError(_two_values(where, name, first, second))
                 value, unit = next(iter(values)), line_unit
                 break
         else:
@@ -374,9 +398,25 @@ def parse_system_json(text: str | bytes, *, where: str) -> dict[str, str | None]
     if not isinstance(document, dict):
         kind = "list" if isinstance(document, list) else type(document).__name__
         raise SystemJsonError(f"{where}: expected a JSON object, got a JSON {kind}")
-    repeated = duplicate_problem(document, "the system description")
-    if repeated:
-        raise SystemJsonError(f"{where}: {repeated}")
+    if isinstance(document, DuplicateKeys):
+        # Only fields this reader keeps matter: upstream v1.1 Dell repeats the
+        # cooling types with different values, which no result depends on; text
+        # that is not text elsewhere was replaced (U+FFFD) and is never read.
+        kept = {
+            k
+            for k in document.duplicates
+            if str(k).strip().lower().replace(" ", "_") in SYSTEM_FIELDS
+        }
+        read = DuplicateKeys(document)
+        read.duplicates = tuple(k for k in document.duplicates if k in kept)
+        read.unencodable = tuple(
+            k
+            for k in document.unencodable
+            if str(k).strip().lower().replace(" ", "_") in SYSTEM_FIELDS
+        )
+        repeated = duplicate_problem(read, "the system description")
+        if repeated:
+            raise SystemJsonError(f"{where}: {repeated}")
     fields = {str(k).strip().lower().replace(" ", "_"): v for k, v in document.items()}
     problems = [
         problem

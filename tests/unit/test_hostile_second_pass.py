@@ -41,13 +41,28 @@ def test_a_field_named_twice_rejects_its_record_naming_the_field() -> None:
 
 def test_a_record_key_named_twice_refuses_the_file() -> None:
     record = json.dumps(FINAL_REPORT)
-    text = f'{{"0": {record}, "1": {record}, "0": {record}}}'
+    other = json.dumps(FINAL_REPORT | {"ID": "6.0-0002"})
+    text = f'{{"0": {record}, "1": {other}, "0": {other}}}'
     with pytest.raises(SummaryFormatError) as info:
         parse_summary(text.encode(), release="v6.1", file="summary.json")
     assert str(info.value) == (
         'v6.1 summary.json: record key "0" appears more than once; refusing the file '
         "(one of the records would silently be lost)"
     )
+
+
+def test_a_key_repeated_with_the_same_value_changes_nothing() -> None:
+    """Upstream v1.1 closed/Alibaba repeats "status": "available" in a system."""
+    twice = json.dumps(FINAL_REPORT)[:-1] + ', "Submitter": "AMD"}'
+    results, rejected, _ = tables(f"[{twice}]")
+    assert rejected.is_empty() and results.height == 1
+    fields = parse_system_json(
+        '{"status": "available", "division": "closed", "status": "available", '
+        '"host_cooling_type": "air", "host_cooling_type": ""}',
+        where="v1.1 closed/A/systems/s.json",
+    )
+    # A field this reader never keeps may differ (upstream v1.1 Dell's cooling).
+    assert fields["status"] == "available"
 
 
 def test_a_system_description_naming_a_field_twice_is_unreadable() -> None:
@@ -65,9 +80,28 @@ def test_two_different_values_for_one_metric_reject_the_result() -> None:
     with pytest.raises(LogSummaryError) as info:
         parse_log_summary(text, where="v2.1 x", rules=rules_for("v2.1"))
     assert str(info.value) == (
-        "v2.1 x: 'Samples per second' appears 2 times with different values "
+        "v2.1 x: 'Samples per second' appears twice with different values "
         "(10 and 12.5); which one loadgen reported is unknown"
     )
+    latency = log(
+        "SingleStream",
+        "90th percentile latency (ns) : 100\n90th percentile latency (ns) : 200\n",
+    )
+    with pytest.raises(
+        LogSummaryError,
+        match="'90th percentile latency \\(ns\\)' "
+        "appears twice with different values \\(100 and 200\\)",
+    ):
+        parse_log_summary(latency, where="v1.0 x", rules=rules_for("v1.0"))
+    estimate = log(
+        "SingleStream",
+        "90th percentile latency (ns) : 100\n",
+        result="VALID\nEarly Stopping Result:\n"
+        " * Early stopping 90th percentile estimate: 101\n"
+        " * Early stopping 90th percentile estimate: 150",
+    )
+    with pytest.raises(LogSummaryError, match="estimate' appears twice"):
+        parse_log_summary(estimate, where="v2.1 x", rules=rules_for("v2.1"))
     same = log("Offline", "Samples per second: 10\nSamples per second: 10\n")
     assert (
         parse_log_summary(same, where="x", rules=rules_for("v2.1")).metric_value == 10
