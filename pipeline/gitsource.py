@@ -47,10 +47,13 @@ GIT_PREFIX = "git+"
 #: Hosts a GITHUB_TOKEN may be sent to (never to a mirror or a local server).
 GITHUB_HOSTS = ("github.com",)
 _SHA = re.compile(r"[0-9a-f]{40}")
-#: git's own words for a repository the server does not have.
+#: git's own words for a repository the server does not have. GitHub answers an
+#: anonymous request for a repository that does not exist (or is private) with 401,
+#: which git, with prompts off, reports as not being able to read a username.
 _MISSING = re.compile(
     r"repository '.*' not found|not found|HTTP 404|does not appear to be a git "
-    r"repository|returned error: 404",
+    r"repository|returned error: 404|could not read Username|terminal prompts "
+    r"disabled|Authentication failed|returned error: 401",
     re.I,
 )
 #: Failures worth another attempt: the server or the connection, not the request.

@@ -126,8 +126,8 @@ class GitServer:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        #: Fault queues by repository name (``inference_results_v6.1``): "500" or
-        #: "hang" (sleep ``hang_s``, then drop the connection), each optionally for one
+        #: Fault queues by repository name (``inference_results_v6.1``): "500", "401"
+        #: or "hang" (sleep ``hang_s``, then drop the connection), each optionally for one
         #: protocol v2 command only ("500@fetch"); a request pops the first fault
         #: that applies to it.
         self.faults: dict[str, list[str]] = defaultdict(list)
@@ -172,6 +172,15 @@ class GitServer:
                     return
                 if fault == "500":
                     self._reply(500, b"", path, command=command)
+                    return
+                if fault == "401":  # GitHub's answer for a repository it hides
+                    self._reply(
+                        401,
+                        b"",
+                        path,
+                        [("WWW-Authenticate", 'Basic realm="GitHub"')],
+                        command,
+                    )
                     return
                 env = {
                     "PATH": os.environ.get("PATH", "/usr/bin:/bin"),

@@ -1,0 +1,60 @@
+"""The git source against a one-repository git server: what GitHub's answers mean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.gitsource import GitSource
+from pipeline.source import NotPublished
+from tests.gitserver import GitServer, commit_folder
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def served(tmp_path: Path):
+    folder = tmp_path / "round"
+    (folder / "closed" / "A" / "systems").mkdir(parents=True)
+    (folder / "closed" / "A" / "systems" / "s.json").write_text('{"status": "x"}')
+    commit = commit_folder(
+        tmp_path / "srv" / "mlcommons" / "inference_results_v9.9.git", folder, "r"
+    )
+    with GitServer(tmp_path / "srv") as server:
+        yield server, commit, tmp_path
+
+
+def source(served) -> GitSource:
+    server, _, tmp_path = served
+    return GitSource(base=f"git+{server.url}", cache=tmp_path / "clones", backoff_s=0.0)
+
+
+def test_a_repository_github_hides_behind_401_is_not_published(served) -> None:
+    """GitHub answers 401 for a repository that does not exist: a round not yet out."""
+    server = served[0]
+    server.faults["inference_results_v10.0"] = ["401"] * 8
+    probe = source(served).probe("mlcommons/inference_results_v10.0")
+    assert not probe.exists
+    with pytest.raises(NotPublished, match="not published"):
+        source(served).commit("mlcommons/inference_results_v10.0")
+
+
+def test_the_probe_is_the_commit_and_an_unchanged_one_is_not_modified(served) -> None:
+    commit = served[1]
+    probe = source(served).probe("mlcommons/inference_results_v9.9")
+    assert (probe.exists, probe.etag, probe.not_modified) == (True, commit, False)
+    again = source(served).probe("mlcommons/inference_results_v9.9", etag=commit)
+    assert again.not_modified
+
+
+def test_a_file_is_read_at_the_commit_and_named_with_it(served) -> None:
+    commit = served[1]
+    git = source(served)
+    fetched = git.fetch("mlcommons/inference_results_v9.9", "closed/A/systems/s.json")
+    assert fetched.content == b'{"status": "x"}'
+    assert fetched.url.endswith(
+        f"/mlcommons/inference_results_v9.9.git@{commit}:closed/A/systems/s.json"
+    )
+    with pytest.raises(NotPublished, match="no such file at this commit"):
+        git.fetch("mlcommons/inference_results_v9.9", "summary.json")
