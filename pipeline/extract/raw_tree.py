@@ -49,6 +49,7 @@ from pipeline.extract.submitter_csv import is_submitter_csv
 from pipeline.rounds import Inference, RoundRules, ScenarioMetric, load_rules, rules_for
 from pipeline.source import SourceError
 from pipeline.transform.results import (
+    DIVISION_FOLDER,
     SCENARIO_SPELLINGS,
     STAGED_SCHEMA,
     canonicalise,
@@ -75,7 +76,7 @@ _LINE = {
 #: Raw-tree field names as messages name them (the system JSON's own keys).
 FIELD_NAMES = {
     "submitter": "submitter folder",
-    "division": "division folder",
+    "division": DIVISION_FOLDER,
     "platform": "system folder",
     "benchmark_upstream": "benchmark folder",
     "scenario_upstream": "scenario directory",

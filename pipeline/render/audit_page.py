@@ -238,6 +238,55 @@ def _submitter_section(check: pl.DataFrame) -> list[str]:
     ]
 
 
+def _vocabulary_section(results: pl.DataFrame) -> list[str]:
+    """Per round, the words published results carry outside the vocabulary."""
+    fields = [
+        (field, f"{field}_upstream")
+        for field in ("availability", "division")
+        if f"{field}_upstream" in results.columns
+    ]
+    if not fields:
+        return []
+    words = pl.concat(
+        [
+            results.filter(pl.col(field) == "unknown").select(
+                "release",
+                pl.lit(field).alias("field"),
+                pl.col(upstream).alias("word"),
+            )
+            for field, upstream in fields
+        ]
+    )
+    counts = (
+        words.group_by("release", "field", "word")
+        .len()
+        .sort("release", "field", "word")
+        .with_columns(
+            c_release=escape(pl.col("release")),
+            c_field=escape(pl.col("field")),
+            c_word=pl.format("<code>{}</code>", escape(pl.col("word"))),
+            c_count=pl.col("len").cast(pl.String),
+        )
+    )
+    return [
+        "## Words outside the vocabulary\n",
+        "A published result is never rejected for its vocabulary: a word that is "
+        "neither canonical nor a reviewed alias (`vocabulary.toml`) is kept as "
+        "written and read as `unknown`.\n",
+        html_table(
+            counts,
+            {
+                "c_release": "Release",
+                "c_field": "Field",
+                "c_word": "Upstream word",
+                "c_count": "Results",
+            },
+            numeric=("c_count",),
+        )
+        or "_Every availability and division word is in the vocabulary._\n",
+    ]
+
+
 def _rounds_section(rounds: pl.DataFrame) -> list[str]:
     """Per round: the upstream commit read, its date and how many files."""
     commit = pl.col("commit")
@@ -362,6 +411,7 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
     ]
     if data.rounds is not None:
         parts += _rounds_section(data.rounds)
+    parts += _vocabulary_section(data.results)
     if data.submitter_check is not None and data.submitter_check.height:
         parts += _submitter_section(data.submitter_check)
     parts += accelerator_coverage(data.results)

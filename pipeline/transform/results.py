@@ -100,6 +100,9 @@ RESULTS_SCHEMA: dict[str, pl.DataType] = {
     "result_id": pl.String,
     "submitter": pl.String,
     "division": pl.String,
+    #: The division as upstream wrote it ("unknown" in ``division`` when it is none
+    #: of the round's).
+    "division_upstream": pl.String,
     "category": pl.String,
     "availability": pl.String,
     #: The availability (status) as upstream wrote it, whatever the word.
@@ -271,6 +274,30 @@ def _unit_corrections(release: str) -> pl.LazyFrame:
     )
 
 
+#: How the raw-tree extractor names the division: its folder, which the checker of
+#: every round reads only when spelled exactly (an unknown folder is no result).
+DIVISION_FOLDER = "division folder"
+
+
+def _division(rules: RoundRules, names: Mapping[str, str]) -> pl.Expr:
+    """A summary's division word, case-folded; one outside the round's is "unknown".
+
+    A published record is never rejected for its vocabulary (the word stays in
+    ``division_upstream``). A raw-tree folder is kept as spelled: a folder outside
+    the round's divisions is not part of the submission, and is rejected by name.
+    """
+    if names.get("division") == DIVISION_FOLDER:
+        return pl.col("division")
+    folded = pl.col("division").str.to_lowercase()
+    return (
+        pl.when(pl.col("division").is_null())
+        .then(None)
+        .when(folded.is_in(list(rules.divisions)))
+        .then(folded)
+        .otherwise(pl.lit(UNKNOWN))
+    )
+
+
 def _leaves_repository(location: pl.Expr) -> pl.Expr:
     """Whether a path from upstream, made part of a URL, could leave its repository.
 
@@ -345,7 +372,7 @@ def _field_checks(
         ),
         reason_when(
             pl.col("division").is_not_null()
-            & ~pl.col("division").is_in(list(rules.divisions)),
+            & ~pl.col("division").is_in([*rules.divisions, UNKNOWN]),
             say(f"unknown {names['division']} '{{}}'", "division", field="division"),
         ),
     ]
@@ -523,6 +550,8 @@ def canonicalise(
             .str.to_lowercase()
             .replace_strict(SCENARIO_SPELLINGS, default=None),
             benchmark=pl.col("benchmark_upstream").replace(benchmark_aliases()),
+            division=_division(rules, names),
+            division_upstream=pl.col("division"),
         )
         .with_columns(
             result_key=pl.when(pl.col("result_id").is_not_null())
@@ -624,6 +653,7 @@ def canonicalise(
         "result_id",
         "submitter",
         "division",
+        pl.col("division_upstream"),
         pl.col("category").str.to_lowercase().str.replace_all(" ", ""),
         "availability",
         pl.col("availability_raw").str.strip_chars().alias("availability_upstream"),

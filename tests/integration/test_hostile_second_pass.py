@@ -32,6 +32,8 @@ def _hostile(records: dict) -> str:
     )
     text["5"] = json.dumps(records["5"] | {"Model": "index", "MlperfModel": "index"})
     text["6"] = json.dumps(records["6"] | {"Location": "closed\\..\\..\\x"})
+    text["7"] = json.dumps(records["7"] | {"Availability": "on-premise"})
+    text["8"] = json.dumps(records["8"] | {"Division": "Closed"})
     return "{" + ", ".join(f'"{k}": {v}' for k, v in text.items()) + "}"
 
 
@@ -70,6 +72,19 @@ def test_every_good_record_publishes_and_each_bad_one_says_why(built: dict) -> N
     assert "unpaired surrogate" in reasons["4"]
     assert reasons["6"].startswith("Location 'closed\\..\\..\\x' leads outside")
     assert "5" in set(results["source_record"])  # "index" is a name, not a problem
+    # Words outside the vocabulary are kept, never a reason to reject.
+    kept = {r["source_record"]: r for r in results.rows(named=True)}
+    assert (kept["7"]["availability"], kept["7"]["availability_upstream"]) == (
+        "unknown",
+        "on-premise",
+    )
+    assert (kept["8"]["division"], kept["8"]["division_upstream"]) == (
+        "closed",
+        "Closed",
+    )
+    audit = (built["work"] / "build" / "site" / "generated" / "audit.html").read_text()
+    words = audit.split("Words outside the vocabulary", 1)[1]
+    assert "<code>on-premise</code>" in words
 
 
 def test_no_link_on_the_site_leaves_the_rounds_repository(built: dict) -> None:

@@ -435,6 +435,7 @@ def test_scan_reads_a_valid_llm_offline_result(scanned) -> None:
         "result_id": None,
         "submitter": "Acme",
         "division": "closed",
+        "division_upstream": "closed",
         "category": "datacenter",
         "availability": "available",
         "availability_upstream": "available",
