@@ -343,7 +343,16 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
             c_file=external_link(
                 escape(pl.col("path")), pl.col("upstream_url"), pl.col("read_from")
             ),
-            c_commit=escape(pl.col("upstream_commit").fill_null(NOT_RECORDED)),
+            # A full git commit is 40 characters: shown as 12, the whole in the title.
+            c_commit=pl.when(pl.col("upstream_commit").is_not_null())
+            .then(
+                pl.format(
+                    '<code title="{}">{}</code>',
+                    escape(pl.col("upstream_commit")),
+                    escape(pl.col("upstream_commit").str.slice(0, 12)),
+                )
+            )
+            .otherwise(pl.lit(NOT_RECORDED)),
             c_sha=pl.format("<code>{}</code>", escape(pl.col("sha256"))),
             c_bytes=number(pl.col("bytes").cast(pl.Float64), digits=15),
             c_rows=extra["rows"],

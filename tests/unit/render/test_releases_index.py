@@ -190,7 +190,7 @@ def test_audit_page_links_snapshots_upstream_not_to_the_mirror(tmp_path: Path) -
         '<a href="https://github.com/mlcommons/inference_results_v4.1/blob/4a0c8741/'
         'summary_results.json" title="local mirror&#58; inference&#95;results&#95;v4.1/'
         'summary&#95;results.json">summary&#95;results.json</a></td>'
-        "<td>4a0c8741</td>"
+        '<td><code title="4a0c8741">4a0c8741</code></td>'
     )
     hrefs = re.findall(r'href="([^"]*)"', audit)
     assert not [h for h in hrefs if "127.0.0.1" in h or h.startswith("/")]
