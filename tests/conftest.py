@@ -11,9 +11,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipeline.extract.summary import summary_tables
 from pipeline.manifest import load_manifest
 from pipeline.snapshots import sha256_hex
-from pipeline.transform.results import summary_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 MIRROR = Path(

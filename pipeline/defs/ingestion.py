@@ -20,6 +20,7 @@ from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM, RELEASES, release_partitions
 from pipeline.defs.ranges import Part, PerPartition, each_partition, outputs
 from pipeline.defs.resources import DataDirResource, SourceResource
+from pipeline.extract.summary import summary_tables
 from pipeline.ingest import IngestError, fetch_release
 from pipeline.lineage import code_version
 from pipeline.manifest import (
@@ -33,7 +34,7 @@ from pipeline.registry import REGISTRY_DIR
 from pipeline.render.provenance import snapshot_commit
 from pipeline.snapshots import Snapshot
 from pipeline.source import SourceError
-from pipeline.transform.results import UNKNOWN, summary_tables
+from pipeline.transform.results import UNKNOWN
 from pipeline.validate import (
     Outcome,
     check_results,

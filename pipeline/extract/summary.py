@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from pipeline.extract.json_values import DuplicateKeys, flatten, loads, record_problem
-from pipeline.rounds import Layout, RoundRules, load_rules
-from pipeline.transform.results import STAGED_SCHEMA
+from pipeline.rounds import Layout, RoundRules, load_rules, rules_for
+from pipeline.transform.results import STAGED_SCHEMA, canonicalise
 
 
 class SummaryFormatError(ValueError):
@@ -297,3 +297,30 @@ def _reason_not_object() -> pl.Expr:
             "record is not a JSON object: {}", pl.col("record_json").str.slice(0, 40)
         )
     )
+
+
+def summary_tables(
+    content: bytes,
+    *,
+    release: str,
+    repository: str,
+    source_file: str,
+    sha256: str,
+    rules: RoundRules | None = None,
+    commit: str | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame, str]:
+    """Bytes of one summary file to (results, rejected, layout name).
+
+    Raises:
+        SummaryFormatError: the file is not a summary at all.
+    """
+    rules = rules or rules_for(release)
+    raw = parse_summary(content, release=release, file=source_file, rules=rules)
+    staged, names = stage_summary(
+        raw, rules=rules, source_file=source_file, snapshot_sha256=sha256
+    )
+    results, rejected = canonicalise(
+        staged, rules=rules, repository=repository, names=names, commit=commit
+    )
+    results_df, rejected_df = pl.collect_all([results, rejected])
+    return results_df, rejected_df, raw.format

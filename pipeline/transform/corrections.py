@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.extract.summary import parse_summary
-from pipeline.transform.results import summary_tables
+from pipeline.extract.summary import parse_summary, summary_tables
 
 CORRECTIONS_SCHEMA: dict[str, pl.DataType] = {
     "release": pl.String,

@@ -721,33 +721,3 @@ def empty_results() -> pl.DataFrame:
 def empty_rejected() -> pl.DataFrame:
     """The rejected table with no rows."""
     return pl.DataFrame(schema=REJECTED_SCHEMA)
-
-
-def summary_tables(
-    content: bytes,
-    *,
-    release: str,
-    repository: str,
-    source_file: str,
-    sha256: str,
-    rules: RoundRules | None = None,
-    commit: str | None = None,
-) -> tuple[pl.DataFrame, pl.DataFrame, str]:
-    """Bytes of one summary file to (results, rejected, layout name).
-
-    Raises:
-        pipeline.extract.summary.SummaryFormatError: the file is not a summary at all.
-    """
-    from pipeline.extract.summary import parse_summary, stage_summary
-    from pipeline.rounds import rules_for
-
-    rules = rules or rules_for(release)
-    raw = parse_summary(content, release=release, file=source_file, rules=rules)
-    staged, names = stage_summary(
-        raw, rules=rules, source_file=source_file, snapshot_sha256=sha256
-    )
-    results, rejected = canonicalise(
-        staged, rules=rules, repository=repository, names=names, commit=commit
-    )
-    results_df, rejected_df = pl.collect_all([results, rejected])
-    return results_df, rejected_df, raw.format

@@ -16,9 +16,9 @@ from pipeline.analysis import (
     unmapped_accelerators,
 )
 from pipeline.analysis.pairs import EXCLUSIONS_SCHEMA
+from pipeline.extract.summary import summary_tables
 from pipeline.manifest import release_for
 from pipeline.snapshots import sha256_hex
-from pipeline.transform.results import summary_tables
 from tests.conftest import MIRROR_ALT
 
 GB300_RACK = "GB300-NVL72_GB300-288GB_aarch64x72_TRT"

@@ -30,6 +30,7 @@ from pipeline.analysis import (
     check_results_exist,
 )
 from pipeline.claims import claim_verdicts, evaluate_claims, load_claims
+from pipeline.extract.summary import summary_tables
 from pipeline.render.claims_page import render_claims_page
 from pipeline.render.escape import escape
 from pipeline.render.pages import render_site
@@ -40,7 +41,6 @@ from pipeline.transform.results import (
     RESULT_RANGES,
     RESULTS_SCHEMA,
     empty_rejected,
-    summary_tables,
 )
 
 RELEASES = ("v5.1", "v6.0")

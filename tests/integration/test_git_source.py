@@ -18,9 +18,9 @@ import pytest
 
 from pipeline import runner
 from pipeline.extract.raw_tree import scan_raw_tree
+from pipeline.extract.summary import summary_tables
 from pipeline.manifest import load_manifest
 from pipeline.source import NotPublished, Source
-from pipeline.transform.results import summary_tables
 from tests.conftest import MIRROR, MIRROR_ALT
 from tests.gitserver import GitServer, commit_folder, git, mirror_repositories
 

@@ -15,8 +15,7 @@ import json
 import pytest
 
 from pipeline.extract.raw_tree import SystemJsonError, parse_system_json, scan_raw_tree
-from pipeline.extract.summary import SummaryFormatError, parse_summary
-from pipeline.transform.results import summary_tables
+from pipeline.extract.summary import SummaryFormatError, parse_summary, summary_tables
 from tests.unit.test_raw_tree import RUN, log, system
 from tests.unit.test_results_normalise import CHECKER, FINAL_REPORT, tables
 

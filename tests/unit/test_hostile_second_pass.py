@@ -12,9 +12,8 @@ from pipeline.extract.raw_tree import (
     parse_log_summary,
     parse_system_json,
 )
-from pipeline.extract.summary import SummaryFormatError, parse_summary
+from pipeline.extract.summary import SummaryFormatError, parse_summary, summary_tables
 from pipeline.rounds import rules_for
-from pipeline.transform.results import summary_tables
 from tests.unit.test_raw_tree import log
 from tests.unit.test_results_normalise import FINAL_REPORT
 

@@ -5,8 +5,8 @@ import json
 import polars as pl
 import pytest
 
-from pipeline.extract.summary import SummaryFormatError, parse_summary
-from pipeline.transform.results import RESULTS_SCHEMA, summary_tables
+from pipeline.extract.summary import SummaryFormatError, parse_summary, summary_tables
+from pipeline.transform.results import RESULTS_SCHEMA
 
 FINAL_REPORT = {
     "ID": "6.0-0001",
