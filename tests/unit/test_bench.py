@@ -24,6 +24,9 @@ from pipeline.render.performance_page import (
 )
 from tests.unit.analysis.helpers import frame, row
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 EVIL = "<script>alert(1)</script> [x](javascript:alert(1)) | </script>"
 
 

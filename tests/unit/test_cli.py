@@ -11,6 +11,9 @@ from pipeline import ALLOCATOR_CONF
 from pipeline.analysis.pairs import PAIR_SCHEMA
 from pipeline.cli import main
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

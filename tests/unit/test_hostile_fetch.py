@@ -23,6 +23,9 @@ from pipeline.snapshots import SnapshotStore, StoreError
 from pipeline.source import Fetched, OutsideSource, Source, SourceError
 from tests.httpserver import FaultyServer
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 SECRET = "TOP-SECRET-TOKEN-42 do not publish"
 RELEASE = release_for("v3.1")  # a raw-tree-only round
 REPO = RELEASE.repo_name

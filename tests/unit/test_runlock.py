@@ -15,6 +15,9 @@ import pytest
 from pipeline.cli import main
 from pipeline.runlock import LOCK_NAME, hold
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 #: Holds the folder's lock, says who it is, and waits until stdin closes.
 HOLDER = """

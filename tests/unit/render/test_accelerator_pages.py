@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from pipeline.analysis.accelerators import parse_accelerators
 from pipeline.analysis.benchmarks import parse_compatibility
@@ -15,6 +16,9 @@ from pipeline.render.pages import _Site
 from pipeline.render.site_data import SiteData, with_accelerators
 from tests.unit.render.conftest import frame, unlabelled
 from tests.unit.render.rounds_data import URL, h100
+
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
 
 RULE = "llama2-70b-99 Server changed in v6.0 - a test rule"
 RULES = parse_compatibility(

@@ -26,6 +26,9 @@ from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
 from pipeline.transform.results import empty_rejected
 from tests.unit.render.conftest import LINEAGE, frame, pair, pairs, result
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 #: Closes <title>, opens a script, an image with a handler, and breaks out of double-
 #: and single-quoted attributes.
 PAYLOAD = (

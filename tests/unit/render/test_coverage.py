@@ -18,6 +18,9 @@ from pipeline.render.coverage import (
 from tests.unit.render.conftest import unlabelled
 from tests.unit.render.rounds_data import render_rounds_site
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -14,6 +14,9 @@ from pipeline.render.data_page import examples
 from pipeline.render.pages import render_site
 from pipeline.render.site_data import SiteData
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Path:

@@ -6,11 +6,15 @@ import csv
 from pathlib import Path
 
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
 from pipeline.render.downloads import write_downloads
 from pipeline.render.pages import render_site
 from pipeline.render.site_data import SiteData
+
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
 
 HOSTILE = pl.DataFrame(
     {

@@ -15,6 +15,9 @@ from pipeline.render.vendor import TABULATOR, VendorError, check_integrity
 from tests.conftest import ROOT
 from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 
 def _decoded(blob: bytes) -> dict:
     return json.loads(gzip.decompress(blob).decode("utf-8"))

@@ -27,6 +27,9 @@ from tests.unit.render.conftest import (
     result,
 )
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 
 def _shown(expr, values: list[float | None]) -> list[str | None]:
     column = pl.Series("v", values, dtype=pl.Float64).to_frame()

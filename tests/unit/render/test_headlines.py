@@ -30,6 +30,9 @@ from tests.unit.render.conftest import (
     unlabelled,
 )
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 DELL_OLD = result(
     result_key="5.1-0300:llama2-70b-99:Offline",
     submitter="Dell",

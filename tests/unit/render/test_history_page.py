@@ -24,6 +24,9 @@ from tests.unit.render.rounds_data import (
     render_rounds_site,
 )
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:

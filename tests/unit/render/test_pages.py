@@ -13,6 +13,9 @@ from pipeline.render.site_data import SiteData
 from pipeline.render.slugs import page_problems
 from tests.unit.render.conftest import AMD_V51_URL, frame, result, unlabelled
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Path:

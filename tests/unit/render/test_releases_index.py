@@ -19,6 +19,9 @@ from tests.unit.render.rounds_data import (
     site_data_of,
 )
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 #: Where a test mirror lives on the build machine: must never reach the page.
 MIRROR = "/tmp/pytest-of-root/pytest-9/mirror0/mlperf-mirror"
 V41_SHA = "8ec7a5b032f7d51c57de04bc04b7e9c94bdc8cd707ab4f4b84f921263e38f51a"

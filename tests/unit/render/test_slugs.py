@@ -26,6 +26,9 @@ from tests.unit.render.conftest import (
     result,
 )
 
+#: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
+pytestmark = pytest.mark.slow
+
 HOSTILE = "llama2_70b_99"
 HOSTILE_PAGE = "benchmarks/llama2-70b-99--81eb4486c4.md"
 #: The caption of the second chart, whose hash names its file.
