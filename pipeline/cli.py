@@ -163,6 +163,11 @@ def printable(value: object) -> str:
     return _CONTROL.sub("?", str(value))
 
 
+def say(line: str) -> None:
+    """Print one progress line; upstream names in it cannot drive the terminal."""
+    print(printable(line))
+
+
 def _table(rows: list[dict]) -> str:
     if not rows:
         return "(nothing yet)"
@@ -183,7 +188,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     with runner.exclusive(data_shown=args.data_shown, build=site) as instance:
         print(f"source: {settings.source_base()}")
         print(f"data:   {settings.data_dir()}")
-        outcomes = runner.ingest(instance, versions, site=site)
+        outcomes = runner.ingest(instance, versions, progress=say, site=site)
     failed = [o for o in outcomes if not o.success]
     if failed:
         print(
@@ -202,7 +207,7 @@ def cmd_update(args: argparse.Namespace) -> int:
     from pipeline import runner
 
     with runner.exclusive(data_shown=args.data_shown, build=True) as instance:
-        outcomes = runner.update(instance)
+        outcomes = runner.update(instance, progress=say)
     failed = [o for o in outcomes if not o.success]
     return 1 if failed else 0
 
@@ -233,7 +238,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(time.strftime("%Y-%m-%d %H:%M:%S"), "tick")
         try:  # held per tick, so an `ingest` may run between ticks
             with runner.exclusive(data_shown=args.data_shown, build=True) as instance:
-                runner.update(instance)
+                runner.update(instance, progress=say)
         except BusyError as exc:
             print(f"tick skipped: {exc}", file=sys.stderr)
         time.sleep(args.interval)
@@ -244,7 +249,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
     from pipeline import runner
 
     with runner.exclusive(data_shown=args.data_shown) as instance:
-        runner.forget(instance, args.version)
+        runner.forget(instance, args.version, progress=say)
     return 0
 
 

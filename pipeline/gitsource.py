@@ -184,14 +184,13 @@ class GitSource:
         what: str,
         stdin: bytes = b"",
         network: bool = False,
-        deadline: float | None = None,
     ) -> bytes:
         """One git command; a network one is retried on transient failures.
 
         Every attempt runs in its own process group, killed whole at the deadline
         (git starts helpers such as ``git-remote-http`` that would outlive it).
         """
-        deadline = deadline or time.monotonic() + self.deadline_s
+        deadline = time.monotonic() + self.deadline_s
         attempts = self.retries + 1 if network else 1
         problem = ""
         for attempt in range(attempts):
@@ -464,8 +463,18 @@ class GitSource:
             )
         self._blobs.update(_parse_batch(batch))
 
-    def fetch(self, repo: str, path: str) -> Fetched:
-        """One file at the current commit, or NotPublished when the commit lacks it."""
+    def fetch(
+        self,
+        repo: str,
+        path: str,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> Fetched:
+        """One file at the current commit, or NotPublished when the commit lacks it.
+
+        HTTP validators are accepted and not needed: the commit pins the bytes, and
+        a commit already read is never asked for again (``pipeline.ingest``).
+        """
         round_ = self._round(repo)
         url = self.url_for(repo, path)
         entry = round_.entries.get(path)

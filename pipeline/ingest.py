@@ -87,25 +87,28 @@ def _at(commit: str | None) -> str:
 
 
 def _find_summary(
-    release: Release, source: Source, commit: str | None, kept: Snapshot | None
+    release: Release,
+    source: Source,
+    listing: Listing | None,
+    kept: Snapshot | None,
 ) -> tuple[Fetched | None, str]:
-    """The round's summary file (fetched) and its path, or (None, manifest path)."""
-    repo = release.repository
+    """The round's summary file (fetched) and its path, or (None, manifest path).
+
+    With a listing (the git source) only the names it has are read; otherwise each
+    name is asked for, conditionally where a version of it is stored.
+    """
     names = candidate_paths(release)
-    if commit is not None:  # the git source: the listing at the commit says
-        listed = set(source.listing(repo).paths)
+    if listing is not None:
+        listed = set(listing.paths)
         names = [name for name in names if name in listed]
     for path in names:
         same = kept if kept is not None and kept.path == path else None
         try:
             fetched = source.fetch(
-                repo,
+                release.repository,
                 path,
-                **(
-                    {"etag": same.etag, "last_modified": same.last_modified}
-                    if same is not None and commit is None
-                    else {}
-                ),
+                etag=same.etag if same else None,
+                last_modified=same.last_modified if same else None,
             )
         except NotPublished:
             continue
@@ -155,7 +158,9 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
         (s for name in candidate_paths(release) if (s := store.latest(version, name))),
         None,
     )
-    fetched, path = _find_summary(release, source, commit, previous)
+    # On the git source the listing at the commit says which files the round has.
+    listing = source.listing(release.repository) if commit else None
+    fetched, path = _find_summary(release, source, listing, previous)
     where = source.url_for(release.repository, release.summary_path or "")
     if fetched is None:
         disagreement = (
@@ -229,9 +234,12 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
             else "no earlier snapshot exists"
         )
         raise IngestError(f"{exc}; quarantined at {kept_at}; {stays}") from None
-    listing_date = source.listing(release.repository).commit_date if commit else None
     snapshot, is_new = store.put(
-        version, path, fetched, commit=commit, commit_date=listing_date
+        version,
+        path,
+        fetched,
+        commit=commit,
+        commit_date=listing.commit_date if listing else None,
     )
     if commit:
         store.mark_checked(
@@ -410,6 +418,14 @@ def fetch_raw_tree(
         commit=commit,
         downloaded=downloaded,
     )
+
+
+def ever_served(store: SnapshotStore, version: str) -> bool:
+    """Whether the source ever served a valid file for a round: a stored snapshot.
+
+    The only fact that makes a round not in releases.toml a release at all.
+    """
+    return any(store.latest(version, name) for name in (*SUMMARY_NAMES, TREE_FILE))
 
 
 def stored_tree(

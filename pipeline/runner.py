@@ -229,15 +229,6 @@ def exclusive(
         yield instance
 
 
-def _confirmed(version: str) -> bool:
-    """Whether the source ever served a valid file for a round: a stored snapshot."""
-    from pipeline.ingest import SUMMARY_NAMES, TREE_FILE
-    from pipeline.snapshots import SnapshotStore
-
-    store = SnapshotStore(settings.data_dir())
-    return any(store.latest(version, n) for n in (*SUMMARY_NAMES, TREE_FILE))
-
-
 def drop_unconfirmed(
     instance: dg.DagsterInstance,
     versions: Sequence[str],
@@ -249,10 +240,16 @@ def drop_unconfirmed(
     must leave no trace: a phantom round would become the discovery frontier, and
     the next real round would never be probed.
     """
+    from pipeline.ingest import ever_served
+    from pipeline.snapshots import SnapshotStore
+
+    store = SnapshotStore(settings.data_dir())
     listed = {r.version for r in load_manifest()}
     existing = set(instance.get_dynamic_partitions(RELEASES))
     dropped = [
-        v for v in versions if v in existing and v not in listed and not _confirmed(v)
+        v
+        for v in versions
+        if v in existing and v not in listed and not ever_served(store, v)
     ]
     _delete_partitions(
         instance,

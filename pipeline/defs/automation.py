@@ -13,7 +13,7 @@ import dagster as dg
 from pipeline.defs.partitions import RELEASES, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.discovery import discover
-from pipeline.ingest import SUMMARY_NAMES, TREE_FILE
+from pipeline.ingest import ever_served
 from pipeline.manifest import is_version, load_manifest, release_for, version_key
 
 #: Assets materialized per release partition; everything else follows downstream.
@@ -55,17 +55,10 @@ def discovery_tick(
     # neither is a partition the source never served a file for (a typo given to
     # `ingest --release`): it must not become the frontier new rounds are probed from.
     store = data_dir.store()
-    served = {
-        v
-        for v in filter(is_version, existing)
-        if any(store.latest(v, name) for name in (*SUMMARY_NAMES, TREE_FILE))
-    }
+    served = {v for v in filter(is_version, existing) if ever_served(store, v)}
     known = sorted(served | set(manifest), key=version_key)
     found = discover(
-        source.get(),
-        [release_for(v) for v in known],
-        _validators(cursor),
-        data_dir.store(),
+        source.get(), [release_for(v) for v in known], _validators(cursor), store
     )
     to_add = [v for v in [*known, *found.new_releases] if v not in existing]
     validators = found.validators

@@ -49,7 +49,6 @@ from pipeline.extract.submitter_csv import is_submitter_csv
 from pipeline.rounds import Inference, RoundRules, ScenarioMetric, load_rules, rules_for
 from pipeline.source import SourceError
 from pipeline.transform.results import (
-    DIVISION_FOLDER,
     SCENARIO_SPELLINGS,
     STAGED_SCHEMA,
     canonicalise,
@@ -76,7 +75,7 @@ _LINE = {
 #: Raw-tree field names as messages name them (the system JSON's own keys).
 FIELD_NAMES = {
     "submitter": "submitter folder",
-    "division": DIVISION_FOLDER,
+    "division": "division folder",
     "platform": "system folder",
     "benchmark_upstream": "benchmark folder",
     "scenario_upstream": "scenario directory",
@@ -940,6 +939,7 @@ def scan_raw_tree(
         names=FIELD_NAMES,
         sourced=SYSTEM_SOURCED,
         commit=commit,
+        division_is_folder=True,
     )
     results_df, rejected_df = pl.collect_all([results, rejected])
     return results_df, rejected_df

@@ -274,19 +274,15 @@ def _unit_corrections(release: str) -> pl.LazyFrame:
     )
 
 
-#: How the raw-tree extractor names the division: its folder, which the checker of
-#: every round reads only when spelled exactly (an unknown folder is no result).
-DIVISION_FOLDER = "division folder"
-
-
-def _division(rules: RoundRules, names: Mapping[str, str]) -> pl.Expr:
+def _division(rules: RoundRules, from_folder: bool) -> pl.Expr:
     """A summary's division word, case-folded; one outside the round's is "unknown".
 
     A published record is never rejected for its vocabulary (the word stays in
-    ``division_upstream``). A raw-tree folder is kept as spelled: a folder outside
-    the round's divisions is not part of the submission, and is rejected by name.
+    ``division_upstream``). A raw-tree folder is kept as spelled: every round's
+    checker reads a division folder only when spelled exactly, so a folder outside
+    the round's divisions is not part of the submission and is rejected by name.
     """
-    if names.get("division") == DIVISION_FOLDER:
+    if from_folder:
         return pl.col("division")
     folded = pl.col("division").str.to_lowercase()
     return (
@@ -492,6 +488,7 @@ def canonicalise(
     names: Mapping[str, str],
     sourced: Collection[str] = NAMED_FIELDS,
     commit: str | None = None,
+    division_is_folder: bool = False,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Staged rows of one round to (canonical results, rejected records), lazily.
 
@@ -506,6 +503,8 @@ def canonicalise(
             message names the field a person can find upstream.
         sourced: Fields read from the row's ``field_source`` file (a message about
             them says "in <file>").
+        division_is_folder: The division is a folder name (the raw tree), kept as
+            spelled, not a summary's word to case-fold.
 
     Returns:
         ``RESULTS_SCHEMA`` rows and ``REJECTED_SCHEMA`` rows; every staged row is in
@@ -550,7 +549,7 @@ def canonicalise(
             .str.to_lowercase()
             .replace_strict(SCENARIO_SPELLINGS, default=None),
             benchmark=pl.col("benchmark_upstream").replace(benchmark_aliases()),
-            division=_division(rules, names),
+            division=_division(rules, division_is_folder),
             division_upstream=pl.col("division"),
         )
         .with_columns(

@@ -351,3 +351,19 @@ def test_a_cache_folder_that_cannot_be_written_is_refused_at_the_start(
         f"{str(blocker / 'cache')!r}: cannot write there (Not a directory)\n"
     )
     assert not (tmp_path / "data").exists()
+
+
+def test_release_lines_reach_the_terminal_without_control_characters(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Progress lines carry upstream names: the CLI prints them through printable."""
+    from pipeline import runner
+
+    def ingest(instance, versions, progress=print, site=False):  # noqa: ANN001, ANN202
+        progress("[1/1] v6.1: system NVIDIA\x1b[2J\x1b]0;owned\x07 read")
+        return []
+
+    monkeypatch.setattr(runner, "ingest", ingest)
+    monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))
+    assert main(["ingest", "--data-dir", str(tmp_path / "data")]) == 0
+    assert "[1/1] v6.1: system NVIDIA?[2J?]0;owned? read\n" in capsys.readouterr().out
