@@ -52,6 +52,8 @@ class RawOutcome:
     disagreement: str = ""
     #: Files fetched from the source in this run (not read from the store).
     downloaded: int = 0
+    #: Files the raw tree snapshot holds (None: not a tree, or not known).
+    files_read: int | None = None
 
     def to_json(self) -> dict:
         """Plain dict, stored by the IO manager and shown by ``status``."""
@@ -64,6 +66,7 @@ class RawOutcome:
             "commit": self.commit,
             "disagreement": self.disagreement,
             "downloaded": self.downloaded,
+            "files_read": self.files_read,
         }
 
 
@@ -318,6 +321,7 @@ def fetch_raw_tree(
                 False,
                 f"{version}: raw tree unchanged{_at(commit)} (nothing fetched)",
                 commit=commit,
+                files_read=checked.get("files"),
             )
         listing = source.listing(repo, DIVISIONS)
     except NotPublished:
@@ -400,7 +404,9 @@ def fetch_raw_tree(
         version, TREE_FILE, fetched, commit=commit, commit_date=listing.commit_date
     )
     if commit:
-        store.mark_checked(version, TREE_FILE, commit, sha256=snapshot.sha256)
+        store.mark_checked(
+            version, TREE_FILE, commit, sha256=snapshot.sha256, files=len(files)
+        )
     return RawOutcome(
         version,
         INGESTED,
@@ -417,6 +423,7 @@ def fetch_raw_tree(
         ),
         commit=commit,
         downloaded=downloaded,
+        files_read=len(files),
     )
 
 

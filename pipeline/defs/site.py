@@ -90,9 +90,15 @@ def rounds_table(store: SnapshotStore, raw: dict, tree: dict) -> pl.DataFrame:
             for value in (listing, summary)
             if value.get("snapshot")
         ]
-        files = 0
-        if listing.get("snapshot"):
-            files = len(json.loads(store.read(snaps[0])).get("files", {}))
+        # Counted when the tree was read; an outcome stored before that was counted
+        # is read back from its snapshot.
+        files = listing.get("files_read")
+        if files is None:
+            files = (
+                len(json.loads(store.read(snaps[0])).get("files", {}))
+                if listing.get("snapshot")
+                else 0
+            )
         if summary.get("snapshot"):
             files += 1
         commits = [c for snap in snaps if (c := snapshot_commit(snap))]

@@ -163,6 +163,15 @@ def test_audit_names_each_rounds_commit_and_the_submitters_tables(cold) -> None:
     for version, commit in cold["commits"].items():
         assert f"{version}" in upstream and commit[:12] in upstream
     assert "2026-01-01T00:00:00+00:00" in upstream
+    # How many files each round read, as the tree step counted them.
+    outcome = json.loads(
+        (
+            cold["work"] / "data" / "assets" / "raw_mlperf__tree" / "v1.0.json"
+        ).read_text()
+    )
+    row = upstream.split('data-label="Release">v1.0</td>', 1)[1].split("</tr>", 1)[0]
+    assert outcome["files_read"] > 1000
+    assert f'data-label="Files read">{outcome["files_read"]}</td>' in row
     # v1.0's three submitter CSVs: 47 rows agree, 3 explained by the reviewed rule.
     tables = audit.split("Submitters' own summary tables", 1)[1]
     assert "99.00 percentile latency (ns)" in tables

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,9 @@ def test_a_rerun_after_a_failed_fetch_downloads_only_what_is_missing(
     assert LAST in again
     assert not set(again) & (set(first) - {LAST})
     assert f"{len(again)} downloaded" in outcome.message
+    # Counted as read, so Audit need not parse the snapshot to say how many.
+    listed = json.loads(store.read(outcome.snapshot))["files"]
+    assert outcome.files_read == len(listed) > 0
     served.requests.clear()
     third = fetch_raw_tree(RELEASE, source(served), store)
     assert (third.downloaded, third.is_new, gets(served)) == (0, False, [])
