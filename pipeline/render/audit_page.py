@@ -25,6 +25,7 @@ from pipeline.render.tables import (
     stringify,
 )
 from pipeline.transform.submitter_check import agreement
+from pipeline.validate import LOSS_LIMIT
 
 _NODE = r"([\w.:-]+)\s*(?:[\[({]+\"?([^\]\")}]*)\"?[\])}]+)?"
 _EDGE = re.compile(rf"^\s*{_NODE}\s*[-=.]+>(?:\|[^|]*\|)?\s*{_NODE}")
@@ -238,6 +239,45 @@ def _submitter_section(check: pl.DataFrame) -> list[str]:
     ]
 
 
+def _loss_table(results: pl.DataFrame, rejected: pl.DataFrame) -> list[str]:
+    """Per round that rejected anything: how much of what it read that is."""
+    kept = results.group_by("release").len("results")
+    lost = rejected.group_by("release").len("rejected")
+    table = (
+        lost.join(kept, on="release", how="left")
+        .with_columns(pl.col("results").fill_null(0))
+        .with_columns(
+            share=pl.col("rejected") / (pl.col("rejected") + pl.col("results"))
+        )
+        .sort("release")
+        .with_columns(
+            c_release=escape(pl.col("release")),
+            c_results=pl.col("results").cast(pl.String),
+            c_rejected=pl.col("rejected").cast(pl.String),
+            c_share=pl.when(pl.col("share") > LOSS_LIMIT)
+            .then(pl.format("<b>{}%</b>", (pl.col("share") * 100).round(1)))
+            .otherwise(pl.format("{}%", (pl.col("share") * 100).round(1))),
+        )
+    )
+    if table.is_empty():
+        return []
+    return [
+        f"Per round, the share of its records rejected (bold above {LOSS_LIMIT:.0%}, "
+        "which the check `rejected_share_at_most_1pct` warns about), then each "
+        "reason.\n",
+        html_table(
+            table,
+            {
+                "c_release": "Release",
+                "c_results": "Results",
+                "c_rejected": "Rejected",
+                "c_share": "Share",
+            },
+            numeric=("c_results", "c_rejected", "c_share"),
+        ),
+    ]
+
+
 def _vocabulary_section(results: pl.DataFrame) -> list[str]:
     """Per round, the words published results carry outside the vocabulary."""
     fields = [
@@ -406,6 +446,7 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
         )
         or "_No snapshots were recorded._\n",
         "## Rejected records\n",
+        *_loss_table(data.results, data.rejected),
         html_table(
             rejected,
             {

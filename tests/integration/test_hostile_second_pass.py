@@ -85,6 +85,11 @@ def test_every_good_record_publishes_and_each_bad_one_says_why(built: dict) -> N
     audit = (built["work"] / "build" / "site" / "generated" / "audit.html").read_text()
     words = audit.split("Words outside the vocabulary", 1)[1]
     assert "<code>on-premise</code>" in words
+    # Loss is loud on Audit too: 5 of 492 is above 1%, so its share is bold.
+    loss = audit.split('id="rejected-records"', 1)[1].split("</table>", 1)[0]
+    assert re.search(
+        r'Results">487</td>.*Rejected">5</td>.*Share"><b>1\.0%</b>', loss
+    ), loss
 
 
 def test_no_link_on_the_site_leaves_the_rounds_repository(built: dict) -> None:

@@ -58,3 +58,41 @@ def test_a_file_is_read_at_the_commit_and_named_with_it(served) -> None:
     )
     with pytest.raises(NotPublished, match="no such file at this commit"):
         git.fetch("mlcommons/inference_results_v9.9", "summary.json")
+
+
+def test_the_listing_decides_what_a_round_has_and_the_disagreement_is_said(
+    tmp_path: Path,
+) -> None:
+    """releases.toml expects a summary the repository lacks, and the reverse."""
+    from pipeline.ingest import NOT_IN_SOURCE, fetch_release
+    from pipeline.manifest import release_for
+    from pipeline.snapshots import SnapshotStore
+    from tests.conftest import MIRROR
+
+    root = tmp_path / "srv" / "mlcommons"
+    tree_only = tmp_path / "v5.0"
+    (tree_only / "closed" / "A" / "systems").mkdir(parents=True)
+    (tree_only / "closed" / "A" / "systems" / "s.json").write_text("{}")
+    commit_folder(root / "inference_results_v5.0.git", tree_only, "no summary")
+    with_summary = tmp_path / "v0.7"
+    with_summary.mkdir()
+    (with_summary / "summary.json").write_bytes(
+        (MIRROR / "inference_results_v6.1" / "summary.json").read_bytes()
+    )
+    commit_folder(root / "inference_results_v0.7.git", with_summary, "a summary")
+    store = SnapshotStore(tmp_path / "data")
+    with GitServer(tmp_path / "srv") as server:
+        git = GitSource(base=f"git+{server.url}", cache=tmp_path / "clones")
+        missing = fetch_release(release_for("v5.0"), git, store)
+        gained = fetch_release(release_for("v0.7"), git, store)
+    assert missing.status == NOT_IN_SOURCE
+    assert missing.disagreement == (
+        f"releases.toml expects summary_results.json, but the source has no summary "
+        f"file at {missing.commit[:12]}; rows come from the raw tree"
+    )
+    assert gained.status == "ingested"
+    assert gained.snapshot.path == "summary.json"
+    assert gained.disagreement == (
+        "releases.toml lists no summary file, but the source has summary.json at "
+        f"{gained.commit[:12]}: summary.json is read"
+    )
