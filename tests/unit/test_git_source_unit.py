@@ -96,3 +96,34 @@ def test_the_listing_decides_what_a_round_has_and_the_disagreement_is_said(
         "releases.toml lists no summary file, but the source has summary.json at "
         f"{gained.commit[:12]}: summary.json is read"
     )
+
+
+def test_a_commit_already_read_costs_one_ls_remote_and_no_pack(served) -> None:
+    from pipeline.ingest import fetch_raw_tree, fetch_release
+    from pipeline.manifest import Release
+    from pipeline.snapshots import SnapshotStore
+
+    server, commit, tmp_path = served
+    release = Release(
+        version="v9.9",
+        repository="mlcommons/inference_results_v9.9",
+        summary_path="",
+        summary_format=None,
+        published_date=None,
+        ingest=("raw_tree",),
+    )
+    store = SnapshotStore(tmp_path / "data")
+    first = fetch_raw_tree(release, source(served), store)
+    assert first.commit == commit
+    fetch_release(release, source(served), store)
+    packs, requests = server.packs(), len(server.requests)
+    again = fetch_raw_tree(release, source(served), store)
+    summary = fetch_release(release, source(served), store)
+    assert server.packs() == packs  # nothing fetched: no trees, no files
+    assert len(server.requests) - requests == 4  # two ls-remotes, 2 requests each
+    assert (
+        again.message == f"v9.9: raw tree unchanged at {commit[:12]} (nothing fetched)"
+    )
+    assert again.snapshot == first.snapshot
+    assert again.files_read == first.files_read
+    assert summary.message.startswith(f"v9.9: unchanged at {commit[:12]} (")
