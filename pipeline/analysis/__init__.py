@@ -3,13 +3,14 @@
 Dagster-free on purpose (PUDL style): every function takes and returns Polars frames, so
 the same code runs in assets, in the CLI and in unit tests on tiny inline frames.
 What belongs here: the loaders of the accelerator and benchmark-compatibility
-registries, the shared pair schema, the three analyses and the pure checks. What does
+registries, the shared pair schema, the three analyses behind one façade
+(``pair_candidates``, ``pairs``, ``exclusions``) and the pure checks. What does
 not: assets, asset checks, resources and I/O, which live in ``pipeline/defs``.
 
 Modules:
     accelerators: canonical accelerator per raw name (``attach_accelerators``).
     benchmarks: which benchmark/scenario results are comparable (``comparable``).
-    pairs: ``PAIR_SCHEMA``, pairing helpers, check functions.
+    pairing: ``PAIR_SCHEMA``, pairing helpers, check functions.
     gains: software-only gains (same hardware, two releases).
     generations: successor vs predecessor accelerator within a release.
     scaling: one accelerator at two counts within a release.
@@ -17,14 +18,12 @@ Modules:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Unpack
 
 import polars as pl
 
-import pipeline.analysis.gains as gains_module
-import pipeline.analysis.generations as generations_module
-import pipeline.analysis.scaling as scaling_module
+from pipeline.analysis import gains, generations, scaling
 from pipeline.analysis.accelerators import (
     AcceleratorRegistry,
     attach_accelerators,
@@ -36,17 +35,7 @@ from pipeline.analysis.benchmarks import (
     comparable,
     load_compatibility,
 )
-from pipeline.analysis.gains import (
-    software_gain_candidates,
-    software_gain_exclusions,
-    software_gains,
-)
-from pipeline.analysis.generations import (
-    generation_ratio_candidates,
-    generation_ratio_exclusions,
-    generation_ratios,
-)
-from pipeline.analysis.pairs import (
+from pipeline.analysis.pairing import (
     CANDIDATE_SCHEMA,
     EXCLUSIONS_SCHEMA,
     KINDS,
@@ -60,7 +49,7 @@ from pipeline.analysis.pairs import (
     check_ratios_finite_positive,
     check_results_exist,
     cited_keys,
-    exclusions,
+    count_exclusions,
     pairing_rows,
 )
 from pipeline.analysis.plausibility import (
@@ -69,102 +58,99 @@ from pipeline.analysis.plausibility import (
     reported_pairs,
     unflagged,
 )
-from pipeline.analysis.scaling import scaling, scaling_candidates, scaling_exclusions
 
 __all__ = [
-    "cited_keys",
-    "pair_candidates",
+    "CANDIDATES",
     "CANDIDATE_SCHEMA",
     "EXCLUSIONS_SCHEMA",
+    "KINDS",
     "PAIR_SCHEMA",
     "AcceleratorRegistry",
-    "AnalysisTables",
     "CheckOutcome",
     "CompatibilityRule",
-    "analyse",
     "attach_accelerators",
     "check_no_duplicate_pairs",
     "check_no_self_pairs",
     "check_ratios_finite_positive",
     "check_results_exist",
+    "cited_keys",
     "comparable",
+    "count_exclusions",
     "exclusions",
     "flag_pairs",
     "headline_pairs",
-    "generation_ratio_candidates",
-    "generation_ratio_exclusions",
-    "generation_ratios",
     "load_accelerators",
     "load_compatibility",
+    "pair_candidates",
+    "pairs",
     "reported_pairs",
-    "scaling",
-    "scaling_candidates",
-    "scaling_exclusions",
-    "software_gain_candidates",
-    "software_gain_exclusions",
-    "software_gains",
     "unflagged",
     "unmapped_accelerators",
 ]
 
-
-@dataclass(frozen=True)
-class AnalysisTables:
-    """All analysis outputs of one results table, collected together."""
-
-    software_gains: pl.DataFrame
-    generation_ratios: pl.DataFrame
-    scaling: pl.DataFrame
-    exclusions: pl.DataFrame
-
-
-def analyse(
-    results: pl.LazyFrame | pl.DataFrame,
-    *,
-    include_preview: bool = True,
-    include_inferred: bool = True,
-) -> AnalysisTables:
-    """Run the three analyses and their exclusion counts, collecting candidates once.
-
-    One call for callers that want everything (the CLI, a benchmark of the layer). The
-    candidate pairs of each analysis are materialised once and both the pair tables and
-    the exclusion counts are cut from them, instead of planning the pairing twice.
-    """
-    lazy = results.lazy()
-    candidates = pair_candidates(
-        lazy, include_preview=include_preview, include_inferred=include_inferred
-    )
-    gains, generations, steps, excluded = pl.collect_all(
-        [
-            *(
-                reported_pairs(candidates.lazy().filter(pl.col("kind") == kind), lazy)
-                for kind in KINDS
-            ),
-            exclusions(candidates.lazy()),
-        ]
-    )
-    return AnalysisTables(gains, generations, steps, excluded)
+#: Each kind of pair and what builds its candidates from the rows ``pairing_rows``
+#: prepares: a new kind is a module with ``KIND`` and ``candidates_from``, and a line
+#: here.
+CANDIDATES: dict[str, Callable[[pl.DataFrame, Options], pl.LazyFrame]] = {
+    module.KIND: module.candidates_from for module in (gains, generations, scaling)
+}
 
 
 def pair_candidates(
-    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
+    results: pl.LazyFrame | pl.DataFrame,
+    *kinds: str,
+    **options: Unpack[AnalysisOptions],
 ) -> pl.DataFrame:
-    """Every candidate pair of all three analyses, sorted by ``PAIR_ORDER``.
+    """Every candidate pair of ``kinds`` (default: all), reported or not.
 
-    The rows are prepared (accelerators attached, release order, model key) once and
-    shared: preparing 1.1 M rows takes about 1.4 s, and each analysis did it again.
-    The analyses run one after another: collecting them together adds their peak
-    memory (3 GB at 100x the real data, against 2 GB one after another).
+    ``CANDIDATE_SCHEMA`` rows sorted by ``PAIR_ORDER``: each carries
+    ``is_comparable``, ``incompatibility_reason`` and ``exclusion_reason``. The rows are
+    prepared once for all kinds; the kinds run one after another, since collecting them
+    together adds their peak memory.
+
+    Args:
+        results: the canonical results table (``RESULTS_SCHEMA``), any releases.
+        kinds: some of ``KINDS``.
+        include_preview: use preview results (flagged in ``has_preview`` either way).
+        include_inferred: use inferred results (flagged in ``has_inferred``).
+        rules: compatibility rules other than the committed ones (tests).
+        registry: an accelerator registry other than the committed one (tests).
     """
+    unknown = sorted(set(kinds) - set(CANDIDATES))
+    if unknown:
+        raise ValueError(
+            f"unknown pair kind(s) {', '.join(unknown)}; known: {', '.join(KINDS)}"
+        )
     settings = Options(**options)
-    prepared = pairing_rows(results, settings)
+    prepared = pairing_rows(results.lazy(), settings)
     return pl.concat(
-        [
-            build(prepared, settings).collect()
-            for build in (
-                gains_module.candidates_from,
-                generations_module.candidates_from,
-                scaling_module.candidates_from,
-            )
-        ]
+        [CANDIDATES[kind](prepared, settings).collect() for kind in kinds or KINDS]
     ).sort(PAIR_ORDER, nulls_last=True)
+
+
+def pairs(
+    results: pl.LazyFrame | pl.DataFrame,
+    *kinds: str,
+    **options: Unpack[AnalysisOptions],
+) -> pl.DataFrame:
+    """The published pairs of ``kinds`` (``PAIR_SCHEMA``, plausibility flags attached).
+
+    ``ratio > 1`` means the ``_new`` end is better (new/old for throughput, old/new
+    for latency). Arguments as for ``pair_candidates``.
+    """
+    candidates = pair_candidates(results, *kinds, **options)
+    return reported_pairs(candidates.lazy(), results.lazy()).collect()
+
+
+def exclusions(
+    results: pl.LazyFrame | pl.DataFrame,
+    *kinds: str,
+    **options: Unpack[AnalysisOptions],
+) -> pl.DataFrame:
+    """Candidate pairs of ``kinds`` left out, per reason (``EXCLUSIONS_SCHEMA``).
+
+    Arguments as for ``pair_candidates``.
+    """
+    return count_exclusions(
+        pair_candidates(results, *kinds, **options).lazy()
+    ).collect()

@@ -28,24 +28,18 @@ Dagster wiring does not belong here; see ``pipeline/defs``.
 
 from __future__ import annotations
 
-from typing import Unpack
-
 import polars as pl
 
-from pipeline.analysis.pairs import (
+from pipeline.analysis.pairing import (
     SCOPE_LATENCY_PER_ACCELERATOR,
-    AnalysisOptions,
     Options,
     best_per_group,
-    exclusions,
     finish_candidates,
     join_ends,
     one_by_one,
-    pairing_rows,
     side,
     single_accelerator,
 )
-from pipeline.analysis.plausibility import reported_pairs
 
 KIND = "software_gain"
 LEVELS = ("system", "hardware", "accelerator")
@@ -101,49 +95,7 @@ def _level(rows: pl.LazyFrame, level: str, options: Options) -> pl.LazyFrame:
     )
 
 
-def software_gain_candidates(
-    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
-) -> pl.LazyFrame:
-    """Every candidate software-gain pair, reported or not (``CANDIDATE_SCHEMA``).
-
-    The audit view behind ``software_gains`` and ``software_gain_exclusions``: each row
-    carries ``is_comparable``, ``incompatibility_reason`` and ``exclusion_reason``.
-    Arguments as for ``software_gains``.
-    """
-    settings = Options(**options)
-    return candidates_from(pairing_rows(results, settings), settings)
-
-
 def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
-    """Candidates from the rows ``pairing_rows`` made once for all three analyses."""
+    """This kind's candidate pairs (``CANDIDATE_SCHEMA``) from the prepared rows."""
     rows = prepared.lazy()
     return one_by_one([_level(rows, level, settings) for level in LEVELS])
-
-
-def software_gains(
-    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
-) -> pl.LazyFrame:
-    """Software-only gains at the system, hardware and accelerator levels.
-
-    Args:
-        results: the canonical results table (``RESULTS_SCHEMA``), lazily, any releases.
-        include_preview: use preview results (flagged in ``has_preview`` either way).
-        include_inferred: use inferred results (flagged in ``has_inferred``).
-        rules: compatibility rules other than the committed ones (tests).
-        registry: an accelerator registry other than the committed one (tests).
-
-    Returns:
-        ``PAIR_SCHEMA`` rows with ``kind = "software_gain"``; ``ratio > 1`` means the
-        new release is faster (new/old for throughput, old/new for latency).
-    """
-    return reported_pairs(software_gain_candidates(results, **options), results)
-
-
-def software_gain_exclusions(
-    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
-) -> pl.LazyFrame:
-    """Candidate software-gain pairs left out, counted per reason.
-
-    Arguments as for ``software_gains``; returns ``EXCLUSIONS_SCHEMA``.
-    """
-    return exclusions(software_gain_candidates(results, **options))

@@ -24,25 +24,19 @@ Dagster wiring does not belong here; see ``pipeline/defs``.
 
 from __future__ import annotations
 
-from typing import Unpack
-
 import polars as pl
 
 from pipeline.analysis.accelerators import load_accelerators
-from pipeline.analysis.pairs import (
+from pipeline.analysis.pairing import (
     SCOPE_LATENCY_PER_ACCELERATOR,
-    AnalysisOptions,
     Options,
     best_per_group,
-    exclusions,
     finish_candidates,
     join_ends,
     one_by_one,
-    pairing_rows,
     side,
     single_accelerator,
 )
-from pipeline.analysis.plausibility import reported_pairs
 
 KIND = "generation_ratio"
 READINGS = ("best_of_any", "same_submitter")
@@ -82,19 +76,8 @@ def _reading(
     )
 
 
-def generation_ratio_candidates(
-    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
-) -> pl.LazyFrame:
-    """Every candidate generation pair, reported or not (``CANDIDATE_SCHEMA``).
-
-    Arguments as for ``generation_ratios``.
-    """
-    settings = Options(**options)
-    return candidates_from(pairing_rows(results, settings), settings)
-
-
 def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
-    """Candidates from the rows ``pairing_rows`` made once for all three analyses."""
+    """This kind's candidate pairs (``CANDIDATE_SCHEMA``) from the prepared rows."""
     # The lineage takes the rows' id type (pairing_rows makes it categorical).
     dtype = prepared.schema["accelerator_id"]
     lineage = (
@@ -121,33 +104,3 @@ def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
             for per_accelerator in (False, True)
         ]
     )
-
-
-def generation_ratios(
-    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
-) -> pl.LazyFrame:
-    """Successor/predecessor ratios within each release, in both readings.
-
-    Args:
-        results: the canonical results table (``RESULTS_SCHEMA``), lazily, any releases.
-        include_preview: use preview results (flagged in ``has_preview`` either way).
-        include_inferred: use inferred results (flagged in ``has_inferred``).
-        rules: compatibility rules other than the committed ones (tests).
-        registry: an accelerator registry other than the committed one (tests).
-
-    Returns:
-        ``PAIR_SCHEMA`` rows with ``kind = "generation_ratio"``: ``_old`` is the
-        predecessor, ``_new`` the successor; ``ratio > 1`` means the successor is
-        faster.
-    """
-    return reported_pairs(generation_ratio_candidates(results, **options), results)
-
-
-def generation_ratio_exclusions(
-    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
-) -> pl.LazyFrame:
-    """Candidate generation pairs left out, counted per reason.
-
-    Arguments as for ``generation_ratios``; returns ``EXCLUSIONS_SCHEMA``.
-    """
-    return exclusions(generation_ratio_candidates(results, **options))

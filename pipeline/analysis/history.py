@@ -29,7 +29,7 @@ from typing import Unpack
 import polars as pl
 
 from pipeline.analysis.benchmarks import comparable
-from pipeline.analysis.pairs import (
+from pipeline.analysis.pairing import (
     AnalysisOptions,
     Options,
     best_per_group,

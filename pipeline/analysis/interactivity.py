@@ -25,7 +25,7 @@ from typing import Unpack
 
 import polars as pl
 
-from pipeline.analysis.pairs import AnalysisOptions, Options, prepare
+from pipeline.analysis.pairing import AnalysisOptions, Options, prepare
 from pipeline.latency_limits import limits_frame
 
 UNIT = "Tokens/s"

@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.analysis.accelerators import ensure_attached
-from pipeline.analysis.pairs import (
+from pipeline.analysis.pairing import (
     IDENTITY_LEVELS,
     KINDS,
     PAIR_SCHEMA,

@@ -29,7 +29,7 @@ from typing import Unpack
 import polars as pl
 
 from pipeline.analysis.benchmarks import CompatibilityRule, comparable, release_order
-from pipeline.analysis.pairs import AnalysisOptions, Options, prepare
+from pipeline.analysis.pairing import AnalysisOptions, Options, prepare
 
 WATTS = "Watts"
 MILLIJOULES = "millijoules"
@@ -75,10 +75,11 @@ POWER_SCHEMA: dict[str, pl.DataType] = {
     "efficiency_note": pl.String,
 }
 
-#: What identifies one system's line across rounds.
+#: What identifies one system's line across rounds. The efficiency unit is not a key:
+#: the scenario and the result unit decide it (``_efficiency``).
 SYSTEM_KEYS = (
     "submitter", "system_name", "accelerator_key", "total_accelerators",
-    "benchmark", "scenario", "division", "result_unit", "efficiency_unit",
+    "benchmark", "scenario", "division", "result_unit",
 )  # fmt: skip
 
 #: One row per step of a system's power line: a round and the previous one with power.

@@ -28,23 +28,17 @@ Dagster wiring does not belong here; see ``pipeline/defs``.
 
 from __future__ import annotations
 
-from typing import Unpack
-
 import polars as pl
 
-from pipeline.analysis.pairs import (
-    AnalysisOptions,
+from pipeline.analysis.pairing import (
     Options,
     best_per_group,
-    exclusions,
     finish_candidates,
     join_ends,
     one_by_one,
-    pairing_rows,
     side,
     single_accelerator,
 )
-from pipeline.analysis.plausibility import reported_pairs
 
 KIND = "scaling"
 READINGS = ("same_submitter", "best_of_any")
@@ -87,19 +81,8 @@ def _reading(rows: pl.LazyFrame, reading: str, options: Options) -> pl.LazyFrame
     )
 
 
-def scaling_candidates(
-    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
-) -> pl.LazyFrame:
-    """Every candidate scaling pair, reported or not (``CANDIDATE_SCHEMA``).
-
-    Arguments as for ``scaling``.
-    """
-    settings = Options(**options)
-    return candidates_from(pairing_rows(results, settings), settings)
-
-
 def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
-    """Candidates from the rows ``pairing_rows`` made once for all three analyses."""
+    """This kind's candidate pairs (``CANDIDATE_SCHEMA``) from the prepared rows."""
     rows = (
         prepared.lazy()
         .filter(
@@ -115,31 +98,3 @@ def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
         .lazy()
     )  # shared by every reading
     return one_by_one([_reading(rows, reading, settings) for reading in READINGS])
-
-
-def scaling(results: pl.LazyFrame, **options: Unpack[AnalysisOptions]) -> pl.LazyFrame:
-    """Scaling steps of one accelerator between two counts, in both readings.
-
-    Args:
-        results: the canonical results table (``RESULTS_SCHEMA``), lazily, any releases.
-        include_preview: use preview results (flagged in ``has_preview`` either way).
-        include_inferred: use inferred results (flagged in ``has_inferred``).
-        rules: compatibility rules other than the committed ones (tests).
-        registry: an accelerator registry other than the committed one (tests).
-
-    Returns:
-        ``PAIR_SCHEMA`` rows with ``kind = "scaling"``: ``_old`` is the smaller count,
-        ``_new`` the larger; ``ratio`` = result_N / result_M and ``efficiency`` =
-        ratio / (N / M).
-    """
-    return reported_pairs(scaling_candidates(results, **options), results)
-
-
-def scaling_exclusions(
-    results: pl.LazyFrame, **options: Unpack[AnalysisOptions]
-) -> pl.LazyFrame:
-    """Candidate scaling pairs left out, counted per reason.
-
-    Arguments as for ``scaling``; returns ``EXCLUSIONS_SCHEMA``.
-    """
-    return exclusions(scaling_candidates(results, **options))

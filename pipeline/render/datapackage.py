@@ -21,7 +21,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.analysis.pairs import PAIR_IDENTITY
+from pipeline.analysis.pairing import PAIR_IDENTITY
 from pipeline.render.downloads import FORMULA_GUARD, Download
 
 DESCRIPTOR = "datapackage.json"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.analysis.pairs import END_SCHEMA, PAIR_SCHEMA
+from pipeline.analysis.pairing import END_SCHEMA, PAIR_SCHEMA
 from pipeline.labels import display_name
 from pipeline.manifest import ManifestError, version_key
 

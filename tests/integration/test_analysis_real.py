@@ -7,7 +7,6 @@ import pytest
 
 from pipeline.analysis import (
     PAIR_SCHEMA,
-    analyse,
     attach_accelerators,
     check_no_duplicate_pairs,
     check_no_self_pairs,
@@ -15,10 +14,11 @@ from pipeline.analysis import (
     check_results_exist,
     unmapped_accelerators,
 )
-from pipeline.analysis.pairs import EXCLUSIONS_SCHEMA
+from pipeline.analysis.pairing import EXCLUSIONS_SCHEMA
 from pipeline.extract.summary import summary_tables
 from pipeline.manifest import release_for
 from pipeline.snapshots import sha256_hex
+from tests.analysed import analyse
 from tests.conftest import MIRROR_ALT
 
 GB300_RACK = "GB300-NVL72_GB300-288GB_aarch64x72_TRT"
@@ -183,26 +183,14 @@ def test_checks_pass_on_the_real_outputs(tables, mirror_results):
 def test_shared_pair_candidates_equal_each_analysis_on_its_own(mirror_results):
     """The assets pair once for all three analyses (rows prepared once, ~25 columns
     kept); every candidate must be what each analysis finds alone."""
-    from pipeline.analysis import (
-        generation_ratio_candidates,
-        pair_candidates,
-        scaling_candidates,
-        software_gain_candidates,
-    )
-    from pipeline.analysis.pairs import PAIR_ORDER
+    from pipeline.analysis import KINDS, pair_candidates
+    from pipeline.analysis.pairing import PAIR_ORDER
 
     lazy = mirror_results.lazy()
     shared = pair_candidates(lazy)
-    alone = pl.concat(
-        [
-            build(lazy).collect()
-            for build in (
-                software_gain_candidates,
-                generation_ratio_candidates,
-                scaling_candidates,
-            )
-        ]
-    ).sort(PAIR_ORDER, nulls_last=True)
+    alone = pl.concat([pair_candidates(lazy, kind) for kind in KINDS]).sort(
+        PAIR_ORDER, nulls_last=True
+    )
     assert shared.height > 1000
     assert set(shared["kind"]) == {"software_gain", "generation_ratio", "scaling"}
     assert shared.equals(alone)

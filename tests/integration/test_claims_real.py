@@ -16,7 +16,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.analysis import analyse
 from pipeline.claims import (
     EVALUATION_SCHEMA,
     claim_verdicts,
@@ -24,6 +23,7 @@ from pipeline.claims import (
     load_claims,
 )
 from pipeline.render.claims_page import claims_for_release, render_claims_page
+from tests.analysed import analyse
 from tests.conftest import MIRROR
 
 ROOT = Path(__file__).resolve().parents[2]

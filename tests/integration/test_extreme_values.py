@@ -22,7 +22,6 @@ import polars as pl
 import pytest
 
 from pipeline.analysis import (
-    analyse,
     attach_accelerators,
     check_no_duplicate_pairs,
     check_no_self_pairs,
@@ -42,6 +41,7 @@ from pipeline.transform.results import (
     RESULTS_SCHEMA,
     empty_rejected,
 )
+from tests.analysed import analyse
 
 RELEASES = ("v5.1", "v6.0")
 LOW, HIGH = RESULT_RANGES["Tokens/s"]

@@ -20,7 +20,6 @@ import polars as pl
 import pytest
 
 from pipeline.analysis import (
-    analyse,
     attach_accelerators,
     check_no_duplicate_pairs,
     check_no_self_pairs,
@@ -37,6 +36,7 @@ from pipeline.render.escape import escape
 from pipeline.render.pages import render_site
 from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
 from pipeline.transform.results import RESULTS_SCHEMA, empty_rejected
+from tests.analysed import analyse
 from tests.unit.render.conftest import unlabelled
 
 STRING_COLUMNS = [c for c, t in RESULTS_SCHEMA.items() if t == pl.String]

@@ -10,8 +10,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipeline.analysis import analyse, headline_pairs
+from pipeline.analysis import headline_pairs
 from pipeline.transform.results import RESULTS_SCHEMA
+from tests.analysed import analyse
 
 GB300_RACK = "GB300-NVL72_GB300-288GB_aarch64x72_TRT"
 

@@ -16,12 +16,12 @@ import polars as pl
 import pytest
 
 from benchmarks import bench
-from pipeline.analysis import analyse
 from pipeline.render.performance_page import (
     CHART_CLASS,
     PAGE,
     render_performance_page,
 )
+from tests.analysed import analyse
 from tests.unit.analysis.helpers import frame, row
 
 #: Builds a site, runs a subprocess or holds real locks: left out of test-fast.

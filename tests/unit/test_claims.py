@@ -7,7 +7,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.analysis import analyse
 from pipeline.claims import (
     EVALUATION_SCHEMA,
     VERDICT_SCHEMA,
@@ -18,6 +17,7 @@ from pipeline.claims import (
     load_claims,
     parse_claims,
 )
+from tests.analysed import analyse
 from tests.unit.analysis.helpers import GB300, H200, frame, one, row
 
 ROOT = Path(__file__).resolve().parents[2]

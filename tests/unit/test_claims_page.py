@@ -9,7 +9,6 @@ import markdown
 import polars as pl
 import pytest
 
-from pipeline.analysis import analyse
 from pipeline.claims import (
     VERDICTS,
     Claim,
@@ -25,6 +24,7 @@ from pipeline.render.claims_page import (
     render_claims_page,
 )
 from pipeline.render.escape import escape, safe_url
+from tests.analysed import analyse
 from tests.unit.analysis.helpers import GB300, frame, row
 from tests.unit.render.conftest import unlabelled
 

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from pipeline import ALLOCATOR_CONF
-from pipeline.analysis.pairs import PAIR_SCHEMA
+from pipeline.analysis.pairing import PAIR_SCHEMA
 from pipeline.cli import main
 
 #: Builds a site, runs a subprocess or holds real locks: left out of test-fast.

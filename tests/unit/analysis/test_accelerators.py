@@ -13,7 +13,7 @@ from pipeline.analysis.accelerators import (
     parse_accelerators,
     unmapped_accelerators,
 )
-from pipeline.analysis.pairs import single_accelerator
+from pipeline.analysis.pairing import single_accelerator
 from tests.unit.analysis.helpers import GB300, H100, MIXED, frame, one, row
 
 

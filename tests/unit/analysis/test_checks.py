@@ -1,7 +1,7 @@
 import polars as pl
 
-from pipeline.analysis.gains import software_gains
-from pipeline.analysis.pairs import (
+from pipeline.analysis import pairs as analysed
+from pipeline.analysis.pairing import (
     PAIR_SCHEMA,
     check_no_duplicate_pairs,
     check_no_self_pairs,
@@ -18,7 +18,7 @@ RESULTS = frame(
 
 
 def pairs() -> pl.DataFrame:
-    out = software_gains(RESULTS).collect()
+    out = analysed(RESULTS, "software_gain")
     return out.filter(pl.col("identity_level") == "system")
 
 

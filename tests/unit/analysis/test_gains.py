@@ -1,18 +1,14 @@
 import polars as pl
 import pytest
 
+from pipeline.analysis import exclusions, pair_candidates, pairs
 from pipeline.analysis.benchmarks import parse_compatibility
-from pipeline.analysis.gains import (
-    software_gain_candidates,
-    software_gain_exclusions,
-    software_gains,
-)
-from pipeline.analysis.pairs import EXCLUSIONS_SCHEMA, PAIR_SCHEMA
+from pipeline.analysis.pairing import EXCLUSIONS_SCHEMA, PAIR_SCHEMA
 from tests.unit.analysis.helpers import GB300, H100, MIXED, frame, one, row
 
 
 def gains(results, **kwargs):
-    return software_gains(results, **kwargs).collect()
+    return pairs(results, "software_gain", **kwargs)
 
 
 def test_output_conforms_exactly_to_the_pair_schema():
@@ -112,7 +108,7 @@ def test_accelerator_level_excludes_latency_and_counts_it():
         row(release="v6.0", result_value=4.0, **latency),
     )
     assert gains(results).filter(pl.col("is_per_accelerator")).height == 0
-    excluded = software_gain_exclusions(results).collect()
+    excluded = exclusions(results, "software_gain")
     assert excluded.schema == pl.Schema(EXCLUSIONS_SCHEMA)
     assert one(excluded, identity_level="accelerator")["exclusion_reason"] == (
         "latency results are not normalised per accelerator"
@@ -166,7 +162,7 @@ def test_a_system_whose_hardware_changed_is_excluded_and_counted():
         row(release="v6.0", accelerator_name=GB300),
     )
     assert gains(results).filter(pl.col("identity_level") == "system").height == 0
-    excluded = one(software_gain_exclusions(results), identity_level="system")
+    excluded = one(exclusions(results, "software_gain"), identity_level="system")
     assert excluded["exclusion_reason"] == "system hardware changed between releases"
     assert excluded["pairs"] == 1
 
@@ -193,12 +189,12 @@ def test_incompatible_pair_is_excluded_and_counted():
     assert list(zip(kept["release_old"], kept["release_new"], strict=True)) == [
         ("v5.1", "v6.0")
     ]
-    excluded = software_gain_exclusions(results, rules=rules).collect()
+    excluded = exclusions(results, "software_gain", rules=rules)
     by_level = dict(zip(excluded["identity_level"], excluded["pairs"], strict=True))
     # v4.1->v5.1 and v4.1->v6.0 at each of the three levels
     assert by_level == {"system": 2, "hardware": 2, "accelerator": 2}
     assert set(excluded["exclusion_reason"]) == {"Server latency constraint changed"}
-    candidates = software_gain_candidates(results, rules=rules).collect()
+    candidates = pair_candidates(results, "software_gain", rules=rules)
     assert candidates.filter(~pl.col("is_comparable")).height == 6
 
 
@@ -208,7 +204,7 @@ def test_different_units_are_never_paired():
         row(release="v6.0", scenario="Interactive", result_unit="Tokens/s"),
     )
     assert gains(results).height == 0
-    reasons = set(software_gain_exclusions(results).collect()["exclusion_reason"])
+    reasons = set(exclusions(results, "software_gain")["exclusion_reason"])
     assert reasons == {"result units differ: Queries/s vs Tokens/s"}
 
 

@@ -1,13 +1,13 @@
 import polars as pl
 import pytest
 
-from pipeline.analysis.generations import generation_ratio_exclusions, generation_ratios
-from pipeline.analysis.pairs import PAIR_SCHEMA
+from pipeline.analysis import exclusions, pairs
+from pipeline.analysis.pairing import PAIR_SCHEMA
 from tests.unit.analysis.helpers import B200, H100, H200, MIXED, frame, one, row
 
 
 def ratios(results, **kwargs):
-    return generation_ratios(results, **kwargs).collect()
+    return pairs(results, "generation_ratio", **kwargs)
 
 
 RESULTS = frame(
@@ -74,11 +74,24 @@ def test_latency_is_compared_at_equal_counts_only():
     out = ratios(results)
     assert out["is_per_accelerator"].to_list() == [False, False]
     assert out["ratio"].to_list() == pytest.approx([2.0, 2.0])
-    excluded = generation_ratio_exclusions(results).collect()
+    excluded = exclusions(results, "generation_ratio")
     assert set(excluded["exclusion_reason"]) == {
         "latency results are not normalised per accelerator"
     }
     assert excluded["pairs"].sum() == 2
+
+
+def test_a_result_without_an_accelerator_count_is_not_compared():
+    # Neither reading can place it: no scale to match, nothing to divide by; it is not
+    # even a candidate to count as excluded.
+    latency = {"scenario": "SingleStream", "result_unit": "Latency (ms)"}
+    results = frame(
+        row(accelerator_name=H100, result_value=4.0, **latency),
+        row(accelerator_name=H200, total_accelerators=None, result_value=2.0,
+            **latency),
+    )  # fmt: skip
+    assert ratios(results).height == 0
+    assert exclusions(results, "generation_ratio").height == 0
 
 
 def test_mixed_unmapped_and_rootless_accelerators_give_no_pair():

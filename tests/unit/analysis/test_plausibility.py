@@ -7,13 +7,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.analysis.gains import software_gains
+from pipeline.analysis import pairs as paired
 from pipeline.analysis.plausibility import (
     PlausibilityRulesError,
     headline_pairs,
     load_rules,
 )
-from pipeline.analysis.scaling import scaling
 from tests.unit.analysis.helpers import GB300, frame, row
 
 
@@ -37,7 +36,7 @@ def test_a_plausible_software_gain_has_no_flag() -> None:
         row(release="v5.1", result_value=100.0),
         row(release="v6.0", result_value=150.0),
     )
-    pairs = software_gains(results).collect()
+    pairs = paired(results, "software_gain")
     system = pairs.filter(pl.col("identity_level") == "system")
     assert system["flags"].to_list() == [[]]
     assert system["flag_reasons"].to_list() == [None]
@@ -49,7 +48,7 @@ def test_a_large_same_hardware_gain_is_flagged_with_its_reason() -> None:
         row(release="v5.1", result_value=10.0),
         row(release="v6.0", result_value=46.5 * 10.0),
     )
-    pairs = software_gains(results).collect()
+    pairs = paired(results, "software_gain")
     assert flags_of(pairs, identity_level="system") == ["large_software_gain"]
     reason = pairs.filter(pl.col("identity_level") == "system")["flag_reasons"][0]
     assert reason == "software-only gain above 3x on the same hardware (ratio 46.5 > 3)"
@@ -67,7 +66,7 @@ def test_an_end_ten_times_below_its_class_is_flagged() -> None:
         row(release="v6.0", result_value=8.0),
         *others,
     )
-    pairs = software_gains(results).collect()
+    pairs = paired(results, "software_gain")
     assert flags_of(pairs, identity_level="system") == ["outlier_end"]
     reason = pairs.filter(pl.col("identity_level") == "system")["flag_reasons"][0]
     assert reason == (
@@ -81,7 +80,7 @@ def test_preview_inferred_and_different_submitters_are_named() -> None:
         row(release="v5.1", submitter="A", availability="preview", result_value=10.0),
         row(release="v6.0", submitter="B", is_inferred=True, result_value=12.0),
     )
-    pairs = software_gains(results).collect()
+    pairs = paired(results, "software_gain")
     assert flags_of(pairs, identity_level="hardware") == [
         "preview_end", "inferred_end", "different_submitters",
     ]  # fmt: skip
@@ -99,7 +98,7 @@ def test_superlinear_scaling_of_one_system_is_flagged() -> None:
         row(total_accelerators=4, nodes=1, result_value=10.0, **gb),
         row(total_accelerators=72, nodes=18, result_value=10.0 * 18 * 1.6, **gb),
     )
-    pairs = scaling(results).collect()
+    pairs = paired(results, "scaling")
     assert flags_of(pairs, identity_level="same_submitter") == ["superlinear_scaling"]
     assert flags_of(pairs, identity_level="best_of_any") == [
         "superlinear_scaling", "size_comparison",

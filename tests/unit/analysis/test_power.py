@@ -138,11 +138,23 @@ def test_gain_across_a_forbidden_boundary_has_no_ratio_but_its_reason() -> None:
     assert gains.select("ratio", "incompatibility_reason").rows() == [(None, BREAK)]
 
 
-def test_no_gain_across_accelerators_or_kinds() -> None:
+def test_no_gain_across_accelerators() -> None:
     gains = _gains(
         row(release="v5.1", result_key="h", accelerator_name=H100, power_value=10.0,
             power_unit="Watts"),
         row(release="v6.0", result_key="b", accelerator_name=B200, power_value=10.0,
             power_unit="Watts"),
+    )  # fmt: skip
+    assert gains.height == 0
+
+
+def test_no_gain_across_result_units() -> None:
+    # llama2-70b reported Samples/s before it reported Tokens/s: Samples/s per W and
+    # Tokens/s per W are not one line, even for one system.
+    gains = _gains(
+        row(release="v5.1", result_key="s", result_unit="Samples/s",
+            result_value=10.0, power_value=10.0, power_unit="Watts"),
+        row(release="v6.0", result_key="t", result_unit="Tokens/s",
+            result_value=3000.0, power_value=10.0, power_unit="Watts"),
     )  # fmt: skip
     assert gains.height == 0

@@ -1,15 +1,15 @@
 import polars as pl
 import pytest
 
-from pipeline.analysis.pairs import PAIR_SCHEMA
-from pipeline.analysis.scaling import scaling, scaling_exclusions
+from pipeline.analysis import exclusions, pairs
+from pipeline.analysis.pairing import PAIR_SCHEMA
 from tests.unit.analysis.helpers import GB300, frame, one, row
 
 GB = {"accelerator_name": GB300}
 
 
 def steps(results, **kwargs):
-    return scaling(results, **kwargs).collect()
+    return pairs(results, "scaling", **kwargs)
 
 
 def test_efficiency_is_speedup_over_count_ratio():
@@ -90,7 +90,7 @@ def test_latency_is_not_scaled_and_is_counted():
         row(total_accelerators=72, nodes=18, result_value=6.0, **latency),
     )
     assert steps(results).height == 0
-    excluded = scaling_exclusions(results).collect()
+    excluded = exclusions(results, "scaling")
     assert excluded.select("identity_level", "exclusion_reason", "pairs").to_dicts() == [
         {"identity_level": "best_of_any",
          "exclusion_reason": "latency results are not scaled", "pairs": 1},
@@ -101,12 +101,15 @@ def test_latency_is_not_scaled_and_is_counted():
 
 def test_cpu_only_and_different_accelerators_are_not_scaled():
     results = frame(
-        row(accelerator_name=None, total_accelerators=0, nodes=1),
-        row(accelerator_name=None, total_accelerators=0, nodes=2),
+        # CPU-only at two socket counts a submitter wrote as accelerators: the class
+        # is a host CPU, not a chip to count.
+        row(accelerator_name=None, total_accelerators=2, nodes=1),
+        row(accelerator_name=None, total_accelerators=4, nodes=2),
         row(total_accelerators=8, **GB),
         row(total_accelerators=16),  # H100
     )
     assert steps(results).height == 0
+    assert exclusions(results, "scaling").height == 0
 
 
 def test_preview_is_flagged():

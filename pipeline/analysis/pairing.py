@@ -430,7 +430,7 @@ def kept_pairs(candidates: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def exclusions(candidates: pl.LazyFrame) -> pl.LazyFrame:
+def count_exclusions(candidates: pl.LazyFrame) -> pl.LazyFrame:
     """How many candidate pairs each reason removed, with one example pair each."""
     return (
         candidates.filter(pl.col("exclusion_reason").is_not_null())
@@ -498,35 +498,56 @@ def _named(labels: list[str]) -> str:
     return f"{shown}; and {more} more" if more > 0 else shown
 
 
+def _outcome(
+    df: pl.DataFrame,
+    offenders: list[str],
+    offending: int,
+    *,
+    listed_as: str,
+    passed: str,
+    failed: str,
+) -> CheckOutcome:
+    """One check's outcome: ``failed`` is completed with the first offenders named."""
+    metadata: dict[str, object] = {
+        "pairs": df.height,
+        "offending": offending,
+        listed_as: offenders[:_LIST],
+    }
+    if not offenders:
+        return CheckOutcome(True, passed, metadata)
+    return CheckOutcome(False, f"{failed}: {_named(offenders)}", metadata)
+
+
+def _bad_pairs(df: pl.DataFrame, good: pl.Expr, passed: str, are: str) -> CheckOutcome:
+    """The outcome of a row-wise check: the pairs where ``good`` is not true fail."""
+    bad = df.filter(~good.fill_null(False))
+    return _outcome(
+        df,
+        bad.select(_label()).to_series().to_list(),
+        bad.height,
+        listed_as="offending_pairs",
+        passed=passed,
+        failed=f"{bad.height} of {df.height} pairs {are}",
+    )
+
+
 def check_ratios_finite_positive(pairs: pl.LazyFrame | pl.DataFrame) -> CheckOutcome:
     """Every ratio (and every scaling efficiency) is a finite number above zero.
 
     A zero, negative, infinite or missing ratio means a result value slipped through
     normalisation wrongly; publishing it as "x times faster" would be absurd.
     """
-    df = _collect(pairs)
-    good = (pl.col("ratio").is_finite() & (pl.col("ratio") > 0)).fill_null(False)
-    good_efficiency = (
+    good = (pl.col("ratio").is_finite() & (pl.col("ratio") > 0)).fill_null(False) & (
         (pl.col("kind") != "scaling")
         | ~pl.col("is_higher_better")
         | (pl.col("efficiency").is_finite() & (pl.col("efficiency") > 0))
     ).fill_null(False)
-    bad = df.filter(~(good & good_efficiency))
-    labels = bad.select(_label()).to_series().to_list()
-    metadata: dict[str, object] = {
-        "pairs": df.height,
-        "offending": bad.height,
-        "offending_pairs": labels[:_LIST],
-    }
-    if not labels:
-        return CheckOutcome(
-            True, f"all {df.height} pairs have a finite, positive ratio", metadata
-        )
-    return CheckOutcome(
-        False,
-        f"{bad.height} of {df.height} pairs have a ratio or efficiency that is not "
-        f"finite and positive: {_named(labels)}",
-        metadata,
+    df = _collect(pairs)
+    return _bad_pairs(
+        df,
+        good,
+        f"all {df.height} pairs have a finite, positive ratio",
+        "have a ratio or efficiency that is not finite and positive",
     )
 
 
@@ -554,19 +575,11 @@ def check_no_self_pairs(pairs: pl.LazyFrame | pl.DataFrame) -> CheckOutcome:
             .cast(pl.String)
             .eq_missing(pl.col(f"{column}_new").cast(pl.String))
         )
-    bad = df.filter(same.fill_null(False))
-    labels = bad.select(_label()).to_series().to_list()
-    metadata: dict[str, object] = {
-        "pairs": df.height,
-        "offending": bad.height,
-        "offending_pairs": labels[:_LIST],
-    }
-    if not labels:
-        return CheckOutcome(True, f"none of {df.height} pairs is a self-pair", metadata)
-    return CheckOutcome(
-        False,
-        f"{bad.height} of {df.height} pairs are self-pairs: {_named(labels)}",
-        metadata,
+    return _bad_pairs(
+        df,
+        ~same.fill_null(False),
+        f"none of {df.height} pairs is a self-pair",
+        "are self-pairs",
     )
 
 
@@ -580,29 +593,21 @@ def check_results_exist(
     """
     df = _collect(pairs)
     keys = _collect(results.lazy().select("result_key").unique())
-    cited = cited_keys(df)
-    missing = cited.join(keys, on="result_key", how="anti", nulls_equal=False)
+    missing = cited_keys(df).join(keys, on="result_key", how="anti", nulls_equal=False)
     labels = [display_name(k) for k in missing.get_column("result_key").to_list()]
+    gone = missing.get_column("result_key")
     bad_pairs = df.filter(
-        pl.col("result_key_old").is_in(missing.get_column("result_key")).fill_null(True)
-        | pl.col("result_key_new")
-        .is_in(missing.get_column("result_key"))
-        .fill_null(True)
+        pl.col("result_key_old").is_in(gone).fill_null(True)
+        | pl.col("result_key_new").is_in(gone).fill_null(True)
     ).height
-    metadata: dict[str, object] = {
-        "pairs": df.height,
-        "offending": bad_pairs,
-        "missing_result_keys": labels[:_LIST],
-    }
-    if not labels:
-        return CheckOutcome(
-            True, f"all {df.height} pairs cite two existing result keys", metadata
-        )
-    return CheckOutcome(
-        False,
-        f"{bad_pairs} of {df.height} pairs cite {len(labels)} result key(s) missing "
-        f"from the results table: {_named(labels)}",
-        metadata,
+    return _outcome(
+        df,
+        labels,
+        bad_pairs,
+        listed_as="missing_result_keys",
+        passed=f"all {df.height} pairs cite two existing result keys",
+        failed=f"{bad_pairs} of {df.height} pairs cite {len(labels)} result key(s) "
+        "missing from the results table",
     )
 
 
@@ -638,15 +643,11 @@ def check_no_duplicate_pairs(pairs: pl.LazyFrame | pl.DataFrame) -> CheckOutcome
         .to_series()
         .to_list()
     )
-    metadata: dict[str, object] = {
-        "pairs": df.height,
-        "offending": dupes.height,
-        "duplicated_pairs": labels[:_LIST],
-    }
-    if not labels:
-        return CheckOutcome(True, f"all {df.height} pairs are distinct", metadata)
-    return CheckOutcome(
-        False,
-        f"{dupes.height} pair(s) appear more than once: {_named(labels)}",
-        metadata,
+    return _outcome(
+        df,
+        labels,
+        dupes.height,
+        listed_as="duplicated_pairs",
+        passed=f"all {df.height} pairs are distinct",
+        failed=f"{dupes.height} pair(s) appear more than once",
     )
