@@ -23,30 +23,19 @@ import pipeline.labels as labels_module
 import pipeline.publish as publish_module
 import pipeline.render as render_package
 from pipeline import settings
-from pipeline.claims import claim_verdicts, load_claims
+from pipeline.claims import load_claims
 from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.lineage import code_version, git_commit, mermaid
 from pipeline.manifest import release_for, version_key
 from pipeline.publish import mkdocs_build, publish, stage_project
-from pipeline.render.changes_page import PAGE as CHANGES_PAGE
-from pipeline.render.changes_page import changes_note, render_changes_page
-from pipeline.render.claims_page import (
-    claim_anchor,
-    claims_for_release,
-    render_claims_page,
-)
-from pipeline.render.escape import escape
 from pipeline.render.pages import PAGE_INDEX, render_site
-from pipeline.render.performance_page import PAGE as PERFORMANCE_PAGE
 from pipeline.render.performance_page import (
     load_results,
-    render_performance_page,
 )
 from pipeline.render.provenance import snapshot_commit
 from pipeline.render.site_data import ROUNDS_SCHEMA, SNAPSHOT_SCHEMA, SiteData
 from pipeline.render.slugs import page_problems
-from pipeline.render.tables import relative
 from pipeline.snapshots import Snapshot, SnapshotStore
 
 #: Pages every published site must have (besides one per release with results).
@@ -136,23 +125,6 @@ def lineage_of() -> str:
     return mermaid(edges, nodes)
 
 
-def _release_notes(corrections: pl.DataFrame, verdicts: pl.DataFrame):
-    def notes(release: str, page: str) -> str:
-        text = changes_note(corrections, release, page)
-        claims = claims_for_release(verdicts, release)
-        if claims:
-            link = relative(page, "generated/claims.md")
-            items = "\n".join(
-                f"- [{escape(title)}]({link}#{claim_anchor(claim_id)}): "
-                f"{escape(verdict)}"
-                for claim_id, title, verdict in claims
-            )
-            text += f"\n## Claims about this release\n\n{items}\n"
-        return text
-
-    return notes
-
-
 def in_memory_engine(step: Callable[..., Iterator]) -> Callable[..., Iterator]:
     """Run a generator step with Polars' in-memory engine.
 
@@ -168,9 +140,9 @@ def in_memory_engine(step: Callable[..., Iterator]) -> Callable[..., Iterator]:
     return run
 
 
-def performance_page_markdown() -> str:
-    """The Performance page from the committed bench results, never from build/."""
-    return render_performance_page(*load_results(settings.PROJECT_ROOT))
+def bench_results() -> tuple[dict | None, str | None]:
+    """The committed bench results for the Performance page, never from build/."""
+    return load_results(settings.PROJECT_ROOT)
 
 
 @dg.asset(
@@ -253,7 +225,7 @@ def out_site__pages(
     corrections_df, evaluations, excluded = pl.collect_all(
         [corrections, claims, exclusions]
     )
-    verdicts = claim_verdicts(evaluations)
+    bench, bench_problem = bench_results()
     data = SiteData(
         **frames,
         snapshots=snapshot_table(context.instance, raw),
@@ -262,31 +234,14 @@ def out_site__pages(
         lineage_mermaid=lineage_of(),
         pipeline_commit=git_commit(str(settings.PROJECT_ROOT)),
         built_at=dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
+        exclusions=excluded,
+        corrections=corrections_df,
+        claims=tuple(load_claims()),
+        claim_evaluations=evaluations,
+        bench=bench,
+        bench_problem=bench_problem,
     )
-    written = render_site(
-        data,
-        project / "site" / "generated",
-        extra_pages={
-            "claims.md": render_claims_page(load_claims(), evaluations, verdicts),
-            CHANGES_PAGE: render_changes_page(corrections_df),
-            PERFORMANCE_PAGE: performance_page_markdown(),
-        },
-        release_notes=_release_notes(corrections_df, verdicts),
-        extra_tables={
-            "exclusions": (
-                excluded,
-                "Candidate pairs the analyses left out, counted by reason.",
-            ),
-            "corrections": (
-                corrections_df,
-                "Upstream corrections: fields changed between snapshots of a release.",
-            ),
-            "claims": (
-                evaluations,
-                "Vendor claims evaluated under each reading, with cited results.",
-            ),
-        },
-    )
+    written = render_site(data, project / "site" / "generated")
     generated = project / "site" / "generated"
     pages = json.loads((generated / PAGE_INDEX).read_text(encoding="utf-8"))
     problems = page_problems(pages, generated)

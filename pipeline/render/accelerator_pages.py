@@ -13,10 +13,6 @@ tables only.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping
-
-import altair as alt
 import polars as pl
 
 from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS
@@ -67,12 +63,6 @@ def accelerator_slugs(histories: pl.DataFrame) -> dict[str, str]:
     return unique_slugs(ids)
 
 
-def _label(row: Mapping[str, object]) -> str:
-    parts = [row.get("accelerator_vendor"), row.get("accelerator_model")]
-    named = " ".join(str(p) for p in parts if p)
-    return named or str(row["accelerator_id"])
-
-
 def _step_cells(steps: pl.DataFrame) -> pl.DataFrame:
     """Every step of every line (chained or not), both ends linked."""
 
@@ -117,27 +107,14 @@ STEP_COLUMNS = {
 }
 
 
-def line_chart(
+def _line_spec(
     points: pl.DataFrame, *, title: str, unit: str, releases: list[str]
-) -> tuple[alt.Chart, pl.DataFrame]:
+) -> tuple[charts.Spec, pl.DataFrame]:
     """One line per benchmark line across rounds, per-accelerator value on a log axis.
 
-    Args:
-        points: Labelled history rows of one accelerator and one unit.
-        title: Chart title.
-        unit: The result unit, for the axis title.
-        releases: Release order for the x axis.
-
-    Returns:
-        The chart (on named data) and its data frame.
+    ``points``: labelled history rows of one accelerator and one unit.
     """
-    return _line_chart(title=title, unit=unit, releases=releases), _line_frame(
-        points, unit
-    )
-
-
-def _line_frame(points: pl.DataFrame, unit: str) -> pl.DataFrame:
-    return points.select(
+    frame = points.select(
         "release",
         pl.lit(unit).alias("result_unit"),
         pl.col("line_label").alias("line"),
@@ -153,51 +130,16 @@ def _line_frame(points: pl.DataFrame, unit: str) -> pl.DataFrame:
         "is_inferred",
         safe_url(pl.col("result_url"), html=False).alias("url"),
     )
-
-
-def _line_chart(*, title: str, unit: str, releases: list[str] | str) -> alt.Chart:
-    scale = alt.Scale(type="log", base=10)
-    metric = charts.axis_title(f"{unit} per accelerator", scale)
-    return (
-        alt.Chart(alt.NamedData(name=charts.DATA_NAME))
-        .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
-        .encode(
-            x=alt.X(
-                "release:O", sort=releases, title="release", axis=alt.Axis(labelAngle=0)
-            ),
-            y=alt.Y("value:Q", scale=scale, title=metric),
-            color=alt.Color(
-                "line:N",
-                scale=alt.Scale(scheme="tableau20"),
-                legend=alt.Legend(
-                    orient="bottom", title="line", columns=1, labelLimit=360
-                ),
-            ),
-            tooltip=hp.point_tooltip(unit),
-            href=alt.Href("url:N"),
-        )
-        .properties(width="container", height=320, title=title)
+    return charts.release_lines_chart(
+        frame,
+        "accelerator_lines",
+        title=title,
+        y_title=charts.axis_title(f"{unit} per accelerator", charts.LOG10),
+        y_scale=charts.LOG10,
+        colour_scale={"scheme": "tableau20"},
+        releases=releases,
+        unit=unit,
     )
-
-
-@functools.cache
-def _line_template() -> charts.Spec:
-    """``_line_chart`` with slots: built and serialised once, not once per chart."""
-    return _line_chart(
-        title=charts.slot("title"),
-        unit=charts.slot("unit"),
-        releases=charts.slot("releases"),
-    ).to_dict(validate=False)
-
-
-def _line_spec(
-    points: pl.DataFrame, *, title: str, unit: str, releases: list[str]
-) -> tuple[charts.Spec, pl.DataFrame]:
-    """``line_chart`` as its filled template: the same spec, written alike."""
-    spec = charts.fill(
-        _line_template(), {"title": title, "unit": unit, "releases": list(releases)}
-    )
-    return spec, _line_frame(points, unit)
 
 
 def _ordered_lines(points: pl.DataFrame) -> pl.DataFrame:
@@ -292,7 +234,7 @@ def _page(
     """
     rel = f"{FOLDER}/{name}.md"
     page = f"generated/{rel}"
-    label = _label(points.row(0, named=True))
+    label = hp.accelerator_label(points.row(0, named=True))
     lines = _ordered_lines(points)
     releases = [r for r in site.releases if r in set(points["release"])]
     steps = step_cells.sort("_order", "benchmark", "scenario_rank", "line_label")
@@ -448,31 +390,10 @@ def render_accelerator_pages(
 
 
 def build(site: Site) -> None:
-    """The accelerator pages and the Accelerator histories page that indexes them."""
-    histories = site.histories
-    if histories is None:
-        histories = hp.build_histories(site.data.results)
-    pages = render_accelerator_pages(site, histories, site.rounds, METHODOLOGY)
-    hp.render_history_page(site, histories, site.rounds, METHODOLOGY, pages)
-    site.nav[f"{GENERATED}/{hp.PAGE}"] = nav_entries(histories, pages)
+    """One page per accelerator; the histories page (``history_page``) indexes them."""
+    pages = render_accelerator_pages(site, site.histories, site.rounds, METHODOLOGY)
+    site.accelerator_pages = pages
     site.page_index[FOLDER] = {
         accelerator: page.removeprefix(f"{GENERATED}/")
         for accelerator, page in pages.items()
     }
-
-
-def nav_entries(
-    histories: pl.DataFrame, pages: Mapping[str, str]
-) -> list[dict[str, str]]:
-    """Nav children ({label: page}) in vendor and name order, labels escaped."""
-    labels = (
-        histories.filter(pl.col("accelerator_id").is_in(list(pages)))
-        .group_by("accelerator_id")
-        .agg(pl.col("accelerator_vendor").first(), pl.col("accelerator_model").first())
-        .sort(["accelerator_vendor", "accelerator_model", "accelerator_id"],
-              nulls_last=True)
-    )  # fmt: skip
-    return [
-        {escape(_label(row)): pages[row["accelerator_id"]]}
-        for row in labels.iter_rows(named=True)
-    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.render import charts
-from pipeline.render.escape import escape
+from pipeline.render.escape import escape, safe_url
 from pipeline.render.site import (
     GENERATED,
     GROUP,
@@ -14,12 +14,50 @@ from pipeline.render.site import (
     release_index,
     sorted_groups,
 )
+from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.slugs import slug
 from pipeline.render.tables import (
     html_table,
     markdown_table,
     result_cell,
 )
+
+
+def _best_chart(
+    best: pl.DataFrame, *, title: str, metric: str, releases: list[str]
+) -> tuple[charts.Spec, pl.DataFrame]:
+    """The best result of each accelerator type, one line per accelerator by round.
+
+    Lines are coloured in their vendor's hue, one shade per accelerator, so the vendor
+    reads at a glance and the legend still tells the chips apart. ``best`` holds one
+    unit (the page makes a section per unit).
+    """
+    frame = best.select(
+        "release",
+        "result_unit",
+        pl.col("accelerator_label").alias("accelerator"),
+        pl.col("accelerator_vendor").fill_null(OTHER_VENDOR).alias("vendor"),
+        "metric",
+        "result_value",
+        "total_accelerators",
+        "submitter",
+        "system_name",
+        "result_key",
+        "is_preview",
+        "is_inferred",
+        safe_url(pl.col("result_url"), html=False).alias("url"),
+    )
+    y_scale = charts.value_scale(frame["metric"])
+    return charts.release_lines_chart(
+        frame,
+        "best_per_accelerator",
+        title=title,
+        y_title=charts.axis_title(metric, y_scale),
+        y_scale=y_scale,
+        colour_scale=charts.accelerator_scale_spec(frame),
+        releases=releases,
+        metric=metric,
+    )
 
 
 def best_per_accelerator(results: pl.DataFrame) -> pl.DataFrame:
@@ -133,10 +171,10 @@ def benchmark_page(
         parts.append(
             f"\n## {escape(scenario)} · {escape(division)} · {escape(str(unit))}\n"
         )
-        built = charts.best_per_accelerator_chart(
+        built = _best_chart(
             group,
             title=f"{benchmark} · {scenario} · {division}",
-            metric_title=metric,
+            metric=metric,
             releases=present,
         )
         name = "-".join(

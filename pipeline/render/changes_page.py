@@ -9,8 +9,10 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.render.escape import escape, safe_url
+from pipeline.render.site import Site
 from pipeline.render.site_data import release_order
 from pipeline.render.tables import html_table, relative
+from pipeline.transform.corrections import CORRECTIONS_SCHEMA
 
 #: Path under the generated folder, and the docs-relative path links resolve against.
 PAGE = "changes.md"
@@ -93,3 +95,11 @@ def changes_note(corrections: pl.DataFrame, release: str, page: str) -> str:
         f"result(s) of this release after publication ({rows.height} field "
         f"change(s)); see [Changes]({link}).\n"
     )
+
+
+def build(site: Site) -> None:
+    """The Changes page, from ``site.data.corrections`` (none known: it says so)."""
+    corrections = site.data.corrections
+    if corrections is None:
+        corrections = pl.DataFrame(schema=CORRECTIONS_SCHEMA)
+    site.write_page(PAGE, render_changes_page(corrections))

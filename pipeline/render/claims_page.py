@@ -18,9 +18,10 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pipeline.claims import Claim
+from pipeline.claims import EVALUATION_SCHEMA, Claim
 from pipeline.render.escape import escape, safe_url
-from pipeline.render.tables import FIXED_LIMIT, markdown_table, number
+from pipeline.render.site import GENERATED, Site
+from pipeline.render.tables import FIXED_LIMIT, markdown_table, number, relative
 
 PAGE_TITLE = "Claims"
 NOTICE = (
@@ -353,3 +354,30 @@ def claims_for_release(
         .select("claim_id", "title", "verdict")
         .iter_rows()
     ]
+
+
+#: The page under ``generated/``.
+PAGE = "claims.md"
+
+
+def build(site: Site) -> None:
+    """The Claims page, from the registry and its evaluations in ``site.data``."""
+    evaluations = site.data.claim_evaluations
+    if evaluations is None:
+        evaluations = pl.DataFrame(schema=EVALUATION_SCHEMA)
+    site.write_page(
+        PAGE, render_claims_page(site.data.claims, evaluations, site.verdicts)
+    )
+
+
+def release_note(site: Site, release: str, page: str) -> str:
+    """Links from a release page to the claims that cite the release, or ""."""
+    claims = claims_for_release(site.verdicts, release)
+    if not claims:
+        return ""
+    link = relative(page, f"{GENERATED}/{PAGE}")
+    items = "\n".join(
+        f"- [{escape(title)}]({link}#{claim_anchor(claim_id)}): {escape(verdict)}"
+        for claim_id, title, verdict in claims
+    )
+    return f"\n## Claims about this release\n\n{items}\n"

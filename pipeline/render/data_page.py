@@ -39,6 +39,10 @@ TABLE_DESCRIPTIONS = {
     "accelerator_histories": "Derived, unofficial: best result per accelerator of "
     "one chip per round, with the step ratio to its previous round.",
     "flagged_pairs": "Derived pairs a plausibility rule flagged, with the reasons.",
+    "exclusions": "Candidate pairs the analyses left out, counted by reason.",
+    "corrections": "Upstream corrections: fields changed between snapshots of a "
+    "release.",
+    "claims": "Vendor claims evaluated under each reading, with cited results.",
 }
 
 
@@ -219,11 +223,13 @@ def build(site: Site) -> None:
         "accelerator_histories": site.histories,
         "flagged_pairs": site.flagged,
     }
-    if data.crosscheck is not None:
-        tables["crosscheck"] = data.crosscheck
+    for name in ("crosscheck", "exclusions", "corrections"):
+        if getattr(data, name) is not None:
+            tables[name] = getattr(data, name)
+    if data.claim_evaluations is not None:
+        tables["claims"] = data.claim_evaluations
     downloads = write_downloads(
-        {k: (v, TABLE_DESCRIPTIONS[k]) for k, v in tables.items()}
-        | dict(site.extra_tables),
+        {k: (v, TABLE_DESCRIPTIONS[k]) for k, v in tables.items()},
         site.out_dir / "downloads",
     )
     site.written += [p for d in downloads for p in (d.csv, d.parquet)]

@@ -13,7 +13,6 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-import altair as alt
 import polars as pl
 
 from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS, accelerator_histories
@@ -21,6 +20,7 @@ from pipeline.labels import display_name
 from pipeline.render import charts
 from pipeline.render.coverage import NOT_IN_SOURCE, skip_note_expr
 from pipeline.render.escape import escape, safe_url
+from pipeline.render.site import GENERATED, METHODOLOGY
 from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.tables import (
     DERIVED_NOTICE,
@@ -268,40 +268,12 @@ def _lines(shown: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def point_tooltip(unit: str) -> list[alt.Tooltip]:
-    """A history point's tooltip: the cited result and its step from the last round.
-
-    Shared by the histories index and the accelerator pages, so both cite alike.
-    """
-    return [
-        alt.Tooltip("line:N"),
-        alt.Tooltip("release:N"),
-        alt.Tooltip("value:Q", title=f"{unit} per accelerator", format=",.6~g"),
-        alt.Tooltip("step_ratio:Q", title="step (× previous)", format=".2f"),
-        alt.Tooltip("result_value:Q", title="system result", format=",.6~g"),
-        alt.Tooltip("total_accelerators:Q", title="accelerators"),
-        alt.Tooltip("submitter:N"),
-        alt.Tooltip("system_name:N", title="system"),
-        alt.Tooltip("availability:N"),
-        alt.Tooltip("result_key:N", title="result key"),
-        alt.Tooltip("is_preview:N", title="preview"),
-        alt.Tooltip("is_inferred:N", title="inferred"),
-    ]
-
-
 def history_chart(
     points: pl.DataFrame, *, title: str, unit: str, releases: list[str]
-) -> tuple[alt.Chart, pl.DataFrame]:
+) -> tuple[charts.Spec, pl.DataFrame]:
     """One line per history segment across rounds, per-accelerator value on a log axis.
 
-    Args:
-        points: Labelled history rows (``_labelled``) of one unit.
-        title: Chart title.
-        unit: The result unit, for the axis title.
-        releases: Release order for the x axis.
-
-    Returns:
-        The chart (on named data) and its data frame.
+    ``points``: labelled history rows (``_labelled``) of one unit.
     """
     frame = points.select(
         "release",
@@ -321,31 +293,16 @@ def history_chart(
         "is_inferred",
         safe_url(pl.col("result_url"), html=False).alias("url"),
     )
-    metric = f"{unit} per accelerator (log scale)"
-    chart = (
-        alt.Chart(alt.NamedData(name=charts.DATA_NAME))
-        .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
-        .encode(
-            x=alt.X(
-                "release:O", sort=releases, title="release", axis=alt.Axis(labelAngle=0)
-            ),
-            y=alt.Y("value:Q", scale=alt.Scale(type="log", base=10), title=metric),
-            color=alt.Color(
-                "accelerator:N",
-                scale=charts.accelerator_scale(frame),
-                legend=alt.Legend(
-                    orient="bottom", title="line", columns=1, labelLimit=360
-                ),
-            ),
-            tooltip=[
-                alt.Tooltip("accelerator:N", title="accelerator · benchmark"),
-                *point_tooltip(unit),
-            ],
-            href=alt.Href("url:N"),
-        )
-        .properties(width="container", height=320, title=title)
+    return charts.release_lines_chart(
+        frame,
+        "histories",
+        title=title,
+        y_title=charts.axis_title(f"{unit} per accelerator", charts.LOG10),
+        y_scale=charts.LOG10,
+        colour_scale=charts.accelerator_scale_spec(frame),
+        releases=releases,
+        unit=unit,
     )
-    return chart, frame
 
 
 def _chart_lines(lines: pl.DataFrame, status: pl.DataFrame) -> pl.DataFrame:
@@ -728,3 +685,34 @@ def home_block(page: str, histories: pl.DataFrame) -> str:
     )
     parts.append(f"[All accelerator histories →]({target})\n")
     return "\n".join(parts)
+
+
+def nav_entries(
+    histories: pl.DataFrame, pages: Mapping[str, str]
+) -> list[dict[str, str]]:
+    """Nav children ({label: page}) in vendor and name order, labels escaped."""
+    labels = (
+        histories.filter(pl.col("accelerator_id").is_in(list(pages)))
+        .group_by("accelerator_id")
+        .agg(pl.col("accelerator_vendor").first(), pl.col("accelerator_model").first())
+        .sort(["accelerator_vendor", "accelerator_model", "accelerator_id"],
+              nulls_last=True)
+    )  # fmt: skip
+    return [
+        {escape(accelerator_label(row)): pages[row["accelerator_id"]]}
+        for row in labels.iter_rows(named=True)
+    ]
+
+
+def accelerator_label(row: Mapping[str, object]) -> str:
+    """An accelerator as pages name it: vendor and model, else its registry id."""
+    parts = [row.get("accelerator_vendor"), row.get("accelerator_model")]
+    named = " ".join(str(p) for p in parts if p)
+    return named or str(row["accelerator_id"])
+
+
+def build(site: Site) -> None:
+    """The Accelerator histories page, indexing the accelerator pages."""
+    pages = site.accelerator_pages
+    render_history_page(site, site.histories, site.rounds, METHODOLOGY, pages)
+    site.nav[f"{GENERATED}/{PAGE}"] = nav_entries(site.histories, pages)

@@ -12,11 +12,9 @@ Polars); every value links its upstream result; every upstream string is escaped
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 
-import altair as alt
 import polars as pl
 
 from pipeline.analysis.benchmarks import release_order
@@ -239,100 +237,6 @@ def system_cells(table: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def interactivity_chart(
-    points: pl.DataFrame, *, title: str
-) -> tuple[alt.Chart, pl.DataFrame]:
-    """Per-accelerator throughput against the interactivity target, a line per system.
-
-    Args:
-        points: ``interactivity_points`` rows of one benchmark and round, with a
-            ``system`` label column.
-        title: Chart title.
-
-    Returns:
-        The chart (on named data) and its data frame.
-    """
-    return _interactivity_chart(title), _interactivity_frame(points)
-
-
-def _interactivity_frame(points: pl.DataFrame) -> pl.DataFrame:
-    return points.select(
-        "system",
-        "scenario",
-        "target_tokens_per_user",
-        "tpot_ms",
-        "per_accelerator",
-        "value",
-        "total_accelerators",
-        "result_key",
-        safe_url(pl.col("result_url"), html=False).alias("url"),
-        # Only Tokens/s results are compared here (see interactivity_systems).
-        pl.lit("Tokens/s").alias("result_unit"),
-    )
-
-
-def _interactivity_chart(title: str) -> alt.Chart:
-    scale = alt.Scale(type="log", base=10)
-    return (
-        alt.Chart(alt.NamedData(name=charts.DATA_NAME))
-        .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
-        .encode(
-            x=alt.X(
-                "target_tokens_per_user:Q",
-                title="interactivity target: tokens/s per user (1000 ÷ TPOT limit)",
-                scale=alt.Scale(zero=True, nice=True),
-            ),
-            y=alt.Y(
-                "per_accelerator:Q",
-                scale=scale,
-                title=charts.axis_title("Tokens/s per accelerator", scale),
-            ),
-            color=alt.Color(
-                "system:N",
-                scale=alt.Scale(scheme="tableau10"),
-                legend=alt.Legend(
-                    orient="bottom", title="system", columns=1, labelLimit=360
-                ),
-            ),
-            order=alt.Order("target_tokens_per_user:Q"),
-            tooltip=[
-                alt.Tooltip("system:N"),
-                alt.Tooltip("scenario:N"),
-                alt.Tooltip("tpot_ms:Q", title="TPOT limit (ms)", format=",.6~g"),
-                alt.Tooltip(
-                    "target_tokens_per_user:Q",
-                    title="tokens/s per user",
-                    format=",.3~g",
-                ),
-                alt.Tooltip(
-                    "per_accelerator:Q",
-                    title="Tokens/s per accelerator",
-                    format=",.6~g",
-                ),
-                alt.Tooltip("value:Q", title="system result", format=",.6~g"),
-                alt.Tooltip("total_accelerators:Q", title="accelerators"),
-                alt.Tooltip("result_key:N", title="result key"),
-            ],
-            href=alt.Href("url:N"),
-        )
-        .properties(width="container", height=300, title=title)
-    )
-
-
-@functools.cache
-def _interactivity_template() -> charts.Spec:
-    """``_interactivity_chart`` with a title slot, built and serialised once."""
-    return _interactivity_chart(charts.slot("title")).to_dict(validate=False)
-
-
-def _interactivity_spec(
-    points: pl.DataFrame, *, title: str
-) -> tuple[charts.Spec, pl.DataFrame]:
-    """``interactivity_chart`` as its filled template: the same spec, written alike."""
-    spec = charts.fill(_interactivity_template(), {"title": title})
-    return spec, _interactivity_frame(points)
-
-
 def _chosen_systems(group: pl.DataFrame) -> pl.DataFrame:
     """The systems a round's chart shows: most charted scenarios, best Interactive."""
     charted = sum(
@@ -455,7 +359,7 @@ def _round_section(
             note + "\n",
             site.chart(
                 page,
-                _interactivity_spec(points, title=title),
+                charts.interactivity_chart(points, title=title),
                 f"{FOLDER}-{name}-{slug(release)}",
                 title,
             ),

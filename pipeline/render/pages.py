@@ -23,25 +23,29 @@ build, see ``tables.html_table``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 
+from pipeline.claims import claim_verdicts
 from pipeline.render import (
     accelerator_pages,
     audit_page,
     benchmark_pages,
+    changes_page,
+    claims_page,
     data_page,
     explorer,
     history_page,
     home,
     interactivity_page,
     pairs_pages,
+    performance_page,
     power_page,
     release_pages,
 )
-from pipeline.render.audit_page import accelerator_coverage, lineage_edges
+from pipeline.render.audit_page import lineage_edges
 from pipeline.render.bundle import write_bundle
 from pipeline.render.coverage import round_status
 from pipeline.render.flags_section import flagged_pairs
@@ -61,10 +65,6 @@ from pipeline.render.site_data import (
 )
 from pipeline.render.slugs import unique_slugs
 from pipeline.settings import cache_dir
-
-#: Kept for callers that knew the render state by its old private name.
-_Site = Site
-_accelerator_coverage = accelerator_coverage
 
 __all__ = [
     "GENERATED",
@@ -94,20 +94,19 @@ PAGE_BUILDERS: list[PageBuilder] = [
     release_pages.build,
     benchmark_pages.build,
     accelerator_pages.build,
+    history_page.build,
     interactivity_page.build,
     power_page.build,
     explorer.build,
     data_page.build,
     audit_page.build,
+    claims_page.build,
+    changes_page.build,
+    performance_page.build,
 ]
 
 
-def _prepare(
-    data: SiteData,
-    out_dir: Path,
-    release_notes: Callable[[str, str], str] | None,
-    extra_tables: Mapping[str, tuple[pl.DataFrame, str]] | None,
-) -> Site:
+def _prepare(data: SiteData, out_dir: Path) -> Site:
     """The render state every builder reads: names, pairs, histories, slugs."""
     results = with_names(with_accelerators(data.results))
     site = Site(
@@ -115,9 +114,9 @@ def _prepare(
         results=results,
         out_dir=out_dir,
         releases=release_order(results["release"].unique()),
-        release_notes=release_notes,
-        extra_tables=dict(extra_tables or {}),
     )
+    if data.claim_evaluations is not None:
+        site.verdicts = claim_verdicts(data.claim_evaluations)
     site.rounds = round_status(site.releases)
     site.histories = history_page.build_histories(data.results)
     page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
@@ -163,9 +162,6 @@ def render_site(
     *,
     bundle: bool = True,
     bundle_cache: Path | None = None,
-    extra_pages: Mapping[str, str] | None = None,
-    release_notes: Callable[[str, str], str] | None = None,
-    extra_tables: Mapping[str, tuple[pl.DataFrame, str]] | None = None,
 ) -> list[Path]:
     """Write every generated page, chart, download and script of the website.
 
@@ -177,12 +173,6 @@ def render_site(
         bundle_cache: Where the bundle is cached between builds; default
             ``settings.cache_dir()`` (``MLPERF_CACHE_DIR``), shared by every build
             folder of the machine because the bundle only changes with vl-convert.
-        extra_pages: More generated pages, path under ``out_dir`` -> Markdown (for
-            example ``{"claims.md": render_claims_page(...)}``). They are written
-            after the folder is emptied; list them in ``mkdocs.yml``'s nav.
-        release_notes: ``(release, page path) -> Markdown`` added near the top of
-            each release page, e.g. links to that release's corrections and claims.
-        extra_tables: More downloads on the Data page: name -> (frame, description).
 
     Returns:
         Every file written.
@@ -191,11 +181,9 @@ def render_site(
         ValueError: ``out_dir`` is not named ``generated``.
     """
     clean(out_dir)
-    site = _prepare(data, out_dir, release_notes, extra_tables)
+    site = _prepare(data, out_dir)
     for build in PAGE_BUILDERS:
         build(site)
-    for rel, text in (extra_pages or {}).items():
-        site.write_page(rel, text)
     _write_json(site, NAV_FILE, site.nav, ascii_only=True)
     _write_json(site, PAGE_INDEX, site.page_index, ascii_only=False)
     if bundle:

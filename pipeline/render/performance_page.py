@@ -15,41 +15,28 @@ it goes through ``escape`` and every number through ``float``/``int`` before it
 reaches the page, like upstream data on the other pages; a file that cannot be read is
 named on the page with the reason, never a traceback that stops the site.
 
-The chart is written into the page itself rather than as a file under ``charts/``:
-``render_site`` only accepts extra pages as Markdown strings. It is a static SVG (a
-``data:`` image, drawn with ``vl_convert`` like the other pages' fallbacks) plus its
-Vega-Lite spec inline in a ``<script type="application/json">`` child, so a charts.js
-that learns to embed inline specs can make it interactive without a page change. The
-container deliberately does not use the ``vega-chart`` class: charts.js (and the
-browser test) expect every ``vega-chart`` to carry a ``data-spec`` file to fetch.
+The cost chart is a chart like every other page's (``Site.chart``): a Vega-Lite
+file with a static SVG fallback.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import altair as alt
-import vl_convert
-
-from pipeline.render.charts import SVG_WIDTH
+from pipeline.render import charts
 from pipeline.render.escape import escape
+from pipeline.render.site import GENERATED, Site
 
 PAGE = "performance.md"
 #: The committed results the page shows, relative to the project root.
 RESULTS_FILE = "benchmarks/results/latest.json"
 #: The layout of the results file this page reads (``benchmarks/bench.py`` writes it).
 SCHEMA_VERSION = 2
-#: Class of the inline chart container (see the module docstring for why not
-#: ``vega-chart``).
-CHART_CLASS = "ledger-inline-chart"
 CHART_NAME = "performance-analytics-cost"
 CHART_CAPTION = "Analytics time against rows analysed (log-log)"
-#: Characters that could end a <script> element or start an entity inside one.
-_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 _MARKS = {True: "✅ pass", False: "❌ fail", None: "— not measured"}
 
 
@@ -279,111 +266,6 @@ def _points(results: Mapping[str, Any]) -> list[dict[str, Any]]:
     return sorted(points, key=lambda p: p["rows"])
 
 
-def cost_chart(
-    points: Sequence[Mapping[str, Any]], target_s: float | None = None
-) -> alt.LayerChart:
-    """Analytics time against rows on log-log axes, with a linear reference.
-
-    On log-log axes linear growth is a slope of one; the dashed line is linear growth
-    from the smallest scale, so points under it grow slower than the rows (fixed costs
-    amortised) and points above it faster. The dotted rule is the x100 target, when
-    the results give one.
-    """
-    first = points[0]
-    reference = f"linear from {first['scale']}"
-    series = [{**p, "series": "measured", "label": p["scale"]} for p in points] + [
-        {
-            "rows": p["rows"],
-            "seconds": first["seconds"] * p["rows"] / first["rows"],
-            "series": reference,
-            "label": p["scale"],
-        }
-        for p in points
-    ]
-    log = alt.Scale(type="log")
-    lines = (
-        alt.Chart(alt.Data(values=series))
-        .mark_line(point=True)
-        .encode(
-            x=alt.X(
-                "rows:Q",
-                scale=log,
-                title="rows analysed",
-                axis=alt.Axis(format="~s", tickCount=5),
-            ),
-            y=alt.Y(
-                "seconds:Q",
-                scale=log,
-                title="analytics assets, median (s)",
-                axis=alt.Axis(format="~g", tickCount=5),
-            ),
-            color=alt.Color(
-                "series:N",
-                scale=alt.Scale(
-                    domain=["measured", reference], range=["#3f51b5", "#9e9e9e"]
-                ),
-                legend=alt.Legend(orient="bottom", title=None),
-            ),
-            strokeDash=alt.StrokeDash(
-                "series:N",
-                scale=alt.Scale(domain=["measured", reference], range=[[1, 0], [5, 4]]),
-                legend=None,
-            ),
-            tooltip=[
-                alt.Tooltip("label:N", title="scale"),
-                alt.Tooltip("series:N"),
-                alt.Tooltip("rows:Q", format=",.0f"),
-                alt.Tooltip("seconds:Q", title="seconds", format=",.3f"),
-                alt.Tooltip("ratio:Q", title="× floor", format=",.1f"),
-                alt.Tooltip("rss_mb:Q", title="peak RSS (MB)", format=",.0f"),
-                alt.Tooltip("pairs:Q", title="pairs found", format=",.0f"),
-            ],
-        )
-    )
-    labels = (
-        alt.Chart(alt.Data(values=[dict(p) for p in points]))
-        .mark_text(align="left", dx=6, dy=-8)
-        .encode(x="rows:Q", y="seconds:Q", text="scale:N")
-    )
-    layers: list[alt.Chart] = [lines, labels]
-    if target_s is not None and target_s > 0:
-        rule = [{"seconds": target_s, "text": f"x100 target: {target_s:g} s"}]
-        layers += [
-            alt.Chart(alt.Data(values=rule))
-            .mark_rule(strokeDash=[2, 3], color="#e4002b")
-            .encode(y="seconds:Q"),
-            alt.Chart(alt.Data(values=rule))
-            .mark_text(align="left", baseline="bottom", x=4, dy=-2, color="#e4002b")
-            .encode(y="seconds:Q", text="text:N"),
-        ]
-    return alt.layer(*layers).properties(
-        width="container", height=300, title=CHART_CAPTION
-    )
-
-
-def _script_json(spec: Mapping[str, Any]) -> str:
-    return json.dumps(spec, separators=(",", ":")).translate(_SCRIPT_SAFE)
-
-
-def chart_block(chart: alt.TopLevelMixin) -> str:
-    """The chart as a static SVG image plus its inline Vega-Lite spec."""
-    spec = chart.to_dict(validate=False)
-    svg = vl_convert.vegalite_to_svg({**spec, "width": SVG_WIDTH})
-    image = base64.b64encode(svg.encode()).decode()
-    raw = base64.b64encode(json.dumps(spec, indent=1).encode()).decode()
-    label = escape(CHART_CAPTION)
-    return (
-        f'\n<div class="{CHART_CLASS}" id="{CHART_NAME}" role="figure" '
-        f'aria-label="{label}">\n'
-        f'<img class="vega-fallback" src="data:image/svg+xml;base64,{image}" '
-        f'alt="{label}" style="max-width:100%;height:auto">\n'
-        f'<script type="application/json">{_script_json(spec)}</script>\n'
-        "</div>\n"
-        f'<p class="ledger-chart-source"><a href="data:application/json;base64,{raw}" '
-        f'download="{CHART_NAME}.json">Chart as Vega-Lite JSON</a></p>\n'
-    )
-
-
 def _x100_limit(results: Mapping[str, Any]) -> float | None:
     """The x100 time target the results were judged against, if they carry one."""
     for target in _list(results.get("targets")):
@@ -393,7 +275,7 @@ def _x100_limit(results: Mapping[str, Any]) -> float | None:
     return None
 
 
-def _scaling(results: Mapping[str, Any]) -> str:
+def _scaling(results: Mapping[str, Any], chart: str) -> str:
     points = _points(results)
     if not points:
         return ""
@@ -421,7 +303,7 @@ def _scaling(results: Mapping[str, Any]) -> str:
         "same hardware: pairs within one submitter or platform grow with the copies, "
         "best-of pairs keep their count while their groups grow. The floor is "
         "reading the input table.\n"
-        + chart_block(cost_chart(points, _x100_limit(results)))
+        + chart
         + "\n"
         + _table(
             (
@@ -593,8 +475,14 @@ def load_results(root: Path) -> tuple[dict | None, str | None]:
     return results, None
 
 
-def render_performance_page(results: dict | None, problem: str | None = None) -> str:
-    """Markdown of the Performance page; says plainly when there is nothing to show."""
+def render_performance_page(
+    results: dict | None, problem: str | None = None, *, chart: str = ""
+) -> str:
+    """Markdown of the Performance page; says plainly when there is nothing to show.
+
+    ``chart`` is the cost chart's container (``build`` writes it through
+    ``Site.chart``), placed in the analytics section.
+    """
     if problem:
         return (
             f"# Performance\n\nThe committed benchmark results file "
@@ -615,10 +503,25 @@ def render_performance_page(results: dict | None, problem: str | None = None) ->
         _targets(results),
         _measurements(results),
         _floors(results),
-        _scaling(results),
+        _scaling(results, chart),
         _raw_tree(results),
         _page_weights(results),
         _profiles(results),
         _machine(results),
     ]
     return "\n".join(s for s in sections if s)
+
+
+def build(site: Site) -> None:
+    """The Performance page from ``site.data.bench``, its chart through the site."""
+    results, problem = site.data.bench, site.data.bench_problem
+    points = _points(results) if results and not problem else []
+    chart = ""
+    if points:
+        built = charts.cost_chart(
+            points, title=CHART_CAPTION, target_s=_x100_limit(results)
+        )
+        chart = site.chart(
+            f"{GENERATED}/{PAGE}", built, CHART_NAME, CHART_CAPTION, svg=True
+        )
+    site.write_page(PAGE, render_performance_page(results, problem, chart=chart))

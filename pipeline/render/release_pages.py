@@ -6,11 +6,11 @@ round with its status (``coverage.round_status``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import polars as pl
 
 from pipeline.manifest import release_for
+from pipeline.render import claims_page
+from pipeline.render.changes_page import changes_note
 from pipeline.render.coverage import (
     NOT_IN_SOURCE,
     NOT_INGESTED,
@@ -147,6 +147,15 @@ def new_in(
     return sorted(firsts.filter(pl.col("index") == position)["label"].to_list())
 
 
+def _notes(site: Site, release: str, page: str) -> str:
+    """What a release page says about its corrections and the claims citing it."""
+    corrections = site.data.corrections
+    changed = (
+        changes_note(corrections, release, page) if corrections is not None else ""
+    )
+    return changed + claims_page.release_note(site, release, page)
+
+
 def release_page(
     site: Site,
     release: str,
@@ -154,7 +163,6 @@ def release_page(
     *,
     title: str,
     top_n: int = LATEST_TOP_N,
-    notes: Callable[[str, str], str] | None = None,
     results: pl.DataFrame | None = None,
     cells: pl.DataFrame | None = None,
 ) -> str:
@@ -189,7 +197,7 @@ def release_page(
         ),
         f"{stats['preview']:,} preview and {stats['inferred']:,} inferred results are "
         "marked with badges.\n",
-        notes(release, page) if notes else "",
+        _notes(site, release, page),
         "## What's new\n",
     ]
     position = site.releases.index(release)
@@ -510,7 +518,6 @@ def build_latest(site: Site) -> None:
         "latest.md",
         title=f"Latest release: {escape(latest)}",
         top_n=LATEST_TOP_N,
-        notes=site.release_notes,
     )
 
 
@@ -537,7 +544,6 @@ def build(site: Site) -> None:
             r,
             site.page_of("releases", r),
             title=f"MLPerf Inference {escape(r)}",
-            notes=site.release_notes,
             results=results.get((r,)),
             cells=cells.get((r,)),
         )

@@ -9,13 +9,14 @@ their pages through it; ``pages.render_site`` runs them in order.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import altair as alt
 import polars as pl
 
+from pipeline.claims import VERDICT_SCHEMA
 from pipeline.render import charts
 from pipeline.render.coverage import (
     STATUS_SCHEMA,
@@ -63,14 +64,16 @@ class Site:
     pairs: dict[str, pl.DataFrame] = field(default_factory=dict)
     #: ``analysis.history.accelerator_histories`` of the results.
     histories: pl.DataFrame | None = None
+    #: Accelerator id -> its page (docs-relative), once ``accelerator_pages`` ran.
+    accelerator_pages: dict[str, str] = field(default_factory=dict)
     #: Benchmarks with results, sorted: one page each.
     benchmarks: list[str] = field(default_factory=list)
     #: Derived pairs a plausibility rule flagged (``flags_section.flagged_pairs``).
     flagged: pl.DataFrame | None = None
-    #: ``(release, page path) -> Markdown`` added near the top of each release page.
-    release_notes: Callable[[str, str], str] | None = None
-    #: More downloads on the Data page: name -> (frame, description).
-    extra_tables: Mapping[str, tuple[pl.DataFrame, str]] = field(default_factory=dict)
+    #: One verdict per registered claim (``pipeline.claims.claim_verdicts``).
+    verdicts: pl.DataFrame = field(
+        default_factory=lambda: pl.DataFrame(schema=VERDICT_SCHEMA)
+    )
     #: Nav section (docs path of its index page) -> its children ``{title: path}``,
     #: written to ``NAV_FILE`` for ``mkdocs_hooks``.
     nav: dict[str, list[dict[str, str]]] = field(default_factory=dict)

@@ -205,6 +205,18 @@ class SiteData:
     rounds: pl.DataFrame | None = None
     #: Submitters' own summary rows against the logs (``CHECK_SCHEMA``), or None.
     submitter_check: pl.DataFrame | None = None
+    #: Candidate pairs the analyses left out, per reason; None: no download.
+    exclusions: pl.DataFrame | None = None
+    #: Upstream corrections (``CORRECTIONS_SCHEMA``); None: none known.
+    corrections: pl.DataFrame | None = None
+    #: The claims registry in page order (``pipeline.claims.Claim``) and their
+    #: evaluations (``EVALUATION_SCHEMA``; None: nothing evaluated).
+    claims: tuple = ()
+    claim_evaluations: pl.DataFrame | None = None
+    #: The committed ``make bench`` results the Performance page shows, or why the
+    #: file cannot be shown (``performance_page.load_results``).
+    bench: dict | None = None
+    bench_problem: str | None = None
 
     def __post_init__(self) -> None:
         _require(self.results, RESULTS_COLUMNS, "results")

@@ -28,9 +28,8 @@ from pipeline.analysis import (
     check_ratios_finite_positive,
     check_results_exist,
 )
-from pipeline.claims import claim_verdicts, evaluate_claims, load_claims
+from pipeline.claims import evaluate_claims, load_claims
 from pipeline.extract.summary import summary_tables
-from pipeline.render.claims_page import render_claims_page
 from pipeline.render.escape import escape
 from pipeline.render.pages import render_site
 from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
@@ -272,21 +271,11 @@ def build_site(
         lineage_mermaid="flowchart LR\n  a --> b\n",
         pipeline_commit="0" * 40,
         built_at="2026-01-01T00:00:00+00:00",
+        exclusions=tables.exclusions,
+        claims=tuple(claims),
+        claim_evaluations=evaluations,
     )
-    render_site(
-        data,
-        out,
-        bundle=False,
-        extra_pages={
-            "claims.md": render_claims_page(
-                claims, evaluations, claim_verdicts(evaluations)
-            )
-        },
-        extra_tables={
-            "exclusions": (tables.exclusions, "Excluded pairs."),
-            "claims": (evaluations, "Claims."),
-        },
-    )
+    render_site(data, out, bundle=False)
     return results, tables, out
 
 

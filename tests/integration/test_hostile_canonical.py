@@ -31,7 +31,6 @@ from pipeline.analysis.accelerators import ATTACHED_SCHEMA
 from pipeline.claims import claim_verdicts, evaluate_claims, load_claims
 from pipeline.defs.analytics import out_mlperf__results
 from pipeline.labels import NO_NAME
-from pipeline.render.claims_page import render_claims_page
 from pipeline.render.escape import escape
 from pipeline.render.pages import render_site
 from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
@@ -142,20 +141,11 @@ def site(
         lineage_mermaid="flowchart LR\n  a --> b\n",
         pipeline_commit="0" * 40,
         built_at="2026-01-01T00:00:00+00:00",
+        exclusions=tables.exclusions,
+        claims=tuple(load_claims()),
+        claim_evaluations=evaluations,
     )
-    verdicts = claim_verdicts(evaluations)
-    render_site(
-        data,
-        out,
-        bundle=False,
-        extra_pages={
-            "claims.md": render_claims_page(load_claims(), evaluations, verdicts)
-        },
-        extra_tables={
-            "exclusions": (tables.exclusions, "Excluded pairs."),
-            "claims": (evaluations, "Claims."),
-        },
-    )
+    render_site(data, out, bundle=False)
     return out
 
 

@@ -13,10 +13,15 @@ import pytest
 
 from pipeline.analysis.interactivity import interactivity
 from pipeline.analysis.power import power_gains, power_results
-from pipeline.render import accelerator_pages, interactivity_page, power_page
+from pipeline.render import (
+    accelerator_pages,
+    history_page,
+    interactivity_page,
+    power_page,
+)
 from pipeline.render.coverage import round_status
 from pipeline.render.history_page import build_histories
-from pipeline.render.pages import _Site
+from pipeline.render.site import Site
 from pipeline.render.site_data import (
     SNAPSHOT_SCHEMA,
     SiteData,
@@ -103,7 +108,7 @@ def rendered(
         pipeline_commit="0" * 40,
         built_at="2026-01-01T00:00:00+00:00",
     )
-    site = _Site(
+    site = Site(
         data=data,
         results=with_accelerators(mirror_results),
         out_dir=out,
@@ -111,7 +116,12 @@ def rendered(
     )
     site.rounds = round_status(site.releases)
     site.histories = build_histories(mirror_results)
-    for build in (accelerator_pages.build, interactivity_page.build, power_page.build):
+    for build in (
+        accelerator_pages.build,
+        history_page.build,
+        interactivity_page.build,
+        power_page.build,
+    ):
         build(site)
     return out
 

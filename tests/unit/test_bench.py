@@ -6,7 +6,6 @@ the synthetic data, the summaries, the targets and the page are right.
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import sys
@@ -16,11 +15,11 @@ import polars as pl
 import pytest
 
 from benchmarks import bench
-from pipeline.render.performance_page import (
-    CHART_CLASS,
-    PAGE,
-    render_performance_page,
-)
+from pipeline.render import performance_page
+from pipeline.render.performance_page import PAGE, render_performance_page
+from pipeline.render.site import Site
+from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData, empty_pairs
+from pipeline.transform.results import empty_rejected
 from tests.analysed import analyse
 from tests.unit.analysis.helpers import frame, row
 
@@ -572,13 +571,13 @@ def local_bench_run(tmp_path: Path) -> None:
 def test_page_is_byte_identical_with_or_without_a_local_bench_run(
     checkout: Path, tmp_path: Path, committed: bool
 ):
-    from pipeline.defs.site import performance_page_markdown
+    from pipeline.defs.site import bench_results
 
     if committed:
         commit_results(checkout, json.dumps(results_dict()))
-    without = performance_page_markdown()
+    without = render_performance_page(*bench_results())
     local_bench_run(tmp_path)
-    with_local = performance_page_markdown()
+    with_local = render_performance_page(*bench_results())
     assert with_local.encode() == without.encode()
     assert "2031-01-01" not in with_local
     if committed:
@@ -604,10 +603,10 @@ def test_page_is_byte_identical_with_or_without_a_local_bench_run(
 def test_an_unreadable_committed_file_is_named_with_its_reason(
     checkout: Path, text: str, reason: str
 ):
-    from pipeline.defs.site import performance_page_markdown
+    from pipeline.defs.site import bench_results
 
     commit_results(checkout, text)
-    page = performance_page_markdown()
+    page = render_performance_page(*bench_results())
     assert page.startswith(
         "# Performance\n\nThe committed benchmark results file "
         "`benchmarks/results/latest.json` cannot be shown: "
@@ -695,49 +694,65 @@ def test_page_escapes_every_string_from_the_results_file():
     assert " &#124; " in page
 
 
-def test_page_embeds_a_log_log_chart_inline():
-    page = render_performance_page(results_dict())
-    container = re.search(
-        rf'<div class="{CHART_CLASS}" id="[^"]+" role="figure" aria-label="[^"]+">\n'
-        r'<img class="vega-fallback" src="data:image/svg\+xml;base64,([^"]+)"[^>]*>\n'
-        r'<script type="application/json">([^<]+)</script>\n</div>',
-        page,
+def built_page(tmp_path: Path, results: dict) -> tuple[str, Path]:
+    """The Performance page as a site build writes it, and its charts folder."""
+    data = SiteData(
+        results=frame(row()).collect(),
+        rejected=empty_rejected(),
+        gains=empty_pairs(),
+        generations=empty_pairs(),
+        scaling=empty_pairs(),
+        snapshots=pl.DataFrame(schema=SNAPSHOT_SCHEMA),
+        lineage_mermaid="flowchart LR",
+        pipeline_commit="test",
+        built_at="2026-01-01T00:00:00+00:00",
+        bench=results,
     )
-    assert container, page
-    assert base64.b64decode(container.group(1)).startswith(b"<svg")
-    spec = json.loads(container.group(2))
+    out = tmp_path / "generated"
+    site = Site(data=data, results=data.results, out_dir=out, releases=["v5.1"])
+    performance_page.build(site)
+    return (out / PAGE).read_text(), out / "charts"
+
+
+def test_page_charts_cost_on_log_log_axes_with_the_target(tmp_path: Path):
+    page, charts_dir = built_page(tmp_path, results_dict())
+    assert (
+        '<div class="vega-chart" data-spec="charts/performance-analytics-cost.json" '
+        'role="figure" aria-label="Analytics time against rows analysed &#40;log-log&#41;">'
+    ) in page
+    assert (
+        (charts_dir / "performance-analytics-cost.svg").read_text().startswith("<svg")
+    )
+    spec = json.loads((charts_dir / "performance-analytics-cost.json").read_text())
     lines = spec["layer"][0]
     assert lines["encoding"]["x"]["scale"]["type"] == "log"
     assert lines["encoding"]["y"]["scale"]["type"] == "log"
-    measured = [v for v in lines["data"]["values"] if v["series"] == "measured"]
+    measured = [v for v in spec["data"]["values"] if v["series"] == "measured"]
     assert [(v["scale"], v["rows"]) for v in measured] == [
         ("x1", 3397.0),
         ("x10", 33970.0),
         ("x100", 339700.0),
     ]
     # The dotted rule is the x100 target the results were judged against.
-    assert spec["layer"][2]["data"]["values"] == [
-        {"seconds": 4.0, "text": "x100 target: 4 s"}
-    ]
-    # The chart is not a `vega-chart`: charts.js would look for a data-spec file.
-    assert 'class="vega-chart"' not in page
+    assert spec["layer"][2]["encoding"]["y"] == {"datum": 4.0}
+    assert spec["layer"][3]["encoding"]["text"] == {"datum": "x100 target: 4 s"}
 
 
-def test_inline_spec_cannot_close_its_script_element():
+def test_a_results_file_without_a_target_draws_no_target_rule(tmp_path: Path):
     results = results_dict()
-    results["analytics_scaling"][0]["scale"] = 1
-    page = render_performance_page(results)
-    script = page.split('<script type="application/json">', 1)[1].split("</script>")[0]
-    assert "<" not in script and ">" not in script and "&" not in script
+    results["targets"] = []
+    _, charts_dir = built_page(tmp_path, results)
+    spec = json.loads((charts_dir / "performance-analytics-cost.json").read_text())
+    assert len(spec["layer"]) == 2
 
 
-def test_page_tolerates_a_partial_or_odd_results_file():
+def test_page_tolerates_a_partial_or_odd_results_file(tmp_path: Path):
     odd = {
         "repeat": "three",
         "measurements": [{"name": "cold_build", "median_s": "fast"}],
         "targets": [{"label": "x", "value": None, "passed": None}],
         "analytics_scaling": [{"scale": 1, "rows": 0, "median_s": 1.0}],
     }
-    page = render_performance_page(odd)
+    page, charts_dir = built_page(tmp_path, odd)
     assert "— not measured" in page
-    assert CHART_CLASS not in page
+    assert not charts_dir.exists()

@@ -12,7 +12,7 @@ from pipeline.analysis.benchmarks import parse_compatibility
 from pipeline.analysis.history import accelerator_histories
 from pipeline.render.accelerator_pages import render_accelerator_pages
 from pipeline.render.coverage import round_status
-from pipeline.render.pages import _Site
+from pipeline.render.site import Site
 from pipeline.render.site_data import SiteData, with_accelerators
 from tests.unit.render.conftest import frame, unlabelled
 from tests.unit.render.rounds_data import URL, h100
@@ -40,7 +40,7 @@ def _render(
     out: Path, site_data: SiteData, rows: pl.DataFrame, **options: object
 ) -> dict[str, str]:
     histories = accelerator_histories(rows.lazy(), **options).collect()
-    site = _Site(
+    site = Site(
         data=site_data, results=with_accelerators(rows), out_dir=out, releases=RELEASES
     )
     return render_accelerator_pages(
@@ -126,7 +126,9 @@ def test_hostile_registry_names_stay_text_and_slugs_stay_file_names(
 
 
 def test_line_chart_validates_against_vega_lite(site_data: SiteData) -> None:
-    from pipeline.render.accelerator_pages import line_chart
+    from altair.vegalite.v6.schema.core import Root
+
+    from pipeline.render.accelerator_pages import _line_spec
 
     rows = frame(h100("v5.1", 800.0), h100("v6.0", 1600.0))
     points = (
@@ -134,7 +136,7 @@ def test_line_chart_validates_against_vega_lite(site_data: SiteData) -> None:
         .collect()
         .with_columns(line_label=pl.lit("llama2-70b-99 · Offline · closed"))
     )
-    chart, data = line_chart(points, title="t", unit="Tokens/s", releases=RELEASES)
-    spec = chart.to_dict()  # validates against the Vega-Lite schema
+    spec, data = _line_spec(points, title="t", unit="Tokens/s", releases=RELEASES)
+    Root.validate(spec)
     assert spec["encoding"]["color"]["field"] == "line"
     assert data["value"].to_list() == [100.0, 200.0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.render.pages import _accelerator_coverage
+from pipeline.render.audit_page import accelerator_coverage
 
 
 def test_coverage_counts_each_class_and_lists_unmapped_names_escaped() -> None:
@@ -20,7 +20,7 @@ def test_coverage_counts_each_class_and_lists_unmapped_names_escaped() -> None:
             "is_accelerator_unclassified": [False, False, False, False, False, True],
         }
     )  # fmt: skip
-    text = "\n".join(_accelerator_coverage(rows))
+    text = "\n".join(accelerator_coverage(rows))
     # Oldest release first; two of v0.5's three rows are unmapped.
     assert text.index(">v0.5<") < text.index(">v1.0<")
     assert "66.67%" in text and "0.0%" in text
@@ -30,4 +30,4 @@ def test_coverage_counts_each_class_and_lists_unmapped_names_escaped() -> None:
 
 def test_coverage_is_left_out_without_the_registry_columns() -> None:
     rows = pl.DataFrame({"release": ["v1.0"], "accelerator_name": ["x"]})
-    assert _accelerator_coverage(rows) == []
+    assert accelerator_coverage(rows) == []

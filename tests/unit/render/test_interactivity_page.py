@@ -7,9 +7,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from altair.vegalite.v6.schema.core import Root
 
-from pipeline.render import interactivity_page
-from pipeline.render.pages import _Site
+from pipeline.render import charts, interactivity_page
+from pipeline.render.site import Site
 from pipeline.render.site_data import SiteData, with_accelerators
 from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result, unlabelled
 
@@ -53,10 +54,10 @@ ROWS = (
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> _Site:
+def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Site:
     rows = frame(*ROWS)
     data = SiteData(**{**site_data.__dict__, "results": rows})
-    render = _Site(
+    render = Site(
         data=data,
         results=with_accelerators(rows),
         out_dir=tmp_path_factory.mktemp("interactivity") / "generated",
@@ -66,7 +67,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> _Site
     return render
 
 
-def test_index_lists_each_rounds_limits_with_their_source(site: _Site) -> None:
+def test_index_lists_each_rounds_limits_with_their_source(site: Site) -> None:
     page = unlabelled((site.out_dir / "interactivity" / "index.md").read_text())
     assert page.startswith("# Interactivity\n")
     assert (
@@ -96,7 +97,7 @@ def test_index_lists_each_rounds_limits_with_their_source(site: _Site) -> None:
     }
 
 
-def test_benchmark_page_shows_one_systems_three_scenarios(site: _Site) -> None:
+def test_benchmark_page_shows_one_systems_three_scenarios(site: Site) -> None:
     page = (site.out_dir / "interactivity" / "llama2-70b-99.md").read_text()
     assert "## v5.1 { #round-v5-1 }" in page
     assert (
@@ -119,7 +120,7 @@ def test_benchmark_page_shows_one_systems_three_scenarios(site: _Site) -> None:
 
 
 def test_chart_places_each_scenario_at_its_tokens_per_user_target(
-    site: _Site,
+    site: Site,
 ) -> None:
     spec = json.loads(
         (site.out_dir / "charts" / "interactivity-llama2-70b-99-v5.1.json").read_text()
@@ -138,7 +139,7 @@ def test_chart_places_each_scenario_at_its_tokens_per_user_target(
     ]
 
 
-def test_unregistered_round_and_hostile_names_stay_text(site: _Site) -> None:
+def test_unregistered_round_and_hostile_names_stay_text(site: Site) -> None:
     page = (site.out_dir / "interactivity" / "llama2-70b-99.9.md").read_text()
     assert "Server: limits not in the registry." in page
     assert "vega-chart" not in page  # no limit: nothing to place on a chart
@@ -153,7 +154,7 @@ def test_unnamed_round_and_benchmark_get_a_visible_section(
 ) -> None:
     """Upstream left the round and benchmark empty: shown as (no name), not a crash."""
     rows = frame(amd("Server", 24000.0, release=None, benchmark=None))
-    render = _Site(
+    render = Site(
         data=SiteData(**{**site_data.__dict__, "results": rows}),
         results=with_accelerators(rows),
         out_dir=tmp_path / "generated",
@@ -176,7 +177,7 @@ def test_interactivity_chart_validates_against_vega_lite() -> None:
     points = (
         interactivity_points(table).collect().with_columns(system=pl.lit("AMD · box"))
     )
-    chart, data = interactivity_page.interactivity_chart(points, title="t")
-    spec = chart.to_dict()  # validates against the Vega-Lite schema
+    spec, data = charts.interactivity_chart(points, title="t")
+    Root.validate(spec)
     assert spec["encoding"]["x"]["field"] == "target_tokens_per_user"
     assert sorted(data["target_tokens_per_user"].to_list()) == [0.0, 5.0, 25.0]

@@ -223,12 +223,20 @@ def test_nav_lists_releases_newest_first_and_every_benchmark(site: Path) -> None
     ]
 
 
-def test_extra_pages_are_written_after_cleaning(
+def test_claims_changes_and_performance_come_from_the_site_data(
     tmp_path: Path, site_data: SiteData
 ) -> None:
+    # Every page is a PAGE_BUILDERS entry: with no claims, corrections or bench
+    # results the three pages still exist and say so.
     out = tmp_path / "generated"
-    render_site(site_data, out, bundle=False, extra_pages={"claims.md": "# Claims\n"})
-    assert (out / "claims.md").read_text() == "# Claims\n"
+    render_site(site_data, out, bundle=False)
+    assert "*No claims are registered yet.*" in (out / "claims.md").read_text()
+    assert "No release has changed since the pipeline first stored it." in (
+        out / "changes.md"
+    ).read_text()
+    assert "No benchmark results are committed" in (
+        out / "performance.md"
+    ).read_text()
 
 
 def test_render_site_refuses_other_folders(tmp_path: Path, site_data: SiteData) -> None:

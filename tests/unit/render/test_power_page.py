@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.render import power_page
-from pipeline.render.pages import _Site
+from pipeline.render.site import Site
 from pipeline.render.site_data import SiteData, with_accelerators
 from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result, unlabelled
 
@@ -14,7 +14,7 @@ V41_URL = AMD_V51_URL.replace("v5.1", "v4.1")
 
 def _render(tmp_path: Path, site_data: SiteData, *rows: dict) -> str:
     results = frame(*rows)
-    site = _Site(
+    site = Site(
         data=SiteData(**{**site_data.__dict__, "results": results}),
         results=with_accelerators(results),
         out_dir=tmp_path / "generated",

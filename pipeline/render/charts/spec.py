@@ -1,0 +1,160 @@
+"""Chart files: a spec template with named slots, filled per chart, written as JSON.
+
+Each chart kind's spec is authored once, with Altair, as a template with named slots
+(``slot``, ``fill``); a chart fills in its data-dependent parts. Building and
+validating an Altair chart per chart cost most of a render's time (deep copies and
+JSON-schema checks of every channel); the unit tests validate every kind's filled spec
+against the Vega-Lite schema instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from pipeline.render.bundle import cached_svg
+from pipeline.settings import cache_dir
+
+#: JSON bytes of chart data kept inside the spec; larger data gets its own file.
+INLINE_LIMIT = 20_000
+#: Width of static SVG fallbacks (the browser uses the container width instead).
+SVG_WIDTH = 720
+DATA_NAME = "table"
+
+
+@dataclass(frozen=True)
+class ChartFile:
+    """Files written for one chart, relative paths included for page links."""
+
+    name: str
+    spec: Path
+    data: Path | None
+    svg: Path | None
+
+
+#: A Vega-Lite spec as JSON data (what ``alt.Chart.to_dict`` returns).
+Spec = dict[str, Any]
+_SLOT = re.compile(r"\{\{(\w+)\}\}")
+#: A slot value that removes its key (or list item) from the filled spec.
+OMIT: Any = object()
+
+
+def slot(name: str) -> str:
+    """The placeholder of a template slot: ``{{name}}``."""
+    return "{{" + name + "}}"
+
+
+def fill(template: Spec, values: Mapping[str, Any]) -> Spec:
+    """A fresh copy of a chart template with every slot filled in.
+
+    A string that is exactly one slot takes the value as is (a number, a scale dict,
+    ``OMIT`` to drop it); a slot inside a longer string is replaced by the value's
+    text. Values are inserted, never scanned for slots themselves, so upstream text
+    cannot fill another slot.
+
+    Raises:
+        KeyError: a slot of the template has no value (a programming error).
+    """
+
+    def value(name: str) -> Any:
+        if name not in values:
+            raise KeyError(f"chart template slot {name!r} has no value")
+        return values[name]
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {}
+            for key, child in node.items():
+                filled = walk(child)
+                if filled is not OMIT:
+                    out[key] = filled
+            return out
+        if isinstance(node, list):
+            return [v for v in map(walk, node) if v is not OMIT]
+        if isinstance(node, str) and "{{" in node:
+            whole = _SLOT.fullmatch(node)
+            if whole:
+                return value(whole.group(1))
+            return _SLOT.sub(lambda m: str(value(m.group(1))), node)
+        return node
+
+    return walk(template)
+
+
+#: Characters written as JSON escapes in chart files. The JSON stays the same data,
+#: but a "</script>" in an upstream name can never close a script element, nor start
+#: markup, wherever a spec or its data ends up (inlined in HTML, served as text).
+JSON_HTML_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+
+
+def html_safe_json(text: str) -> str:
+    r"""JSON text with ``<``, ``>``, ``&`` and line separators as ``\uXXXX`` escapes.
+
+    Only valid on JSON text: these characters can only occur inside strings there,
+    where the escape means the same character.
+    """
+    for char, escaped in JSON_HTML_ESCAPES.items():
+        text = text.replace(char, escaped)
+    return text
+
+
+def write_chart(
+    chart: alt.TopLevelMixin | Spec,
+    data: pl.DataFrame,
+    charts_dir: Path,
+    name: str,
+    *,
+    svg: bool = False,
+) -> ChartFile:
+    """Write a chart's Vega-Lite spec (and data file, and SVG) under ``charts_dir``.
+
+    Args:
+        chart: A chart (Altair, or a filled template spec) on
+            ``alt.NamedData(DATA_NAME)``; its data is attached here.
+        data: The rows to plot.
+        charts_dir: Folder of chart specs; data files go to ``charts_dir/data``.
+        name: File stem, unique per site build.
+        svg: Also render a static SVG fallback.
+
+    Returns:
+        The paths written.
+    """
+    # Schema validation costs ~0.1 s per chart; the unit tests validate every chart
+    # kind once, so builds skip it.
+    spec = dict(chart) if isinstance(chart, Mapping) else chart.to_dict(validate=False)
+    rows_json = data.write_json()
+    data_path = None
+    if len(rows_json.encode()) <= INLINE_LIMIT:
+        spec["data"] = {"values": json.loads(rows_json)}
+    else:
+        data_path = charts_dir / "data" / f"{name}.json"
+        data_path.parent.mkdir(parents=True, exist_ok=True)
+        data_path.write_text(html_safe_json(rows_json), encoding="utf-8")
+        # Resolved against the spec's folder: charts.js gives vega that base URL.
+        spec["data"] = {"url": f"data/{name}.json", "format": {"type": "json"}}
+    spec_path = charts_dir / f"{name}.json"
+    spec_path.parent.mkdir(parents=True, exist_ok=True)
+    spec_path.write_text(
+        html_safe_json(json.dumps(spec, separators=(",", ":"), ensure_ascii=False)),
+        encoding="utf-8",
+    )
+    svg_path = None
+    if svg:
+        static = {**spec, "data": {"values": json.loads(rows_json)}, "width": SVG_WIDTH}
+        svg_path = charts_dir / f"{name}.svg"
+        # ~0.7 s each to render; the machine cache keeps them by spec and versions.
+        svg_path.write_text(cached_svg(static, cache_dir()))
+    return ChartFile(name=name, spec=spec_path, data=data_path, svg=svg_path)
