@@ -30,16 +30,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.analysis.pairing import (
-    SCOPE_LATENCY_PER_ACCELERATOR,
-    Options,
-    best_per_group,
-    finish_candidates,
-    join_ends,
-    one_by_one,
-    side,
-    single_accelerator,
-)
+from pipeline.analysis import pairing
 
 KIND = "software_gain"
 LEVELS = ("system", "hardware", "accelerator")
@@ -55,7 +46,7 @@ def _hardware_key(suffix: str) -> pl.Expr:
     )
 
 
-def _level(rows: pl.LazyFrame, level: str, options: Options) -> pl.LazyFrame:
+def _level(rows: pl.LazyFrame, level: str, options: pairing.Options) -> pl.LazyFrame:
     per_accelerator = level == "accelerator"
     if level == "system":
         keys = [*_BASE, "submitter", "platform"]
@@ -69,24 +60,22 @@ def _level(rows: pl.LazyFrame, level: str, options: Options) -> pl.LazyFrame:
     elif level == "hardware":
         keys = [*_BASE, "accelerator_id", "total_accelerators", "nodes"]
         rows = rows.filter(
-            single_accelerator() & pl.col("total_accelerators").is_not_null()
+            pairing.single_accelerator() & pl.col("total_accelerators").is_not_null()
         )
         scope = None
     else:
         keys = [*_BASE, "accelerator_id"]
-        rows = rows.filter(single_accelerator() & ~pl.col("is_cpu_only"))
+        rows = rows.filter(pairing.single_accelerator() & ~pl.col("is_cpu_only"))
         scope = pl.when(~pl.col("is_higher_better_old")).then(
-            pl.lit(SCOPE_LATENCY_PER_ACCELERATOR)
+            pl.lit(pairing.SCOPE_LATENCY_PER_ACCELERATOR)
         )
-    best = best_per_group(rows, [*keys, "release"], is_per_accelerator=per_accelerator)
-    joined = join_ends(
-        side(best, "old", keys),
-        side(best, "new", keys),
+    best = pairing.best_per_group(
+        rows, [*keys, "release"], is_per_accelerator=per_accelerator
+    )
+    return pairing.self_pairs(
+        best,
         keys,
         pl.col("_order_old") < pl.col("_order_new"),
-    )
-    return finish_candidates(
-        joined,
         kind=KIND,
         identity_level=level,
         is_per_accelerator=per_accelerator,
@@ -95,7 +84,7 @@ def _level(rows: pl.LazyFrame, level: str, options: Options) -> pl.LazyFrame:
     )
 
 
-def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
+def candidates_from(prepared: pl.DataFrame, settings: pairing.Options) -> pl.LazyFrame:
     """This kind's candidate pairs (``CANDIDATE_SCHEMA``) from the prepared rows."""
     rows = prepared.lazy()
-    return one_by_one([_level(rows, level, settings) for level in LEVELS])
+    return pairing.one_by_one([_level(rows, level, settings) for level in LEVELS])

@@ -26,17 +26,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipeline.analysis import pairing
 from pipeline.analysis.accelerators import load_accelerators
-from pipeline.analysis.pairing import (
-    SCOPE_LATENCY_PER_ACCELERATOR,
-    Options,
-    best_per_group,
-    finish_candidates,
-    join_ends,
-    one_by_one,
-    side,
-    single_accelerator,
-)
 
 KIND = "generation_ratio"
 READINGS = ("best_of_any", "same_submitter")
@@ -44,29 +35,31 @@ _BASE = ["release", "division", "benchmark", "scenario"]
 
 
 def _reading(
-    rows: pl.LazyFrame, reading: str, per_accelerator: bool, options: Options
+    rows: pl.LazyFrame, reading: str, per_accelerator: bool, options: pairing.Options
 ) -> pl.LazyFrame:
     keys = list(_BASE)
     if reading == "same_submitter":
         keys.append("submitter")
     if not per_accelerator:
         keys.append("total_accelerators")
-    best = best_per_group(
+    best = pairing.best_per_group(
         rows, [*keys, "accelerator_id"], is_per_accelerator=per_accelerator
     )
-    old = side(best, "old", keys).with_columns(_link=pl.col("accelerator_id_old"))
-    new = side(best, "new", keys, extra=["predecessor_id"]).with_columns(
+    old = pairing.side(best, "old", keys).with_columns(
+        _link=pl.col("accelerator_id_old")
+    )
+    new = pairing.side(best, "new", keys, extra=["predecessor_id"]).with_columns(
         _link=pl.col("predecessor_id_new")
     )
-    joined = join_ends(old, new, [*keys, "_link"], pl.lit(True))
+    joined = pairing.join_ends(old, new, [*keys, "_link"], pl.lit(True))
     scope = (
         pl.when(~pl.col("is_higher_better_old")).then(
-            pl.lit(SCOPE_LATENCY_PER_ACCELERATOR)
+            pl.lit(pairing.SCOPE_LATENCY_PER_ACCELERATOR)
         )
         if per_accelerator
         else None
     )
-    return finish_candidates(
+    return pairing.finish_candidates(
         joined,
         kind=KIND,
         identity_level=reading,
@@ -76,7 +69,7 @@ def _reading(
     )
 
 
-def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
+def candidates_from(prepared: pl.DataFrame, settings: pairing.Options) -> pl.LazyFrame:
     """This kind's candidate pairs (``CANDIDATE_SCHEMA``) from the prepared rows."""
     # The lineage takes the rows' id type (pairing_rows makes it categorical).
     dtype = prepared.schema["accelerator_id"]
@@ -89,7 +82,7 @@ def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
     rows = (
         prepared.lazy()
         .filter(
-            single_accelerator()
+            pairing.single_accelerator()
             & ~pl.col("is_cpu_only")
             & pl.col("total_accelerators").is_not_null()
         )
@@ -97,7 +90,7 @@ def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
         .collect()
         .lazy()  # shared by every reading
     )
-    return one_by_one(
+    return pairing.one_by_one(
         [
             _reading(rows, reading, per_accelerator, settings)
             for reading in READINGS

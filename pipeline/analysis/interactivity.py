@@ -42,6 +42,14 @@ SYSTEM_KEYS = (
     "model_upstream",
 )  # fmt: skip
 
+#: How systems rank within a benchmark: best per accelerator in the most demanding
+#: scenario first; ties (CPU systems have no per-accelerator value) end on unique keys,
+#: so identical inputs give identical pages.
+BEST_FIRST = (
+    "interactive_per_accelerator", "server_per_accelerator", "offline_per_accelerator",
+    "platform", "submitter", "division", "server_result_key", "interactive_result_key",
+)  # fmt: skip
+
 _END: dict[str, pl.DataType] = {
     "value": pl.Float64,
     "per_accelerator": pl.Float64,
@@ -184,20 +192,7 @@ def interactivity(
     )
     return (
         systems.sort(
-            [
-                "_order",
-                "benchmark",
-                "interactive_per_accelerator",
-                "server_per_accelerator",
-                "offline_per_accelerator",
-                "platform",
-                # Ties (CPU systems have no per-accelerator value) end on unique
-                # keys, so identical inputs give identical pages.
-                "submitter",
-                "division",
-                "server_result_key",
-                "interactive_result_key",
-            ],
+            ["_order", "benchmark", *BEST_FIRST],
             descending=[False, False, True, True, True] + [False] * 5,
             nulls_last=True,
         )  # fmt: skip

@@ -388,6 +388,35 @@ def finish_candidates(
     )
 
 
+def self_pairs(
+    best: pl.LazyFrame,
+    keys: Sequence[str],
+    condition: pl.Expr,
+    *,
+    kind: str,
+    identity_level: str,
+    is_per_accelerator: bool,
+    scope_reason: pl.Expr | None,
+    rules: Sequence[CompatibilityRule] | None,
+) -> pl.LazyFrame:
+    """Candidates of one reading: ``best`` paired with itself on ``keys``.
+
+    ``condition`` orders the ends (older release first, smaller count first); the
+    other arguments are ``finish_candidates``'.
+    """
+    joined = join_ends(
+        side(best, "old", keys), side(best, "new", keys), keys, condition
+    )
+    return finish_candidates(
+        joined,
+        kind=kind,
+        identity_level=identity_level,
+        is_per_accelerator=is_per_accelerator,
+        scope_reason=scope_reason,
+        rules=rules,
+    )
+
+
 def empty_candidates() -> pl.LazyFrame:
     """A candidate frame without rows (an analysis with nothing to compare)."""
     return pl.LazyFrame(schema=CANDIDATE_SCHEMA)

@@ -29,7 +29,7 @@ from typing import Unpack
 import polars as pl
 
 from pipeline.analysis.benchmarks import CompatibilityRule, comparable, release_order
-from pipeline.analysis.pairing import AnalysisOptions, Options, prepare
+from pipeline.analysis.pairing import END_SCHEMA, AnalysisOptions, Options, prepare
 
 WATTS = "Watts"
 MILLIJOULES = "millijoules"
@@ -47,11 +47,10 @@ QUERIES_PER_JOULE = "queries/J"
 
 #: One row per result that reports power.
 POWER_SCHEMA: dict[str, pl.DataType] = {
-    "release": pl.String,
-    "result_key": pl.String,
-    "result_url": pl.String,
-    "submitter": pl.String,
-    "system_name": pl.String,
+    **{
+        c: END_SCHEMA[c]
+        for c in ("release", "result_key", "result_url", "submitter", "system_name")
+    },
     "platform": pl.String,
     "division": pl.String,
     "availability": pl.String,

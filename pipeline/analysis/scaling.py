@@ -30,15 +30,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.analysis.pairing import (
-    Options,
-    best_per_group,
-    finish_candidates,
-    join_ends,
-    one_by_one,
-    side,
-    single_accelerator,
-)
+from pipeline.analysis import pairing
 
 KIND = "scaling"
 READINGS = ("same_submitter", "best_of_any")
@@ -60,17 +52,17 @@ def system_family(platform: pl.Expr) -> pl.Expr:
     return platform.str.replace_all(r"(?i)x\d+([_\-]|$)", "$1").fill_null("")
 
 
-def _reading(rows: pl.LazyFrame, reading: str, options: Options) -> pl.LazyFrame:
+def _reading(
+    rows: pl.LazyFrame, reading: str, options: pairing.Options
+) -> pl.LazyFrame:
     keys = [*_BASE, *SAME_SYSTEM] if reading == "same_submitter" else list(_BASE)
-    best = best_per_group(rows, [*keys, "total_accelerators"], is_per_accelerator=False)
-    joined = join_ends(
-        side(best, "old", keys),
-        side(best, "new", keys),
+    best = pairing.best_per_group(
+        rows, [*keys, "total_accelerators"], is_per_accelerator=False
+    )
+    return pairing.self_pairs(
+        best,
         keys,
         pl.col("total_accelerators_old") < pl.col("total_accelerators_new"),
-    )
-    return finish_candidates(
-        joined,
         kind=KIND,
         identity_level=reading,
         is_per_accelerator=False,
@@ -81,12 +73,12 @@ def _reading(rows: pl.LazyFrame, reading: str, options: Options) -> pl.LazyFrame
     )
 
 
-def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
+def candidates_from(prepared: pl.DataFrame, settings: pairing.Options) -> pl.LazyFrame:
     """This kind's candidate pairs (``CANDIDATE_SCHEMA``) from the prepared rows."""
     rows = (
         prepared.lazy()
         .filter(
-            single_accelerator()
+            pairing.single_accelerator()
             & ~pl.col("is_cpu_only")
             & (pl.col("total_accelerators") > 0)
         )
@@ -97,4 +89,6 @@ def candidates_from(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
         .collect()
         .lazy()
     )  # shared by every reading
-    return one_by_one([_reading(rows, reading, settings) for reading in READINGS])
+    return pairing.one_by_one(
+        [_reading(rows, reading, settings) for reading in READINGS]
+    )

@@ -14,21 +14,10 @@ import pipeline.analysis.accelerators as accelerators_module
 import pipeline.analysis.benchmarks as benchmarks_module
 import pipeline.analysis.gains as gains_module
 import pipeline.analysis.generations as generations_module
-import pipeline.analysis.pairing as pairs_module
+import pipeline.analysis.pairing as pairing_module
 import pipeline.analysis.plausibility as plausibility_module
 import pipeline.analysis.scaling as scaling_module
-from pipeline.analysis import (
-    attach_accelerators,
-    check_no_duplicate_pairs,
-    check_no_self_pairs,
-    check_ratios_finite_positive,
-    check_results_exist,
-    cited_keys,
-    count_exclusions,
-    pair_candidates,
-    reported_pairs,
-    unmapped_accelerators,
-)
+from pipeline import analysis
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.labels import display_name
 from pipeline.lineage import code_version
@@ -41,7 +30,7 @@ REGISTRIES = tuple(
 ANALYSIS_VERSION = code_version(
     accelerators_module,
     benchmarks_module,
-    pairs_module,
+    pairing_module,
     plausibility_module,
     extra=REGISTRIES,
 )
@@ -78,9 +67,9 @@ def out_mlperf__results(core_mlperf__all_results: pl.LazyFrame) -> Iterator:
     # 0.96 GB now that every lookup is a streamed join and the input comes in
     # 64k-row groups, for ~0.9 s more than collected (the streaming engine, and the
     # check attaching again the few columns it reads).
-    results = attach_accelerators(core_mlperf__all_results)
+    results = analysis.attach_accelerators(core_mlperf__all_results)
     yield dg.Output(results)
-    unmapped = unmapped_accelerators(results)
+    unmapped = analysis.unmapped_accelerators(results)
     # A CPU-only row without a host CPU is listed under a null name: show it, never
     # let it break the join.
     names = [display_name(name) for name in unmapped["accelerator_name"]]
@@ -103,10 +92,10 @@ def out_mlperf__results(core_mlperf__all_results: pl.LazyFrame) -> Iterator:
 def _pair_checks(pairs: pl.DataFrame, results: pl.LazyFrame) -> dict:
     """The blocking checks' outcomes; ``results`` needs only the result keys."""
     return {
-        "ratios_finite_positive": check_ratios_finite_positive(pairs),
-        "no_self_pairs": check_no_self_pairs(pairs),
-        "results_exist": check_results_exist(pairs, results),
-        "no_duplicate_pairs": check_no_duplicate_pairs(pairs),
+        "ratios_finite_positive": analysis.check_ratios_finite_positive(pairs),
+        "no_self_pairs": analysis.check_no_self_pairs(pairs),
+        "results_exist": analysis.check_results_exist(pairs, results),
+        "no_duplicate_pairs": analysis.check_no_duplicate_pairs(pairs),
     }
 
 
@@ -127,7 +116,7 @@ def _out_mlperf__pair_candidates(
     out_mlperf__results: pl.LazyFrame,
 ) -> dg.Output[pl.DataFrame]:
     """Pair the results once; three pair tables and the exclusions read the outcome."""
-    candidates = pair_candidates(out_mlperf__results)
+    candidates = analysis.pair_candidates(out_mlperf__results)
     counts = candidates.group_by("kind").agg(
         pl.len().alias("candidates"), pl.col("exclusion_reason").is_null().sum()
     )
@@ -222,12 +211,15 @@ def out_mlperf__pair_tables(
     time at 100x the real data. All three tables are checked before any is written,
     so a failing check leaves the previous three published together.
     """
-    reported = reported_pairs(_out_mlperf__pair_candidates, out_mlperf__results)
+    reported = analysis.reported_pairs(
+        _out_mlperf__pair_candidates, out_mlperf__results
+    )
     # Streamed: at 100x the real data the class medians over every result made
     # this the run's peak (0.79 GB standalone in memory, 0.60 GB streamed, for
     # 0.2 s more). The frames are equal either way.
     everything, excluded = pl.collect_all(
-        [reported, count_exclusions(_out_mlperf__pair_candidates)], engine="streaming"
+        [reported, analysis.count_exclusions(_out_mlperf__pair_candidates)],
+        engine="streaming",
     )
     tables = {
         name: (
@@ -240,7 +232,7 @@ def out_mlperf__pair_tables(
     # through a few thousand keys, not the million-row results table.
     keys = (
         out_mlperf__results.select("result_key")
-        .join(cited_keys(everything).lazy(), on="result_key", how="semi")
+        .join(analysis.cited_keys(everything).lazy(), on="result_key", how="semi")
         .unique()
         .collect()
     )
@@ -271,7 +263,7 @@ def out_mlperf__pair_tables(
     automation_condition=FOLLOW_UPSTREAM,
     group_name="out",
     kinds={"polars", "parquet"},
-    code_version=code_version(pairs_module, extra=(ANALYSIS_VERSION,)),
+    code_version=code_version(pairing_module, extra=(ANALYSIS_VERSION,)),
     description=(
         "Every candidate pair the analyses left out, counted by reason (units differ, "
         "incompatible benchmark versions, mixed or unmapped accelerators, ...)."
@@ -279,4 +271,4 @@ def out_mlperf__pair_tables(
 )
 def out_mlperf__exclusions(_out_mlperf__pair_candidates: pl.LazyFrame) -> pl.DataFrame:
     """Exclusion counts of all three analyses in one table."""
-    return count_exclusions(_out_mlperf__pair_candidates).collect()
+    return analysis.count_exclusions(_out_mlperf__pair_candidates).collect()

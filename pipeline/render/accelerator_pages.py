@@ -19,11 +19,10 @@ from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS
 from pipeline.labels import display_name
 from pipeline.render import charts
 from pipeline.render import history_page as hp
-from pipeline.render.escape import escape, safe_url
-from pipeline.render.site import GENERATED, METHODOLOGY, Site
+from pipeline.render.escape import escape
+from pipeline.render.site import GENERATED, METHODOLOGY, Site, mlperf_ranks, notice
 from pipeline.render.slugs import slug, unique_slugs
 from pipeline.render.tables import (
-    DERIVED_NOTICE,
     badges,
     external_link,
     html_table,
@@ -32,7 +31,7 @@ from pipeline.render.tables import (
     ratio,
     relative,
 )
-from pipeline.transform.results import DIVISIONS, SCENARIOS
+from pipeline.transform.results import SCENARIOS
 
 #: Page folder under ``generated/`` (also the entity kind of ``slugs.page_problems``).
 FOLDER = "accelerators"
@@ -110,35 +109,9 @@ STEP_COLUMNS = {
 def _line_spec(
     points: pl.DataFrame, *, title: str, unit: str, releases: list[str]
 ) -> tuple[charts.Spec, pl.DataFrame]:
-    """One line per benchmark line across rounds, per-accelerator value on a log axis.
-
-    ``points``: labelled history rows of one accelerator and one unit.
-    """
-    frame = points.select(
-        "release",
-        pl.lit(unit).alias("result_unit"),
-        pl.col("line_label").alias("line"),
-        "value",
-        "step_ratio",
-        "result_value",
-        "total_accelerators",
-        "submitter",
-        "system_name",
-        "availability",
-        "result_key",
-        "is_preview",
-        "is_inferred",
-        safe_url(pl.col("result_url"), html=False).alias("url"),
-    )
-    return charts.release_lines_chart(
-        frame,
-        "accelerator_lines",
-        title=title,
-        y_title=charts.axis_title(f"{unit} per accelerator", charts.LOG10),
-        y_scale=charts.LOG10,
-        colour_scale={"scheme": "tableau20"},
-        releases=releases,
-        unit=unit,
+    """One line per benchmark line of one accelerator and unit across rounds."""
+    return hp.lines_chart(
+        points, "accelerator_lines", title=title, unit=unit, releases=releases
     )
 
 
@@ -155,16 +128,7 @@ def _ordered_lines(points: pl.DataFrame) -> pl.DataFrame:
             pl.col("_order").min().alias("first_order"),
         )
         .with_columns(
-            scenario_rank=pl.col("scenario").replace_strict(
-                {s: i for i, s in enumerate(SCENARIOS)},
-                default=len(SCENARIOS),
-                return_dtype=pl.Int32,
-            ),
-            division_rank=pl.col("division").replace_strict(
-                {d: i for i, d in enumerate(DIVISIONS)},
-                default=len(DIVISIONS),
-                return_dtype=pl.Int32,
-            ),
+            **mlperf_ranks(),
         )
         .sort(
             "benchmark",
@@ -241,7 +205,7 @@ def _page(
     chained = steps.filter(pl.col("step_ratio").is_not_null()).height
     parts = [
         f"# {escape(label)}\n",
-        DERIVED_NOTICE.format(methodology=relative(page, methodology)),
+        notice(page),
         INTRO.format(
             methodology=relative(page, methodology),
             index=relative(page, f"generated/{hp.PAGE}"),

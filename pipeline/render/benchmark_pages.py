@@ -19,6 +19,7 @@ from pipeline.render.slugs import slug
 from pipeline.render.tables import (
     html_table,
     markdown_table,
+    page_links,
     result_cell,
 )
 
@@ -229,11 +230,7 @@ def benchmarks_index(site: Site, benchmarks: list[str]) -> str:
         )
         .sort("benchmark")
         .with_columns(
-            c_benchmark=pl.format(
-                "[{}]({})",
-                escape(pl.col("benchmark")),
-                pl.col("benchmark").replace_strict(links),
-            ),
+            c_benchmark=page_links(pl.col("benchmark"), links),
             c_results=pl.col("results").cast(pl.String),
             c_releases=pl.col("indexes")
             .list.eval(pl.element().replace_strict({i: r for r, i in order.items()}))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -20,10 +19,9 @@ from pipeline.labels import display_name
 from pipeline.render import charts
 from pipeline.render.coverage import NOT_IN_SOURCE, skip_note_expr
 from pipeline.render.escape import escape, safe_url
-from pipeline.render.site import GENERATED, METHODOLOGY
+from pipeline.render.site import GENERATED, METHODOLOGY, Site, mlperf_ranks, notice
 from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.tables import (
-    DERIVED_NOTICE,
     external_link,
     html_table,
     markdown_table,
@@ -32,10 +30,7 @@ from pipeline.render.tables import (
     relative,
     result_cell,
 )
-from pipeline.transform.results import DIVISIONS, RESULTS_SCHEMA, SCENARIOS
-
-if TYPE_CHECKING:
-    from pipeline.render.site import Site
+from pipeline.transform.results import RESULTS_SCHEMA
 
 PAGE = "histories.md"
 TITLE = "Accelerator histories"
@@ -254,34 +249,31 @@ def _lines(shown: pl.DataFrame) -> pl.DataFrame:
             pl.col("release").alias("releases"),
         )
         .with_columns(
-            scenario_rank=pl.col("scenario").replace_strict(
-                {s: i for i, s in enumerate(SCENARIOS)},
-                default=len(SCENARIOS),
-                return_dtype=pl.Int32,
-            ),
-            division_rank=pl.col("division").replace_strict(
-                {d: i for i, d in enumerate(DIVISIONS)},
-                default=len(DIVISIONS),
-                return_dtype=pl.Int32,
-            ),
+            **mlperf_ranks(),
         )
     )
 
 
-def history_chart(
-    points: pl.DataFrame, *, title: str, unit: str, releases: list[str]
+def lines_chart(
+    points: pl.DataFrame,
+    kind: str,
+    *,
+    title: str,
+    unit: str,
+    releases: list[str],
+    labels: tuple[pl.Expr, ...] = (),
 ) -> tuple[charts.Spec, pl.DataFrame]:
-    """One line per history segment across rounds, per-accelerator value on a log axis.
+    """History points of one unit as a ``charts.LINES[kind]`` chart on a log axis.
 
-    ``points``: labelled history rows (``_labelled``) of one unit.
+    Each point carries the cited result and its step from the line's last round;
+    ``labels`` are the kind's extra columns (before the line's own label).
     """
     frame = points.select(
         "release",
         pl.lit(unit).alias("result_unit"),
-        pl.col("chart_label").alias("accelerator"),
-        pl.col("accelerator_vendor").fill_null(OTHER_VENDOR).alias("vendor"),
+        *labels,
         pl.col("line_label").alias("line"),
-        pl.col("value"),
+        "value",
         "step_ratio",
         "result_value",
         "total_accelerators",
@@ -293,15 +285,36 @@ def history_chart(
         "is_inferred",
         safe_url(pl.col("result_url"), html=False).alias("url"),
     )
+    colours = (
+        charts.accelerator_scale_spec(frame)
+        if "accelerator" in frame.columns
+        else {"scheme": "tableau20"}
+    )
     return charts.release_lines_chart(
         frame,
-        "histories",
+        kind,
         title=title,
         y_title=charts.axis_title(f"{unit} per accelerator", charts.LOG10),
         y_scale=charts.LOG10,
-        colour_scale=charts.accelerator_scale_spec(frame),
+        colour_scale=colours,
         releases=releases,
         unit=unit,
+    )
+
+
+def history_chart(
+    points: pl.DataFrame, *, title: str, unit: str, releases: list[str]
+) -> tuple[charts.Spec, pl.DataFrame]:
+    """One line per history segment across rounds, in each accelerator's hue.
+
+    ``points``: labelled history rows (``_labelled``) of one unit.
+    """
+    labels = (
+        pl.col("chart_label").alias("accelerator"),
+        pl.col("accelerator_vendor").fill_null(OTHER_VENDOR).alias("vendor"),
+    )
+    return lines_chart(
+        points, "histories", title=title, unit=unit, releases=releases, labels=labels
     )
 
 
@@ -520,7 +533,7 @@ def render_history_page(
     lines = _lines(shown)
     parts = [
         f"# {TITLE}\n",
-        DERIVED_NOTICE.format(methodology=relative(page, methodology)),
+        notice(page),
         INTRO.format(methodology=relative(page, methodology)),
         _coverage_text(status),
     ]

@@ -19,6 +19,7 @@ import polars as pl
 
 from pipeline.analysis.benchmarks import release_order
 from pipeline.analysis.interactivity import (
+    BEST_FIRST,
     INTERACTIVITY_SCHEMA,
     SCENARIO_PREFIXES,
     SYSTEM_KEYS,
@@ -29,10 +30,9 @@ from pipeline.labels import display_name
 from pipeline.latency_limits import limits_frame
 from pipeline.render import charts
 from pipeline.render.escape import escape, safe_url
-from pipeline.render.site import GENERATED, METHODOLOGY, Site, chips
+from pipeline.render.site import GENERATED, METHODOLOGY, Site, chips, notice
 from pipeline.render.slugs import slug, unique_slugs
 from pipeline.render.tables import (
-    DERIVED_NOTICE,
     badges,
     external_link,
     html_table,
@@ -250,17 +250,7 @@ def _chosen_systems(group: pl.DataFrame) -> pl.DataFrame:
         group.with_columns(_charted=charted)
         .filter(pl.col("_charted") >= 2)
         .sort(
-            [
-                "_charted",
-                "interactive_per_accelerator",
-                "server_per_accelerator",
-                "offline_per_accelerator",
-                "platform",
-                "submitter",
-                "division",
-                "server_result_key",
-                "interactive_result_key",
-            ],
+            ["_charted", *BEST_FIRST],
             descending=[True, True, True, True, False, False, False, False, False],
             nulls_last=True,
         )  # fmt: skip
@@ -399,7 +389,7 @@ def benchmark_page(
     index = relative(page, f"{GENERATED}/{INDEX}")
     parts = [
         f"# {TITLE}: {escape(benchmark)}\n",
-        DERIVED_NOTICE.format(methodology=relative(page, METHODOLOGY)),
+        notice(page),
         f"Offline, Server and Interactive throughput of every {escape(benchmark)} "
         "system, per round, against the round's latency limits. "
         f"[All LLM benchmarks and their limits]({index}).\n",
@@ -467,7 +457,7 @@ def build(site: Site) -> None:
     text = "\n".join(
         [
             f"# {TITLE}\n",
-            DERIVED_NOTICE.format(methodology=relative(index, METHODOLOGY)),
+            notice(index),
             INTRO.format(
                 methodology=relative(index, METHODOLOGY),
                 not_registered=NOT_REGISTERED,

@@ -37,6 +37,7 @@ from pipeline.render.tables import (
     html_table,
     markdown_table,
     number,
+    page_links,
     percent,
     ratio,
     relative,
@@ -515,11 +516,7 @@ def _summary_table(spec: PairPage, pairs: pl.DataFrame, links: dict[str, str]) -
         )
         .sort("benchmark")
         .with_columns(
-            c_benchmark=pl.format(
-                "[{}]({})",
-                escape(pl.col("benchmark")),
-                pl.col("benchmark").replace_strict(links),
-            ),
+            c_benchmark=page_links(pl.col("benchmark"), links),
             c_pairs=pl.col("pairs").cast(pl.String),
             c_flagged=pl.col("flagged").cast(pl.String),
             c_headline=pl.col("headline").cast(pl.String),

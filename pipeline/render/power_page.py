@@ -20,18 +20,9 @@ from pipeline.analysis.power import (
     power_results,
 )
 from pipeline.labels import display_name
+from pipeline.render import tables
 from pipeline.render.escape import escape
-from pipeline.render.site import GENERATED, METHODOLOGY, Site, sorted_groups
-from pipeline.render.tables import (
-    DERIVED_NOTICE,
-    badges,
-    external_link,
-    html_table,
-    markdown_table,
-    number,
-    ratio,
-    relative,
-)
+from pipeline.render.site import GENERATED, Site, notice, sorted_groups
 
 PAGE = "power.md"
 TITLE = "Power"
@@ -96,8 +87,10 @@ def _value(value: str, unit: str) -> pl.Expr:
     """A number of ``row``, linked to its result, with its unit."""
     return pl.format(
         "{} {}",
-        external_link(
-            number(pl.col(value)), pl.col("result_url"), title=pl.col("result_key")
+        tables.external_link(
+            tables.number(pl.col(value)),
+            pl.col("result_url"),
+            title=pl.col("result_key"),
         ),
         escape(pl.col(unit)),
     )
@@ -116,7 +109,7 @@ def result_cells(power: pl.DataFrame) -> pl.DataFrame:
                 escape(pl.col("accelerator_name").fill_null("CPU only")),
                 escape(pl.col("division")),
             ),
-            badges(
+            tables.badges(
                 pl.col("is_preview").fill_null(False),
                 pl.col("is_inferred").fill_null(False),
             ),
@@ -152,8 +145,8 @@ def gain_cells(gains: pl.DataFrame) -> pl.DataFrame:
 
     def end(suffix: str) -> pl.Expr:
         def linked(column: str) -> pl.Expr:
-            return external_link(
-                number(pl.col(f"{column}_{suffix}")),
+            return tables.external_link(
+                tables.number(pl.col(f"{column}_{suffix}")),
                 pl.col(f"result_url_{suffix}"),
                 title=pl.col(f"result_key_{suffix}"),
             )
@@ -185,7 +178,7 @@ def gain_cells(gains: pl.DataFrame) -> pl.DataFrame:
         c_old=end("old"),
         c_new=end("new"),
         c_ratio=pl.when(pl.col("ratio").is_not_null())
-        .then(ratio(pl.col("ratio")))
+        .then(tables.ratio(pl.col("ratio")))
         .otherwise(
             pl.format(
                 "not compared<br><small>{}</small>",
@@ -227,7 +220,7 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
     releases = [r for r in site.releases if r in set(power["release"])]
     parts = [
         f"# {TITLE}\n",
-        DERIVED_NOTICE.format(methodology=relative(page, METHODOLOGY)),
+        notice(page),
         INTRO,
     ]
     if power.height == 0:
@@ -279,7 +272,7 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
     ]
     if gains.height:
         parts.append(
-            html_table(
+            tables.html_table(
                 gain_cells(gains),
                 GAIN_COLUMNS,
                 numeric=("c_ratio",),
@@ -293,7 +286,7 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
         )
     parts += [
         "\n## Power results\n",
-        markdown_table(
+        tables.markdown_table(
             summary,
             {
                 "c_what": "Benchmark · scenario",
@@ -310,7 +303,7 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
         anchor = group["anchor"][0]
         parts += [
             f"\n### {escape(benchmark)} · {escape(scenario)} {{ #{anchor} }}\n",
-            html_table(
+            tables.html_table(
                 group,
                 RESULT_COLUMNS,
                 numeric=("c_result", "c_power", "c_efficiency"),

@@ -173,6 +173,18 @@ def sorted_groups(
     )
 
 
+def mlperf_ranks() -> dict[str, pl.Expr]:
+    """``scenario_rank`` and ``division_rank``: MLPerf's order, unknown values last."""
+    return {
+        f"{column}_rank": pl.col(column).replace_strict(
+            {v: i for i, v in enumerate(order)},
+            default=len(order),
+            return_dtype=pl.Int32,
+        )
+        for column, order in (("scenario", SCENARIOS), ("division", DIVISIONS))
+    }
+
+
 def numbers_block(items: Iterable[tuple[int, str]]) -> str:
     """A row of big numbers with labels ("409 results")."""
     cells = "".join(f"<div><strong>{n:,}</strong>{label}</div>" for n, label in items)

@@ -201,6 +201,11 @@ def disclosure(text: pl.Expr, chars: int = DISCLOSURE_CHARS) -> pl.Expr:
     )
 
 
+def page_links(name: pl.Expr, links: dict[str, str]) -> pl.Expr:
+    """A Markdown link from each name to its page (``links``: name -> relative path)."""
+    return pl.format("[{}]({})", escape(name), name.replace_strict(links))
+
+
 def relative(from_page: str, target: str) -> str:
     """Link from one docs-relative page path to another docs-relative path.
 

@@ -35,7 +35,14 @@ def import_graph() -> dict[str, set[str]]:
                 if node.level:
                     up = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join([*up, *([base] if base else [])])
-                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+                # ``from pkg import sub`` needs the module pkg.sub, not pkg's own
+                # body beyond what importing any submodule of pkg needs anyway.
+                targets = [
+                    f"{base}.{alias.name}"
+                    if f"{base}.{alias.name}" in modules
+                    else base
+                    for alias in node.names
+                ]
             else:
                 continue
             for target in targets:
