@@ -14,7 +14,8 @@ import json
 
 import pytest
 
-from pipeline.extract.raw_tree import SystemJsonError, parse_system_json, scan_raw_tree
+from pipeline.extract.raw_tree import scan_raw_tree
+from pipeline.extract.run_files import SystemJsonError, parse_system_json
 from pipeline.extract.summary import SummaryFormatError, parse_summary, summary_tables
 from tests.unit.test_raw_tree import RUN, log, system
 from tests.unit.test_results_normalise import CHECKER, FINAL_REPORT, tables

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pipeline.extract.raw_tree import (
+from pipeline.extract.run_files import (
     LogSummaryError,
     SystemJsonError,
     parse_log_summary,

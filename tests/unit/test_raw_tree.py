@@ -8,13 +8,12 @@ import json
 import polars as pl
 import pytest
 
-from pipeline.extract.raw_tree import (
-    UNSUPPORTED_ENDPOINTS,
+from pipeline.extract.raw_tree import UNSUPPORTED_ENDPOINTS, scan_raw_tree
+from pipeline.extract.run_files import (
     LogSummaryError,
     SystemJsonError,
     parse_log_summary,
     parse_system_json,
-    scan_raw_tree,
 )
 from pipeline.source import NotPublished
 from pipeline.transform.results import REJECTED_SCHEMA, RESULTS_SCHEMA

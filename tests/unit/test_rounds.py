@@ -8,7 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.extract.raw_tree import LogSummaryError, parse_log_summary, scan_raw_tree
+from pipeline.extract.raw_tree import scan_raw_tree
+from pipeline.extract.run_files import LogSummaryError, parse_log_summary
 from pipeline.rounds import RoundRulesError, load_rules, rules_for
 from tests.unit.test_raw_tree import log, system
 
