@@ -16,6 +16,12 @@ UPSTREAM_SOURCE = "git+https://github.com"
 #: is the repository name, ``HEAD`` its default branch.
 UPSTREAM_RAW = "https://raw.githubusercontent.com/mlcommons/{repo}/HEAD"
 
+#: The committed ``make bench`` results the Performance page shows, and their layout.
+BENCH_RESULTS_FILE = "benchmarks/results/latest.json"
+BENCH_SCHEMA_VERSION = 2
+#: A page heavier than this (HTML plus its chart data) fails the weight check.
+PAGE_BUDGET_BYTES = 1_500_000
+
 #: The project root (the folder holding ``pyproject.toml``).
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 

@@ -41,7 +41,7 @@ from pipeline.snapshots import Snapshot, SnapshotStore
 #: Pages every published site must have (besides one per release with results).
 REQUIRED_PAGES = ("index.html", "methodology.html", "generated/audit.html")
 #: A page heavier than this (HTML plus its chart data) fails the weight check.
-PAGE_BUDGET_BYTES = 1_500_000
+PAGE_BUDGET_BYTES = settings.PAGE_BUDGET_BYTES
 
 
 def snapshot_table(instance: dg.DagsterInstance, raw: dict[str, dict]) -> pl.DataFrame:

@@ -26,15 +26,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pipeline import settings
 from pipeline.render import charts
 from pipeline.render.escape import escape
 from pipeline.render.site import GENERATED, Site
 
 PAGE = "performance.md"
 #: The committed results the page shows, relative to the project root.
-RESULTS_FILE = "benchmarks/results/latest.json"
+RESULTS_FILE = settings.BENCH_RESULTS_FILE
 #: The layout of the results file this page reads (``benchmarks/bench.py`` writes it).
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = settings.BENCH_SCHEMA_VERSION
 CHART_NAME = "performance-analytics-cost"
 CHART_CAPTION = "Analytics time against rows analysed (log-log)"
 _MARKS = {True: "✅ pass", False: "❌ fail", None: "— not measured"}

@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from benchmarks import bench
+from benchmarks import bench, children, config, judging, report, workloads
 from pipeline.render import performance_page
 from pipeline.render.performance_page import PAGE, render_performance_page
 from pipeline.render.site import Site
@@ -50,17 +50,17 @@ def two_releases() -> pl.DataFrame:
 
 def test_replicate_once_is_the_table_itself():
     table = two_releases()
-    assert bench.replicate(table, 1).equals(table)
+    assert children.replicate(table, 1).equals(table)
 
 
 def test_replicate_rejects_a_factor_below_one():
     with pytest.raises(ValueError, match="factor"):
-        bench.replicate(two_releases(), 0)
+        children.replicate(two_releases(), 0)
 
 
 def test_replicas_keep_the_schema_and_copy_zero_is_untouched():
     table = two_releases()
-    out = bench.replicate(table, 4)
+    out = children.replicate(table, 4)
     assert out.schema == table.schema
     assert out.height == 4 * table.height
     assert out["result_key"].is_unique().all()
@@ -70,7 +70,7 @@ def test_replicas_keep_the_schema_and_copy_zero_is_untouched():
 
 def test_replicas_look_like_new_submitters_with_jittered_values():
     table = two_releases()
-    out = bench.replicate(table, 3, jitter=0.02)
+    out = children.replicate(table, 3, jitter=0.02)
     copy = out.filter(pl.col("result_key") == "a~2").row(0, named=True)
     assert (copy["submitter"], copy["platform"], copy["system_name"]) == (
         "Acme~2",
@@ -86,16 +86,16 @@ def test_replicas_look_like_new_submitters_with_jittered_values():
 
 def test_replicate_is_deterministic_and_the_seed_only_moves_values():
     table = two_releases()
-    first, again = bench.replicate(table, 5), bench.replicate(table, 5)
+    first, again = children.replicate(table, 5), children.replicate(table, 5)
     assert first.equals(again)
-    other = bench.replicate(table, 5, seed=1)
+    other = children.replicate(table, 5, seed=1)
     assert other["result_key"].to_list() == first["result_key"].to_list()
     assert not other["result_value"].equals(first["result_value"])
 
 
 def test_replicated_pairs_grow_linearly_not_quadratically():
     table = two_releases()
-    base, scaled = analyse(table), analyse(bench.replicate(table, 4))
+    base, scaled = analyse(table), analyse(children.replicate(table, 4))
 
     def system_gains(tables) -> int:
         gains = tables.software_gains
@@ -150,13 +150,13 @@ def issue_today() -> list[dict]:
 
 
 def judged(measurements: list[dict], **separately) -> dict[str, dict]:
-    floors = bench.compute_floors(measurements)
-    with_ratios = bench.with_ratios(measurements, floors)
-    return {t["id"]: t for t in bench.evaluate_targets(with_ratios, separately)}
+    floors = judging.compute_floors(measurements)
+    with_ratios = judging.with_ratios(measurements, floors)
+    return {t["id"]: t for t in judging.evaluate_targets(with_ratios, separately)}
 
 
 def test_a_build_floor_adds_reading_importing_and_a_plain_mkdocs_build():
-    floors = bench.compute_floors(issue_today())
+    floors = judging.compute_floors(issue_today())
     assert floors["floor_summary4"]["seconds"] == pytest.approx(1.44)
     assert floors["floor_summary4"]["parts"] == {
         "read_summary4": 0.54,
@@ -171,7 +171,7 @@ def test_a_build_floor_adds_reading_importing_and_a_plain_mkdocs_build():
 
 
 def test_every_measurement_gets_its_ratio_to_its_floor():
-    measured = bench.with_ratios(issue_today(), bench.compute_floors(issue_today()))
+    measured = judging.with_ratios(issue_today(), judging.compute_floors(issue_today()))
     by = {m["name"]: m for m in measured}
     assert by["cold_summary4"]["floor"] == "floor_summary4"
     assert by["cold_summary4"]["ratio"] == pytest.approx(51.0 / 1.44)
@@ -184,9 +184,9 @@ def test_every_measurement_gets_its_ratio_to_its_floor():
 
 def test_a_floor_with_a_missing_part_gives_no_ratio_rather_than_a_flattering_one():
     measured = [m for m in issue_today() if m["name"] != "mkdocs_summary4"]
-    floors = bench.compute_floors(measured)
+    floors = judging.compute_floors(measured)
     assert floors["floor_summary4"]["seconds"] is None
-    by = {m["name"]: m for m in bench.with_ratios(measured, floors)}
+    by = {m["name"]: m for m in judging.with_ratios(measured, floors)}
     assert by["cold_summary4"]["ratio"] is None
 
 
@@ -195,7 +195,7 @@ def test_a_floor_with_a_missing_part_gives_no_ratio_rather_than_a_flattering_one
     [(3.0, 1.5, 2.0), (3.0, 0.0, None), (None, 1.0, None), (1.0, None, None)],
 )
 def test_ratio(value, floor, expected):
-    assert bench.ratio(value, floor) == expected
+    assert judging.ratio(value, floor) == expected
 
 
 def test_the_issue_figures_of_today_fail_every_target_they_cover():
@@ -276,23 +276,23 @@ def test_targets_pass_at_their_limits_and_name_the_floor_ratio():
 
 def test_growth_exponent_is_one_for_linear_cost():
     small = summary("a", 1.0, rows=1_000)
-    assert bench.growth_exponent(small, summary("b", 10.0, rows=10_000)) == (
+    assert report.growth_exponent(small, summary("b", 10.0, rows=10_000)) == (
         pytest.approx(1.0)
     )
-    assert bench.growth_exponent(small, summary("b", 100.0, rows=10_000)) == (
+    assert report.growth_exponent(small, summary("b", 100.0, rows=10_000)) == (
         pytest.approx(2.0)
     )
-    assert bench.growth_exponent(small, None) is None
-    assert bench.growth_exponent(small, summary("b", 5.0, rows=1_000)) is None
+    assert report.growth_exponent(small, None) is None
+    assert report.growth_exponent(small, summary("b", 5.0, rows=1_000)) is None
 
 
 def test_console_report_shows_value_ratio_and_verdict_of_every_target():
-    floors = bench.compute_floors(issue_today())
-    measured = bench.with_ratios(issue_today(), floors)
-    report = bench.render_report(
-        {"measurements": measured, "targets": bench.evaluate_targets(measured)}
+    floors = judging.compute_floors(issue_today())
+    measured = judging.with_ratios(issue_today(), floors)
+    text = report.render_report(
+        {"measurements": measured, "targets": judging.evaluate_targets(measured)}
     )
-    lines = report.splitlines()
+    lines = text.splitlines()
     cold = next(
         line for line in lines if "[FAIL] Cold build, four summary rounds (" in line
     )
@@ -316,10 +316,10 @@ def test_console_report_shows_value_ratio_and_verdict_of_every_target():
 
 
 def test_measurement_summary_reports_the_median_of_repetitions():
-    measurement = bench.Measurement("noop_update", "No-op")
+    measurement = workloads.Measurement("noop_update", "No-op")
     for seconds, rss in ((0.3, 100), (0.1, 300), (0.2, 200)):
         measurement.runs.append(
-            bench.ChildRun({"seconds": seconds, "rows": 7, "runs": []}, 1.0, rss)
+            children.ChildRun({"seconds": seconds, "rows": 7, "runs": []}, 1.0, rss)
         )
     out = measurement.summary()
     assert out["median_s"] == pytest.approx(0.2)
@@ -343,7 +343,7 @@ def test_page_weights_count_a_page_with_the_chart_files_it_loads(tmp_path: Path)
         '<div class="vega-chart" data-spec="charts/c.json"></div>'
     )
     (site / "index.html").write_text("<p>home</p>")
-    weights = bench.page_weights(site)
+    weights = report.page_weights(site)
     largest = weights["largest"]
     assert largest["page"] == "generated/page.html"
     assert largest["chart_bytes"] == 30 + 201
@@ -352,27 +352,18 @@ def test_page_weights_count_a_page_with_the_chart_files_it_loads(tmp_path: Path)
     assert weights["site_files"] == 4
 
 
-def test_page_budget_and_results_file_match_the_site():
-    from pipeline.defs.site import PAGE_BUDGET_BYTES
-    from pipeline.render import performance_page
-
-    assert bench.PAGE_BUDGET_BYTES == PAGE_BUDGET_BYTES
-    assert bench.RESULTS_FILE == performance_page.RESULTS_FILE
-    assert bench.SCHEMA_VERSION == performance_page.SCHEMA_VERSION
-
-
 def test_a_full_run_writes_the_file_to_commit_a_smoke_run_writes_aside(
     tmp_path: Path, monkeypatch
 ):
     monkeypatch.setenv("MLPERF_BUILD_DIR", str(tmp_path / "build"))
     assert (
-        bench.results_path(quick=False) == bench.ROOT / "benchmarks/results/latest.json"
+        bench.results_path(quick=False) == config.ROOT / "benchmarks/results/latest.json"
     )
     assert bench.results_path(quick=True) == tmp_path / "build" / "bench" / "quick.json"
 
 
 def test_the_analytics_measured_are_the_analytics_assets():
-    assert bench.analytics_asset_keys() == [
+    assert children.analytics_asset_keys() == [
         "_out_mlperf__pair_candidates",
         "out_mlperf__exclusions",
         "out_mlperf__generation_ratios",
@@ -388,7 +379,7 @@ def test_the_analytics_measured_are_the_analytics_assets():
 def test_mirror_releases_are_in_version_order(tmp_path: Path):
     for version in ("v6.1", "v10.0", "v4.1", "vX"):
         (tmp_path / f"inference_results_{version}").mkdir()
-    assert [v for v, _ in bench.mirror_releases(tmp_path)] == ["v4.1", "v6.1", "v10.0"]
+    assert [v for v, _ in workloads.mirror_releases(tmp_path)] == ["v4.1", "v6.1", "v10.0"]
 
 
 def test_a_partial_mirror_holds_copies_never_symlinks(tmp_path: Path):
@@ -397,7 +388,7 @@ def test_a_partial_mirror_holds_copies_never_symlinks(tmp_path: Path):
         folder = mirror / f"inference_results_{version}" / "closed"
         folder.mkdir(parents=True)
         (folder / "summary.json").write_text(f'{{"v": "{version}"}}')
-    target = bench.copy_mirror(mirror, ["v4.1", "v6.1"], tmp_path / "copy")
+    target = workloads.copy_mirror(mirror, ["v4.1", "v6.1"], tmp_path / "copy")
     copied = sorted(p.relative_to(target).as_posix() for p in target.rglob("*"))
     assert copied == [
         "inference_results_v4.1",
@@ -408,12 +399,12 @@ def test_a_partial_mirror_holds_copies_never_symlinks(tmp_path: Path):
         "inference_results_v6.1/closed/summary.json",
     ]
     assert not any(p.is_symlink() for p in target.rglob("*"))
-    with pytest.raises(bench.BenchError, match=r"mirror: no folder for v6\.0$"):
-        bench.copy_mirror(mirror, ["v4.1", "v6.0"], tmp_path / "other")
+    with pytest.raises(config.BenchError, match=r"mirror: no folder for v6\.0$"):
+        workloads.copy_mirror(mirror, ["v4.1", "v6.0"], tmp_path / "other")
 
 
 def test_the_mkdocs_floor_has_as_many_pages_as_the_site(tmp_path: Path):
-    config = bench.plain_mkdocs_project(tmp_path / "floor", 48)
+    config = workloads.plain_mkdocs_project(tmp_path / "floor", 48)
     assert "name: material" in config.read_text()
     assert len(list((tmp_path / "floor" / "docs").rglob("*.md"))) == 48
     # Laid out like the site: pages in sections, so navigation.prune has work to do.
@@ -423,13 +414,13 @@ def test_the_mkdocs_floor_has_as_many_pages_as_the_site(tmp_path: Path):
     (site / "generated").mkdir(parents=True)
     for name in ("index.html", "404.html", "generated/a.html", "generated/b.html"):
         (site / name).write_text("<p>x</p>")
-    assert bench.built_pages(tmp_path / "state") == 3
+    assert workloads.built_pages(tmp_path / "state") == 3
 
 
 def test_a_failing_process_is_named_with_its_exit_code_and_output(tmp_path: Path):
     argv = [sys.executable, "-c", "print('no canonical table'); raise SystemExit(3)"]
-    with pytest.raises(bench.BenchError) as failure:
-        bench.run_process("cold_full", argv, {}, tmp_path / "cold.log")
+    with pytest.raises(config.BenchError) as failure:
+        children.run_process("cold_full", argv, {}, tmp_path / "cold.log")
     message = str(failure.value)
     assert message.startswith(
         f"cold_full: exit code 3; last lines of {tmp_path / 'cold.log'}:"
@@ -438,7 +429,7 @@ def test_a_failing_process_is_named_with_its_exit_code_and_output(tmp_path: Path
 
 
 def test_child_entry_point_writes_its_report(tmp_path: Path, monkeypatch):
-    monkeypatch.setitem(bench.CHILDREN, "analytics", lambda config: {"seconds": 1.5})
+    monkeypatch.setitem(children.CHILDREN, "analytics", lambda config: {"seconds": 1.5})
     config = tmp_path / "config.json"
     result = tmp_path / "result.json"
     config.write_text(json.dumps({"result": str(result)}))
