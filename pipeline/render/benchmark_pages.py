@@ -114,17 +114,15 @@ def benchmark_page(
     site: Site,
     benchmark: str,
     best: pl.DataFrame,
-    results: pl.DataFrame | None = None,
+    results: pl.DataFrame,
 ) -> str:
     """A chart and table per scenario, division and unit of one benchmark.
 
-    ``results`` are the benchmark's rows of ``site.results`` when the caller split
-    them already; a ``cell`` column of ``best`` (``_cell``) is used as it is.
+    ``results``: the benchmark's rows of ``site.results``; ``best`` carries each
+    row's ``cell`` (``_cell``).
     """
     rel = site.page_of("benchmarks", benchmark)
     page = f"{GENERATED}/{rel}"
-    if results is None:
-        results = site.results.filter(pl.col("benchmark") == benchmark)
     counts = dict(results.group_by("release").len().iter_rows())
     appearances = ", ".join(
         f"[{escape(r)}]({page_link(page, site.page_of('releases', r))}) ({counts[r]:,})"
@@ -192,7 +190,6 @@ def benchmark_page(
         cells = (
             group.with_columns(
                 overall=pl.col("better_first").min().over("accelerator_id"),
-                **({} if "cell" in group.columns else {"cell": _cell()}),
             )
             .sort("overall", "accelerator_id")
             .pivot(

@@ -27,6 +27,7 @@ from pipeline.render.tables import (
     markdown_table,
     number,
     ratio,
+    ratio_text,
     relative,
     result_cell,
 )
@@ -687,8 +688,9 @@ def home_block(page: str, histories: pl.DataFrame) -> str:
     name = " ".join(
         v for v in (longest["accelerator_vendor"], longest["accelerator_model"]) if v
     ) or str(longest["accelerator_id"])
-    best = ratio(pl.lit(longest["cumulative_ratio"]))
-    overall = pl.select(best).item() if longest["cumulative_ratio"] else "—"
+    overall = (
+        ratio_text(longest["cumulative_ratio"]) if longest["cumulative_ratio"] else "—"
+    )
     parts.append(
         f"{lines:,} lines follow one chip's best result per accelerator, round after "
         f"round, through two rounds or more. The longest include {escape(name)} on "

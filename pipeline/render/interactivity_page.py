@@ -286,11 +286,11 @@ def _round_section(
     benchmark: str,
     release: str,
     group: pl.DataFrame,
-    cells: pl.DataFrame | None = None,
+    cells: pl.DataFrame,
 ) -> list[str]:
-    """One round of a benchmark; ``cells`` are ``system_cells`` of ``group``."""
+    """One round of a benchmark; ``cells``: its rows of ``_with_limit_texts``."""
     first = group.row(0, named=True)
-    texts = cells.row(0, named=True) if cells is not None else {}
+    texts = cells.row(0, named=True)
     anchor = "round-" + re.sub(r"[^a-z0-9]+", "-", slug(release)).strip("-")
     parts = [f"\n## {escape(release)} {{ #{anchor} }}\n"]
     limits = []
@@ -299,14 +299,7 @@ def _round_section(
             if group[f"{prefix}_value"].is_not_null().any():
                 limits.append(f"{scenario}: limits {NOT_REGISTERED}")
             continue
-        if f"_{prefix}_ttft" in texts and first[f"{prefix}_ttft_ms"] is not None:
-            ttft, tpot, target = (texts[f"_{prefix}_{k}"] for k in LIMIT_TEXTS)
-        else:
-            ttft = pl.select(number(pl.lit(first[f"{prefix}_ttft_ms"]))).item()
-            tpot = pl.select(number(pl.lit(first[f"{prefix}_tpot_ms"]))).item()
-            target = pl.select(
-                number(pl.lit(1000.0 / first[f"{prefix}_tpot_ms"]))
-            ).item()
+        ttft, tpot, target = (texts[f"_{prefix}_{k}"] for k in LIMIT_TEXTS)
         source = safe_url(first[f"{prefix}_limit_source_url"])
         cited = f'; <a href="{source}">source</a>' if source else ""
         limits.append(
@@ -377,7 +370,7 @@ def benchmark_page(
     benchmark: str,
     name: str,
     table: pl.DataFrame,
-    cells: Mapping[tuple[object, ...], pl.DataFrame] | None = None,
+    cells: Mapping[tuple[object, ...], pl.DataFrame],
 ) -> str:
     """One LLM benchmark: per round (newest first) its limits, chart and systems.
 
@@ -407,7 +400,7 @@ def benchmark_page(
             benchmark,
             release,
             group,
-            None if cells is None else cells.get((benchmark, release)),
+            cells[(benchmark, release)],
         )
     return site.write_page(rel, "\n".join(parts))
 

@@ -598,17 +598,13 @@ def pair_page_of(site: Site, spec: PairPage, benchmark: str) -> str:
     return f"{spec.stem}/{site.entity_slug('benchmarks', benchmark)}.md"
 
 
-def _benchmark_summary(
-    spec: PairPage, pairs: pl.DataFrame, headline: str | None = None
-) -> str:
+def _benchmark_summary(pairs: pl.DataFrame, headline: str | None) -> str:
     """One sentence: this benchmark's pairs, headline numbers, flags.
 
-    ``headline``: ``headline_numbers`` of the headline pairs, when already known.
+    ``headline``: ``headline_numbers`` of the headline pairs (None: there are none).
     """
     shown = pairs.filter("is_headline")
     flagged = pairs.filter(_flagged(pairs)).height
-    if shown.height and headline is None:
-        headline = headline_numbers(spec.kind, shown)
     numbers = (
         f"{shown.height:,} at the strictest reading without a flag: {headline}"
         if shown.height
@@ -625,11 +621,11 @@ def _benchmark_pairs_page(
     spec: PairPage,
     benchmark: str,
     pairs: pl.DataFrame,
-    headline: str | None = None,
+    headline: str | None,
 ) -> str:
     """One benchmark's pairs: a chart and a table per release pair or scenario.
 
-    ``headline``: ``headline_numbers`` of its headline pairs, when already known.
+    ``headline``: ``headline_numbers`` of its headline pairs (None: there are none).
     """
     rel = pair_page_of(site, spec, benchmark)
     page = f"{GENERATED}/{rel}"
@@ -639,7 +635,7 @@ def _benchmark_pairs_page(
         f"# {spec.title}: {escape(benchmark)}\n",
         notice(page),
         definition_block(spec),
-        _benchmark_summary(spec, pairs, headline),
+        _benchmark_summary(pairs, headline),
         f"[All benchmarks]({index}) · [Best results per accelerator for this "
         f"benchmark]({best})\n",
     ]

@@ -162,19 +162,16 @@ def release_page(
     rel: str,
     *,
     title: str,
+    results: pl.DataFrame,
+    cells: pl.DataFrame,
     top_n: int = LATEST_TOP_N,
-    results: pl.DataFrame | None = None,
-    cells: pl.DataFrame | None = None,
 ) -> str:
     """One release's page: numbers, what is new, submitters, top rows per group.
 
-    ``results`` (the release's rows of ``site.results``) and ``cells``
-    (``_result_cells`` of their ``_ranked`` rows) are taken as given when the caller
-    computed them for every release at once.
+    ``results``: the release's rows of ``site.results``; ``cells``: ``_result_cells``
+    of their ``_ranked`` rows.
     """
     page = f"{GENERATED}/{rel}"
-    if results is None:
-        results = site.results.filter(pl.col("release") == release)
     stats = release_stats(results)
     meta = release_for(release)
     if meta.published_date:
@@ -254,12 +251,8 @@ def release_page(
             numeric=("c_results", "c_systems"),
         ),
     ]
-    if cells is None:
-        ranked = _ranked(results)
-        shown = _result_cells(ranked.filter(pl.col("rank") <= top_n))
-    else:
-        ranked = cells
-        shown = cells.filter(pl.col("rank") <= top_n)
+    ranked = cells
+    shown = cells.filter(pl.col("rank") <= top_n)
     counts = dict(ranked.group_by("benchmark").len().iter_rows())
     parts.append(
         f"\n## Results by benchmark\n\nTables list the top {top_n} of each group "
@@ -306,20 +299,16 @@ def release_benchmark_page(site: Site, release: str, benchmark: str) -> str:
 
 
 def _release_benchmark_pages(
-    site: Site, release: str, cells: pl.DataFrame | None = None
+    site: Site, release: str, cells: pl.DataFrame
 ) -> dict[str, str]:
     """Every submitter's best result per accelerator type, one page per benchmark.
 
     A release page holding every row outgrew any page budget (764 rows in v4.1);
     here each benchmark of the release has its own page. ``cells``: the release's
-    ``_result_cells`` of ``_ranked`` rows, when already computed.
+    ``_result_cells`` of ``_ranked`` rows.
     """
     release_page_rel = site.page_of("releases", release)
-    ranked = (
-        _result_cells(_ranked(site.results.filter(pl.col("release") == release)))
-        if cells is None
-        else cells
-    )
+    ranked = cells
     pages = {}
     for (benchmark,), rows in sorted(
         ranked.partition_by("benchmark", as_dict=True).items()
@@ -512,11 +501,14 @@ def build_latest(site: Site) -> None:
         site.write_page("latest.md", "# Latest release\n\nNo results yet.\n")
         return
     latest = site.releases[-1]
+    results = site.results.filter(pl.col("release") == latest)
     release_page(
         site,
         latest,
         "latest.md",
         title=f"Latest release: {escape(latest)}",
+        results=results,
+        cells=_result_cells(_ranked(results)),
         top_n=LATEST_TOP_N,
     )
 
@@ -544,8 +536,8 @@ def build(site: Site) -> None:
             r,
             site.page_of("releases", r),
             title=f"MLPerf Inference {escape(r)}",
-            results=results.get((r,)),
-            cells=cells.get((r,)),
+            results=results[(r,)],
+            cells=cells[(r,)],
         )
         for r in reversed(site.releases)
     }
@@ -553,7 +545,7 @@ def build(site: Site) -> None:
         folder = f"releases/{site.entity_slug('releases', release)}"
         # Entity pages of their own folder: the one-page-per-entity check covers them.
         site.page_index[folder] = _release_benchmark_pages(
-            site, release, cells.get((release,))
+            site, release, cells[(release,)]
         )
     releases_index(site)
     site.nav[f"{GENERATED}/releases/index.md"] = [

@@ -63,6 +63,16 @@ def number(expr: pl.Expr, digits: int = SIGNIFICANT_DIGITS) -> pl.Expr:
     )
 
 
+def number_text(value: float) -> str:
+    """``number`` of one value, for prose: the same text a table cell shows."""
+    return pl.select(number(pl.lit(value, pl.Float64))).item()
+
+
+def ratio_text(value: float) -> str:
+    """``ratio`` of one value, for prose: "1.50×"."""
+    return pl.select(ratio(pl.lit(value, pl.Float64))).item()
+
+
 def _scientific(value: pl.Expr, digits: int) -> pl.Expr:
     """``value`` as "m.mmmmme+X", ``digits`` significant digits (finite, non-zero)."""
     exponent = value.abs().log10().floor()

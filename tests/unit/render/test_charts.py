@@ -96,6 +96,31 @@ def test_pair_chart_colours_what_it_compares_and_never_uses_a_step_height() -> N
     assert charts.vendor_colour("Acme") in charts.style.FALLBACK_COLOURS
 
 
+def test_more_than_40_pairs_are_grouped_by_scenario_and_level() -> None:
+    # 41 pairs would be 41 labelled rows, taller than a screen: one row per scenario
+    # and level instead, each pair still its own mark with its own tooltip.
+    many = pairs(
+        *(
+            pair(
+                AMD_V51 | {"result_key": f"old-{i}"},
+                AMD_V60 | {"result_key": f"new-{i}", "submitter": f"Team {i:02d}"},
+                scenario="Offline" if i % 2 else "Server",
+            )
+            for i in range(charts.MAX_LABELLED_ROWS + 1)
+        )
+    )
+    spec, data = _ratio_chart(many)
+    points = _layers(spec)[1]["encoding"]
+    assert points["y"]["field"] == "group"
+    assert sorted(data["group"].unique()) == ["Offline · system", "Server · system"]
+    assert spec["height"] == 2 * charts.ROW_HEIGHT
+    assert data.height == 41 and data["label"].n_unique() == 41
+    # At 40 pairs every pair keeps a labelled row.
+    spec, _ = _ratio_chart(many.head(charts.MAX_LABELLED_ROWS))
+    assert _layers(spec)[1]["encoding"]["y"]["field"] == "short"
+    assert spec["height"] == charts.MAX_LABELLED_ROWS * charts.ROW_HEIGHT
+
+
 def test_long_labels_are_shortened_whole_in_the_tooltip_and_never_alike() -> None:
     long_name = "A very long system name that Vega would cut " * 2
     data = _gains().with_columns(
