@@ -8,9 +8,9 @@ import os
 
 #: Polars allocates through its own jemalloc, which by default keeps freed pages
 #: and purges them only while allocating: one Dagster run carried each step's peak
-#: into the next. A background thread returning them after one second (muzzy pages
-#: at once) took the analytics at 100x the real data from 1.00-1.04 GB to
-#: 0.94-0.98 GB peak (make bench's own child processes), in the same time. Polars
+#: into the next. A background thread returns them after one second (muzzy pages
+#: at once), which lowers the analytics' peak memory at no cost in time
+#: (benchmarks/README.md has the figures). Polars
 #: appends this variable to its defaults and jemalloc keeps the last value of each
 #: option, so it must be set before Polars is imported, hence here; a value already
 #: in the environment wins. A process that imported Polars first keeps Polars'

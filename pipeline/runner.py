@@ -548,7 +548,7 @@ def describe_release(
 
     ``since``: when the command started. A snapshot stored since then is "new" even
     when a failed range run stored it and the release's own rerun then found it
-    unchanged (that line used to say "unchanged" for a release seen the first time).
+    unchanged: a release seen for the first time is never called "unchanged".
     """
     version = outcome.label
     if not outcome.success:

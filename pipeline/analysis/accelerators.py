@@ -383,9 +383,8 @@ def attach_accelerators(
     )
     # Lookups as left joins on the two small tables, rows kept in order. Polars'
     # streaming engine runs a join itself, but hands a ``replace_strict`` with a key
-    # table to its in-memory engine, which holds the whole input: at 100x the real
-    # data the streamed write peaked at 0.78 GB with joins, 0.98 GB with mappings
-    # (two threads; 0.34 and 0.92 GB on one), for the same bytes.
+    # table to its in-memory engine, which holds the whole input; joins keep the
+    # streamed write small, for the same bytes.
     cpu = pl.col("is_cpu_only")
 
     def registry_or_cpu(column: str, for_cpu: pl.Expr) -> pl.Expr:

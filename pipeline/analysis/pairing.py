@@ -134,10 +134,10 @@ PAIRING_COLUMNS = tuple(
 
 
 #: Pairing columns with few distinct values: categorical while pairing, so best-of
-#: groups and self-joins hash integers instead of strings. At 100x the real data this
-#: took pair_candidates from 5.5-5.9 s to 4.2-4.9 s and 1.19 GB to 1.0 GB; ``join_ends``
-#: turns them back into strings, so no output sees a categorical. ``platform`` stays
-#: a string (scaling edits it), as does ``result_key`` (unique per row).
+#: groups and self-joins hash integers instead of strings (faster and smaller at
+#: scale, benchmarks/README.md); ``join_ends`` turns them back into strings, so no
+#: output sees a categorical. ``platform`` stays a string (scaling edits it), as does
+#: ``result_key`` (unique per row).
 CATEGORICAL_COLUMNS = (
     "release", "division", "benchmark", "scenario", "result_unit", "_model_key",
     "accelerator_id", "accelerator_name", "availability", "model_upstream",
@@ -231,8 +231,8 @@ def best_per_group(
     group = list(dict.fromkeys([*keys, "result_unit", "_model_key"]))
     # Pick each group's best row number, then keep those rows with a mask. Sorting
     # every row to take the first of each group, a semi join back to the rows, or a
-    # gather by row number cost 2-5x more at 100x the real data. Materialised here
-    # because both ends of a pair read it: lazily, it was computed once per end.
+    # gather by row number all cost several times more at scale. Materialised here
+    # because both ends of a pair read it: lazily, each end would compute it again.
     scored = rows.filter(value.is_not_null()).collect()
     best = (
         scored.lazy()
@@ -271,9 +271,8 @@ def single_accelerator() -> pl.Expr:
 def one_by_one(parts: Sequence[pl.LazyFrame]) -> pl.LazyFrame:
     """Collect the parts of an analysis in turn, then concatenate them.
 
-    Collecting them in one plan runs them in parallel and adds their peak memory: at
-    100x the real data, software gains peaked at 2.1 GB that way and 1.5 GB like this,
-    in the same time. The parts are small; their intermediates are not.
+    Collecting them in one plan runs them in parallel and adds their peak memory, for
+    no gain in time: the parts are small, their intermediates are not.
     """
     return pl.concat([part.collect() for part in parts]).lazy()
 
@@ -292,8 +291,8 @@ def join_ends(
     """
     # Match on the keys and the columns the condition reads only, then fetch the full
     # rows by index: a key can match many rows of one release that the condition then
-    # discards (open-division platforms with many models), and carrying ~46 columns
-    # through that fan-out dominated memory at 100x scale.
+    # discards (open-division platforms with many models), and carrying every column
+    # through that fan-out would dominate memory.
     needed = set(condition.meta.root_names())
     old_rows, new_rows = old.collect(), new.collect()
     ends = (
@@ -313,8 +312,8 @@ def join_ends(
         .sort("_i_old", "_i_new")
         .collect()
     )
-    # Gathering the matched rows by number, not joining them back: a join hashed all
-    # ~1.1 M rows of each end at 100x scale to fetch a few thousand.
+    # Gathering the matched rows by number, not joining them back: a join would hash
+    # every row of each end to fetch a few.
     joined = (
         pl.concat(
             [

@@ -62,11 +62,9 @@ PAIR_CHECKS = {
 )
 def out_mlperf__results(core_mlperf__all_results: pl.LazyFrame) -> Iterator:
     """Attach canonical accelerators; warn about names the registry lacks."""
-    # A LazyFrame: the IO manager streams it to its file and reports the rows. At
-    # 100x the real data the step peaked at 2.2 GB collected, 1.45 GB streamed,
-    # 0.96 GB now that every lookup is a streamed join and the input comes in
-    # 64k-row groups, for ~0.9 s more than collected (the streaming engine, and the
-    # check attaching again the few columns it reads).
+    # A LazyFrame: the IO manager streams it to its file and reports the rows, so
+    # the step never holds the whole enriched table (every lookup is a streamed
+    # join); the check attaches again the few columns it reads.
     results = analysis.attach_accelerators(core_mlperf__all_results)
     yield dg.Output(results)
     unmapped = analysis.unmapped_accelerators(results)
@@ -207,16 +205,15 @@ def out_mlperf__pair_tables(
     """The three published pair tables, flagged in one pass.
 
     One step, not three: the flag rules look up every end's class median in the whole
-    results table, and doing that once for all kinds took a third of the analytics
-    time at 100x the real data. All three tables are checked before any is written,
+    results table, and doing that once per kind would triple the costliest part of
+    the analytics. All three tables are checked before any is written,
     so a failing check leaves the previous three published together.
     """
     reported = analysis.reported_pairs(
         _out_mlperf__pair_candidates, out_mlperf__results
     )
-    # Streamed: at 100x the real data the class medians over every result made
-    # this the run's peak (0.79 GB standalone in memory, 0.60 GB streamed, for
-    # 0.2 s more). The frames are equal either way.
+    # Streamed: the class medians over every result would otherwise make this the
+    # run's peak memory. The frames are equal either way.
     everything, excluded = pl.collect_all(
         [reported, analysis.count_exclusions(_out_mlperf__pair_candidates)],
         engine="streaming",

@@ -19,8 +19,8 @@ next to it, byte-identical across builds): a static server that serves those
 (nginx ``gzip_static on;``, Caddy ``file_server { precompressed gzip }``) sends a
 first visit in a fraction of the bytes; ``python -m http.server`` ignores them.
 
-Large self-contained raw-HTML blocks (the result tables, ~5 MB of the ~6 MB of
-generated Markdown) skip Markdown: ``on_page_markdown`` swaps each for a placeholder
+Large self-contained raw-HTML blocks (the result tables, most of the generated
+Markdown's bytes) skip Markdown: ``on_page_markdown`` swaps each for a placeholder
 ``<div data-ledger-fragment="<sha256 prefix>"></div>`` and ``on_post_page`` puts the
 block back, byte for byte, before compacting: the built pages are the same bytes.
 Python-Markdown passed them through unchanged anyway, but only after parsing them

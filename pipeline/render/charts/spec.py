@@ -132,8 +132,8 @@ def write_chart(
     Returns:
         The paths written.
     """
-    # Schema validation costs ~0.1 s per chart; the unit tests validate every chart
-    # kind once, so builds skip it.
+    # Schema validation is slow per chart; the unit tests validate every chart kind
+    # once, so builds skip it.
     spec = dict(chart) if isinstance(chart, Mapping) else chart.to_dict(validate=False)
     rows_json = data.write_json()
     data_path = None
@@ -155,6 +155,6 @@ def write_chart(
     if svg:
         static = {**spec, "data": {"values": json.loads(rows_json)}, "width": SVG_WIDTH}
         svg_path = charts_dir / f"{name}.svg"
-        # ~0.7 s each to render; the machine cache keeps them by spec and versions.
+        # Slow to render; the machine cache keeps them by spec and versions.
         svg_path.write_text(cached_svg(static, cache_dir()))
     return ChartFile(name=name, spec=spec_path, data=data_path, svg=svg_path)
