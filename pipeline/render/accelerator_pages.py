@@ -20,7 +20,15 @@ from pipeline.labels import display_name
 from pipeline.render import charts
 from pipeline.render import history_page as hp
 from pipeline.render.escape import escape
-from pipeline.render.site import GENERATED, METHODOLOGY, Site, mlperf_ranks, notice
+from pipeline.render.site import (
+    GENERATED,
+    METHODOLOGY,
+    Chart,
+    Section,
+    Site,
+    mlperf_ranks,
+    notice,
+)
 from pipeline.render.slugs import slug, unique_slugs
 from pipeline.render.tables import (
     badges,
@@ -146,7 +154,7 @@ def _charts(
     site: Site, page: str, name: str, label: str, points: pl.DataFrame
 ) -> list[str]:
     """A chart per unit of the lines with two rounds or more (most rounds first)."""
-    parts: list[str] = []
+    sections: list[Section] = []
     multi = points.filter(pl.len().over(LINE) >= hp.MIN_ROUNDS)
     if multi.height == 0:
         return ["\n_No line of this accelerator has two rounds or more yet._\n"]
@@ -173,12 +181,14 @@ def _charts(
                 f"The {lines} of {total} lines with the most rounds; the tables "
                 "below list every line."
             )
-        parts += [
-            f"\n### {escape(unit)}\n",
-            note + "\n",
-            site.chart(page, built, f"{FOLDER}-{name}-{slug(unit)}", title),
-        ]
-    return parts
+        sections.append(
+            Section(
+                f"\n### {escape(unit)}\n",
+                before=(note + "\n",),
+                chart=Chart(built, f"{FOLDER}-{name}-{slug(unit)}", title),
+            )
+        )
+    return site.sections(page, sections)
 
 
 def _page(

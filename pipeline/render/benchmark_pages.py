@@ -9,6 +9,8 @@ from pipeline.render.escape import escape, safe_url
 from pipeline.render.site import (
     GENERATED,
     GROUP,
+    Chart,
+    Section,
     Site,
     page_link,
     release_index,
@@ -160,6 +162,7 @@ def benchmark_page(
         )
     # One unit per chart: a metric that changed unit (MultiStream samples per query
     # before v2.0, latency from v2.0) gets a section per unit.
+    sections = []
     for (scenario, division, unit), group in sorted_groups(
         best.filter(pl.col("benchmark") == benchmark),
         ["scenario", "division", "result_unit"],
@@ -167,9 +170,6 @@ def benchmark_page(
         higher = bool(group["is_higher_better"].first())
         metric = f"{unit} per accelerator" if higher else f"{unit}, lower is better"
         present = [r for r in site.releases if r in set(group["release"])]
-        parts.append(
-            f"\n## {escape(scenario)} · {escape(division)} · {escape(str(unit))}\n"
-        )
         built = _best_chart(
             group,
             title=f"{benchmark} · {scenario} · {division}",
@@ -186,7 +186,6 @@ def benchmark_page(
             ]
         )
         caption = f"{benchmark} {scenario} {division}: best {metric} by accelerator"
-        parts.append(site.chart(page, built, name, caption))
         cells = (
             group.with_columns(
                 overall=pl.col("better_first").min().over("accelerator_id"),
@@ -205,10 +204,17 @@ def benchmark_page(
         )
         columns = {"c_accelerator": "Accelerator", "c_vendor": "Vendor"}
         columns |= {r: escape(r) for r in present}
-        parts.append(f"\n{escape(metric)}, best per accelerator type:\n")
-        parts.append(
-            html_table(cells, columns, numeric=tuple(present), searchable=False)
+        sections.append(
+            Section(
+                f"\n## {escape(scenario)} · {escape(division)} · {escape(str(unit))}\n",
+                chart=Chart(built, name, caption),
+                after=(f"\n{escape(metric)}, best per accelerator type:\n",),
+                table=html_table(
+                    cells, columns, numeric=tuple(present), searchable=False
+                ),
+            )
         )
+    parts += site.sections(page, sections)
     return site.write_page(rel, "\n".join(parts))
 
 

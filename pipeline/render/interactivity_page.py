@@ -30,7 +30,15 @@ from pipeline.labels import display_name
 from pipeline.latency_limits import limits_frame
 from pipeline.render import charts
 from pipeline.render.escape import escape, safe_url
-from pipeline.render.site import GENERATED, METHODOLOGY, Site, chips, notice
+from pipeline.render.site import (
+    GENERATED,
+    METHODOLOGY,
+    Chart,
+    Section,
+    Site,
+    chips,
+    notice,
+)
 from pipeline.render.slugs import slug, unique_slugs
 from pipeline.render.tables import (
     badges,
@@ -280,19 +288,17 @@ def _with_limit_texts(cells: pl.DataFrame) -> pl.DataFrame:
 
 
 def _round_section(
-    site: Site,
-    page: str,
     name: str,
     benchmark: str,
     release: str,
     group: pl.DataFrame,
     cells: pl.DataFrame,
-) -> list[str]:
+) -> Section:
     """One round of a benchmark; ``cells``: its rows of ``_with_limit_texts``."""
     first = group.row(0, named=True)
     texts = cells.row(0, named=True)
     anchor = "round-" + re.sub(r"[^a-z0-9]+", "-", slug(release)).strip("-")
-    parts = [f"\n## {escape(release)} {{ #{anchor} }}\n"]
+    words = []
     limits = []
     for scenario, prefix in (("Server", "server"), ("Interactive", "interactive")):
         if first[f"{prefix}_tpot_ms"] is None:
@@ -307,13 +313,14 @@ def _round_section(
             f"tokens/s per user{cited})"
         )
     if limits:
-        parts.append("Limits (99th percentile): " + "; ".join(limits) + ".\n")
+        words.append("Limits (99th percentile): " + "; ".join(limits) + ".\n")
     systems = group.height
-    parts.append(
+    words.append(
         f"\n{systems:,} system(s) with a Server or Interactive result, best "
         "Interactive per accelerator first.\n"
     )
     chosen = _chosen_systems(group)
+    chart = None
     if chosen.height:
         keys = list(SYSTEM_KEYS)
         points = (
@@ -338,18 +345,18 @@ def _round_section(
             if chosen.height < systems
             else "The chart shows every system with two scenarios it can place."
         )
-        parts += [
-            note + "\n",
-            site.chart(
-                page,
-                charts.interactivity_chart(points, title=title),
-                f"{FOLDER}-{name}-{slug(release)}",
-                title,
-            ),
-        ]
-    parts.append(
-        html_table(
-            system_cells(group) if cells is None else cells,
+        words.append(note + "\n")
+        chart = Chart(
+            charts.interactivity_chart(points, title=title),
+            f"{FOLDER}-{name}-{slug(release)}",
+            title,
+        )
+    return Section(
+        f"\n## {escape(release)} {{ #{anchor} }}\n",
+        before=tuple(words),
+        chart=chart,
+        table=html_table(
+            cells,
             SYSTEM_COLUMNS,
             numeric=(
                 "c_offline",
@@ -360,9 +367,8 @@ def _round_section(
             ),  # fmt: skip
             wide=("c_system",),
             searchable=False,
-        )
+        ),
     )
-    return parts
 
 
 def benchmark_page(
@@ -392,16 +398,13 @@ def benchmark_page(
         table.partition_by("release", as_dict=True, maintain_order=True).items(),
         key=lambda kv: -order.get(kv[0][0], -1),
     )
-    for (release,), group in rounds:
-        parts += _round_section(
-            site,
-            page,
-            name,
-            benchmark,
-            release,
-            group,
-            cells[(benchmark, release)],
-        )
+    parts += site.sections(
+        page,
+        [
+            _round_section(name, benchmark, release, group, cells[(benchmark, release)])
+            for (release,), group in rounds
+        ],
+    )
     return site.write_page(rel, "\n".join(parts))
 
 

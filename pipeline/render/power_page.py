@@ -22,7 +22,7 @@ from pipeline.analysis.power import (
 from pipeline.labels import display_name
 from pipeline.render import tables
 from pipeline.render.escape import escape
-from pipeline.render.site import GENERATED, Site, notice, sorted_groups
+from pipeline.render.site import GENERATED, Section, Site, notice, sorted_groups
 
 PAGE = "power.md"
 TITLE = "Power"
@@ -297,19 +297,24 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
         ),
     ]
     # Row-wise cells, formatted once for every table (not once per table).
-    for (benchmark, scenario), group in sorted_groups(
-        result_cells(power), ["benchmark", "scenario"], site.releases
-    ):
-        anchor = group["anchor"][0]
-        parts += [
-            f"\n### {escape(benchmark)} · {escape(scenario)} {{ #{anchor} }}\n",
-            tables.html_table(
-                group,
-                RESULT_COLUMNS,
-                numeric=("c_result", "c_power", "c_efficiency"),
-                wide=("c_system",),
-            ),
-        ]
+    parts += site.sections(
+        page,
+        [
+            Section(
+                f"\n### {escape(benchmark)} · {escape(scenario)} "
+                f"{{ #{group['anchor'][0]} }}\n",
+                table=tables.html_table(
+                    group,
+                    RESULT_COLUMNS,
+                    numeric=("c_result", "c_power", "c_efficiency"),
+                    wide=("c_system",),
+                ),
+            )
+            for (benchmark, scenario), group in sorted_groups(
+                result_cells(power), ["benchmark", "scenario"], site.releases
+            )
+        ],
+    )
     return site.write_page(PAGE, "\n".join(parts))
 
 

@@ -24,6 +24,7 @@ from pipeline.render.provenance import NOT_RECORDED, TREE_FILE, with_upstream
 from pipeline.render.site import (
     GENERATED,
     GROUP,
+    Section,
     Site,
     chips,
     numbers_block,
@@ -278,18 +279,20 @@ def release_page(
             f"{escape(benchmark)} in {escape(release)} →]({everything}) · "
             f"[Across releases]({across})\n"
         )
-        parts += _group_tables(bench_rows, "####")
+        parts += site.sections(page, _group_tables(bench_rows, "####"))
     return site.write_page(rel, "\n".join(parts))
 
 
-def _group_tables(rows: pl.DataFrame, level: str) -> list[str]:
+def _group_tables(rows: pl.DataFrame, level: str) -> list[Section]:
     """A heading and a ranked table per scenario and division (one unit each)."""
-    parts = []
-    for (scenario, division), group in sorted_groups(rows, ["scenario", "division"]):
-        unit = escape(group["result_unit"].first())
-        parts.append(f"\n{level} {escape(scenario)} · {escape(division)} · {unit}\n")
-        parts.append(_result_table(group))
-    return parts
+    return [
+        Section(
+            f"\n{level} {escape(scenario)} · {escape(division)} · "
+            f"{escape(group['result_unit'].first())}\n",
+            table=_result_table(group),
+        )
+        for (scenario, division), group in sorted_groups(rows, ["scenario", "division"])
+    ]
 
 
 def release_benchmark_page(site: Site, release: str, benchmark: str) -> str:
@@ -325,7 +328,7 @@ def _release_benchmark_pages(
             "type, ranked by the MLPerf metric (higher throughput or lower latency "
             "first). Each value links to its upstream result folder; hover it for "
             "the result key.\n",
-            *_group_tables(rows, "##"),
+            *site.sections(page, _group_tables(rows, "##")),
         ]
         site.write_page(rel, "\n".join(parts))
         pages[benchmark] = rel

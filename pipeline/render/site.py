@@ -96,6 +96,23 @@ class Site:
         self.written.append(path)
         return f"{GENERATED}/{rel}"
 
+    def sections(self, page: str, sections: Iterable[Section]) -> list[str]:
+        """The Markdown parts of ``sections`` on ``page``, their charts written."""
+        parts: list[str] = []
+        for section in sections:
+            parts += [section.heading, *section.before]
+            if section.chart is not None:
+                shown = section.chart
+                parts.append(
+                    self.chart(
+                        page, shown.built, shown.name, shown.caption, svg=shown.svg
+                    )
+                )
+            parts += section.after
+            if section.table:
+                parts.append(section.table)
+        return parts
+
     def chart(
         self,
         page: str,
@@ -130,6 +147,31 @@ class Site:
             f'<p class="ledger-chart-source"><a href="{spec}">Chart as Vega-Lite '
             "JSON</a></p>\n"
         )
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart a section shows: its filled spec and data, file name and caption."""
+
+    built: tuple[charts.Spec, pl.DataFrame]
+    name: str
+    caption: str
+    svg: bool = False
+
+
+@dataclass(frozen=True)
+class Section:
+    """One group of a page: a heading, its words, its chart, its table.
+
+    Release, benchmark, accelerator, interactivity and power pages are an intro and
+    a list of these; ``Site.sections`` renders them, so a page is data.
+    """
+
+    heading: str
+    before: tuple[str, ...] = ()
+    chart: Chart | None = None
+    after: tuple[str, ...] = ()
+    table: str = ""
 
 
 def notice(page: str) -> str:
