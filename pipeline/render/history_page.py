@@ -9,7 +9,6 @@ Polars expressions over the whole frame; Python loops walk charts and tables onl
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 import polars as pl
@@ -21,6 +20,7 @@ from pipeline.render.coverage import NOT_IN_SOURCE, skip_note_expr
 from pipeline.render.escape import escape, safe_url
 from pipeline.render.site import GENERATED, METHODOLOGY, Site, mlperf_ranks, notice
 from pipeline.render.site_data import OTHER_VENDOR
+from pipeline.render.slugs import anchor_of, anchor_text
 from pipeline.render.tables import (
     external_link,
     html_table,
@@ -73,7 +73,7 @@ listed at the end of this page. Preview and inferred results are included and ma
 
 def _anchor(*parts: str) -> str:
     text = "-".join(p for p in parts if p)
-    return "history-" + (re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x")
+    return "history-" + (anchor_text(text) or "x")
 
 
 def _complete(results: pl.DataFrame) -> pl.DataFrame:
@@ -148,10 +148,7 @@ def _labelled(
                         pl.format("from-{}", first),
                     ],
                     separator="-",
-                )
-                .str.to_lowercase()
-                .str.replace_all(r"[^a-z0-9]+", "-")
-                .str.strip_chars("-"),
+                ).pipe(anchor_of),
             ),
         )
     )
@@ -432,9 +429,7 @@ def line_anchors(histories: pl.DataFrame) -> pl.DataFrame:
             ],
             separator="-",
         )
-        .str.to_lowercase()
-        .str.replace_all(r"[^a-z0-9]+", "-")
-        .str.strip_chars("-"),
+        .pipe(anchor_of),
     )  # fmt: skip
     return (
         histories.select(keys)
@@ -573,7 +568,7 @@ def render_history_page(
         present = [r for r in site.releases if r in set(points["release"])]
         title = f"Best {unit} per accelerator, by round"
         built = history_chart(points, title=title, unit=unit, releases=present)
-        name = "histories-" + re.sub(r"[^a-z0-9]+", "-", unit.lower()).strip("-")
+        name = "histories-" + anchor_text(unit)
         parts.append(f"\n### {escape(unit)}\n")
         parts.append(site.chart(page, built, name, title))
     if accelerator_pages:

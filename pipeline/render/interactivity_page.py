@@ -12,7 +12,6 @@ Polars); every value links its upstream result; every upstream string is escaped
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 import polars as pl
@@ -39,7 +38,7 @@ from pipeline.render.site import (
     chips,
     notice,
 )
-from pipeline.render.slugs import slug, unique_slugs
+from pipeline.render.slugs import anchor_text, slug, unique_slugs
 from pipeline.render.tables import (
     badges,
     external_link,
@@ -297,7 +296,7 @@ def _round_section(
     """One round of a benchmark; ``cells``: its rows of ``_with_limit_texts``."""
     first = group.row(0, named=True)
     texts = cells.row(0, named=True)
-    anchor = "round-" + re.sub(r"[^a-z0-9]+", "-", slug(release)).strip("-")
+    anchor = "round-" + anchor_text(slug(release))
     words = []
     limits = []
     for scenario, prefix in (("Server", "server"), ("Interactive", "interactive")):

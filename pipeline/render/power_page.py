@@ -23,6 +23,7 @@ from pipeline.labels import display_name
 from pipeline.render import tables
 from pipeline.render.escape import escape
 from pipeline.render.site import GENERATED, Section, Site, notice, sorted_groups
+from pipeline.render.slugs import anchor_of
 
 PAGE = "power.md"
 TITLE = "Power"
@@ -59,10 +60,7 @@ def with_anchors(power: pl.DataFrame) -> pl.DataFrame:
     keys = ["benchmark", "scenario"]
     base = pl.concat_str(
         pl.lit("power-"),
-        pl.format("{}-{}", pl.col("benchmark"), pl.col("scenario"))
-        .str.to_lowercase()
-        .str.replace_all(r"[^a-z0-9]+", "-")
-        .str.strip_chars("-"),
+        anchor_of(pl.format("{}-{}", pl.col("benchmark"), pl.col("scenario"))),
     )
     anchors = (
         power.select(keys)

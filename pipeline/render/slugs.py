@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+import polars as pl
+
 #: Separates a slug from the hash that tells colliding names apart. ``slug`` never
 #: writes two hyphens in a row, so a hashed slug never equals a plain one.
 HASH_SEPARATOR = "--"
@@ -36,6 +38,21 @@ def slug(text: str) -> str:
     """A file-name and anchor-safe form of an upstream name ("llama2-70b-99")."""
     cleaned = re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
     return cleaned[:MAX_SLUG].rstrip("-.") or "unnamed"
+
+
+#: What an anchor id keeps: lower-case letters and digits; every other run is a hyphen.
+_ANCHOR_UNSAFE = r"[^a-z0-9]+"
+
+
+def anchor_text(text: str) -> str:
+    """An anchor id of ``text`` ("Offline · closed" -> "offline-closed"), maybe ""."""
+    return re.sub(_ANCHOR_UNSAFE, "-", text.lower()).strip("-")
+
+
+def anchor_of(text: pl.Expr) -> pl.Expr:
+    """``anchor_text`` of every value of ``text``."""
+    lowered = text.str.to_lowercase()
+    return lowered.str.replace_all(_ANCHOR_UNSAFE, "-").str.strip_chars("-")
 
 
 def capped(stem: str) -> str:
