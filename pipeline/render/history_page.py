@@ -18,7 +18,14 @@ from pipeline.labels import display_name
 from pipeline.render import charts
 from pipeline.render.coverage import NOT_IN_SOURCE, skip_note_expr
 from pipeline.render.escape import escape, safe_url
-from pipeline.render.site import GENERATED, METHODOLOGY, Site, mlperf_ranks, notice
+from pipeline.render.site import (
+    GENERATED,
+    METHODOLOGY,
+    Site,
+    chips,
+    mlperf_ranks,
+    notice,
+)
 from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.slugs import anchor_of, anchor_text
 from pipeline.render.tables import (
@@ -155,15 +162,7 @@ def _labelled(
 
 
 def _cells(shown: pl.DataFrame) -> pl.DataFrame:
-    chips = pl.format(
-        "{} × {} · {} {}",
-        pl.col("total_accelerators").cast(pl.String).fill_null("?"),
-        escape(pl.col("accelerator_name")),
-        pl.col("nodes").fill_null(1).cast(pl.String),
-        pl.when(pl.col("nodes").fill_null(1) == 1)
-        .then(pl.lit("node"))
-        .otherwise(pl.lit("nodes")),
-    )
+    counts = chips("total_accelerators", "accelerator_name", "nodes")
     first = pl.col("step") == 1
     previous = external_link(
         escape(pl.col("release_prev")),
@@ -193,7 +192,7 @@ def _cells(shown: pl.DataFrame) -> pl.DataFrame:
             "{}</small>",
             escape(pl.col("submitter")),
             escape(pl.col("system_name")),
-            chips,
+            counts,
             number(pl.col("result_value")),
             escape(pl.col("result_unit")),
             escape(pl.col("division")),
