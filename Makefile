@@ -33,16 +33,14 @@ lint: venv
 	$(BIN)/ruff check .
 
 # Unit tests only (hand-written records, no Dagster run, no browser), on two
-# pytest-xdist workers: 29–41 s for 557 tests on 2 cores (63 s on one).
+# pytest-xdist workers; modules marked slow are left out.
 test-fast: venv
 	$(BIN)/ruff check .
 	$(BIN)/pytest -q -n 2 tests/unit -m "not slow"
 
 # Two workers (pytest-xdist, one per core), whole files per worker so each module's
-# fixtures are built once; the site is built once and its pages visited in two files,
-# one per worker: 6.2-6.6 min on 2 idle cores (7 min with one file of visits). Both
-# cores stay busy (~700-760 core-seconds, most of it Chromium), so more workers
-# should not help (not measured).
+# fixtures are built once; the site is built once and its pages visited in several
+# files, spread over the workers.
 test: venv browser-deps
 	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 --dist loadfile

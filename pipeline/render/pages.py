@@ -6,12 +6,14 @@ that disappeared does not linger. Hand-written pages (``site/index.md``,
 ``site/methodology.md``) include or link to these files; ``mkdocs build`` turns both
 into the website.
 
-Each page kind lives in its own module (``home``, ``pairs_pages``, ``release_pages``,
-``benchmark_pages``, ``history_page``, ``data_page``, ``audit_page``) as a builder
-taking the render in progress (``site.Site``). Adding a page kind is one line in
-``PAGE_BUILDERS``: the builder writes its pages with ``site.write_page`` (charts with
-``site.chart``), and registers nav children (``site.nav``) and entity pages
-(``site.page_index``) when it has any; list its page in ``mkdocs.yml``'s nav.
+Every page comes from one ``PAGE_BUILDERS`` entry: a module's ``build`` taking the
+render in progress (``site.Site``), whose ``data`` holds everything the site shows
+(``site_data.SiteData``). Adding a page kind is one line there: the builder writes
+its pages with ``site.write_page``, pages that are an intro and groups describe each
+group as a ``site.Section`` and render them with ``site.sections``, every chart goes
+through ``site.chart`` (``charts`` has one template per kind), and the builder
+registers nav children (``site.nav``) and entity pages (``site.page_index``) when it
+has any; list its page in ``mkdocs.yml``'s nav.
 
 Numbers are computed with Polars over whole frames; Python loops only walk pages,
 benchmarks and table groups. Every upstream string goes through ``escape``, every
