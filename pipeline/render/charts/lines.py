@@ -277,13 +277,13 @@ def _cost_template() -> tuple[Spec, Spec, Spec]:
             x=alt.X(
                 "rows:Q",
                 scale=log,
-                title="rows analysed",
+                title=axis_title("rows analysed", log),
                 axis=alt.Axis(format="~s", tickCount=5),
             ),
             y=alt.Y(
                 "seconds:Q",
                 scale=log,
-                title="analytics assets, median (s)",
+                title=axis_title("analytics assets, median (s)", log),
                 axis=alt.Axis(format="~g", tickCount=5),
             ),
             color=alt.Color(
@@ -291,10 +291,11 @@ def _cost_template() -> tuple[Spec, Spec, Spec]:
                 scale=alt.Scale(domain=domain, range=list(_COST_COLOURS)),
                 legend=alt.Legend(orient="bottom", title=None),
             ),
+            # The same legend as the colour's, so Vega draws one legend of both.
             strokeDash=alt.StrokeDash(
                 "series:N",
                 scale=alt.Scale(domain=domain, range=[[1, 0], [5, 4]]),
-                legend=None,
+                legend=alt.Legend(orient="bottom", title=None),
             ),
             tooltip=tooltips(
                 [
