@@ -72,6 +72,11 @@ def _level(rows: pl.LazyFrame, level: str, options: pairing.Options) -> pl.LazyF
     best = pairing.best_per_group(
         rows, [*keys, "release"], is_per_accelerator=per_accelerator
     )
+    # Each group's previous round with a result: a gain from it is consecutive.
+    window = [*keys, "result_unit", "_model_key"]
+    best = best.with_columns(
+        _previous_order=pl.col("_order").shift(1).over(window, order_by="_order")
+    )
     return pairing.self_pairs(
         best,
         keys,

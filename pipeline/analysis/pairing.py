@@ -77,6 +77,9 @@ UNFLAGGED_PAIR_SCHEMA: dict[str, pl.DataType] = {
     **{f"{name}_new": dtype for name, dtype in END_SCHEMA.items()},
     "has_preview": pl.Boolean,
     "has_inferred": pl.Boolean,
+    # Software gains: the old end is the nearest earlier round in which the new end's
+    # system (or hardware) has a result; always true within a round.
+    "is_consecutive": pl.Boolean,
 }
 #: The one schema of software gains, generation ratios and scaling steps as
 #: published: plus the plausibility flags (``pipeline.analysis.plausibility``), the
@@ -365,7 +368,13 @@ def finish_candidates(
         efficiency = pl.when(higher).then(ratio / count_ratio)
     else:
         efficiency = pl.lit(None, dtype=pl.Float64)
+    consecutive = (
+        pl.col("_order_old") == pl.col("_previous_order_new")
+        if "_previous_order_new" in joined.collect_schema().names()
+        else pl.lit(True)
+    )
     frame = joined.with_columns(
+        is_consecutive=consecutive,
         kind=pl.lit(kind),
         identity_level=pl.lit(identity_level),
         is_per_accelerator=pl.lit(is_per_accelerator),
@@ -403,8 +412,9 @@ def self_pairs(
     ``condition`` orders the ends (older release first, smaller count first); the
     other arguments are ``finish_candidates``'.
     """
+    extra = [c for c in ("_previous_order",) if c in best.collect_schema().names()]
     joined = join_ends(
-        side(best, "old", keys), side(best, "new", keys), keys, condition
+        side(best, "old", keys, extra), side(best, "new", keys, extra), keys, condition
     )
     return finish_candidates(
         joined,

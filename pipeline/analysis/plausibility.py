@@ -40,9 +40,12 @@ END_FIELDS = (
 )  # fmt: skip
 _LOOKED_UP = ("is_mixed_accelerators", "has_unit_correction")
 _KEYS = frozenset(
-    {"id", "test", "field", "threshold", "factor", "min_class_size", "kinds",
-     "levels", "reason", "evidence"}
+    {"id", "role", "why", "test", "field", "threshold", "factor", "min_class_size",
+     "kinds", "levels", "reason", "evidence"}
 )  # fmt: skip
+#: What a flag does: a label discloses and never excludes; a warning keeps a pair out
+#: of headlines and top-N lists (plausibility.toml says which rule is which, and why).
+ROLES = ("label", "warning")
 #: What ``_end_attributes`` gives per result key, besides the key.
 ATTRIBUTE_COLUMNS = (
     "is_mixed_accelerators", "has_unit_correction", "times_worse", "class_size",
@@ -64,6 +67,8 @@ class FlagRule:
     kinds: tuple[str, ...]
     reason: str
     evidence: str
+    role: str = "warning"
+    why: str = ""
     field: str | None = None
     threshold: float | None = None
     factor: float | None = None
@@ -79,6 +84,8 @@ def _rule(entry: Table) -> FlagRule:
     test = entry.choice("test", TESTS)
     reason = entry.string("reason")
     evidence = entry.string("evidence")
+    role = entry.choice("role", ROLES)
+    why = entry.string("why")
     kinds = entry.strings("kinds", default=list(KINDS), non_empty=True, allowed=KINDS)
     known_levels = sorted({lv for k in kinds for lv in IDENTITY_LEVELS[k]})
     levels = entry.strings("levels", default=[], allowed=known_levels)
@@ -101,6 +108,8 @@ def _rule(entry: Table) -> FlagRule:
         kinds=kinds,
         reason=reason,
         evidence=evidence,
+        role=role,
+        why=why,
         field=field,
         threshold=entry.optional_number("threshold", positive=True),
         factor=entry.optional_number("factor", positive=True),
@@ -316,9 +325,22 @@ def reported_pairs(candidates: pl.LazyFrame, results: pl.LazyFrame) -> pl.LazyFr
     return flag_pairs(kept_pairs(candidates), results)
 
 
+def warning_ids(rules: Sequence[FlagRule] | None = None) -> list[str]:
+    """The ids of the rules whose role is ``warning``."""
+    return [r.id for r in (rules or load_rules()) if r.role == "warning"]
+
+
+def warned(rules: Sequence[FlagRule] | None = None) -> pl.Expr:
+    """Pairs a warning rule flagged: drawn faint, kept out of headlines and top-N."""
+    ids = pl.lit(warning_ids(rules), dtype=pl.List(pl.String))
+    return (
+        pl.col("flags").list.set_intersection(ids).list.len().fill_null(0) > 0
+    )
+
+
 def unflagged() -> pl.Expr:
-    """Pairs no rule flagged (what headlines and top-N lists may use)."""
-    return pl.col("flags").list.len().fill_null(0) == 0
+    """Pairs without a warning (labels allowed): what headlines and top-N may use."""
+    return ~warned()
 
 
 #: The strictest identity level of each kind: where a pair compares most like for like.
@@ -330,8 +352,13 @@ STRICTEST_LEVEL = {
 
 
 def headline_pairs(pairs: pl.DataFrame) -> pl.DataFrame:
-    """What a headline or top-N may cite: unflagged pairs at the strictest level."""
+    """What a headline or top-N may cite.
+
+    Pairs at the strictest level, without a warning, between consecutive appearances
+    (a system's gain since its previous round, never across one it also has).
+    """
     strictest = pl.col("identity_level") == pl.col("kind").replace_strict(
         STRICTEST_LEVEL, default=None
     )
-    return pairs.filter(strictest.fill_null(False) & unflagged())
+    consecutive = pl.col("is_consecutive").fill_null(True)
+    return pairs.filter(strictest.fill_null(False) & unflagged() & consecutive)

@@ -61,6 +61,10 @@ def flags_section(
     rows = pl.DataFrame(
         {
             "c_id": [f"<code>{escape(r.id)}</code>" for r in rules],
+            "c_role": [
+                f"<b>{escape(r.role)}</b><br><small>{escape(r.why)}</small>"
+                for r in rules
+            ],
             "c_reason": [escape(r.reason) for r in rules],
             "c_pairs": [
                 ", ".join(
@@ -80,7 +84,10 @@ def flags_section(
         "## Plausibility flags\n",
         "Every derived pair is checked against the reviewed rules in "
         "`pipeline/registry/plausibility.toml`. A flagged pair stays in its table with "
-        "a badge and the reason, and never enters a headline or a top-N list. "
+        "a badge and the reason. A **label** discloses (preview hardware, an inferred "
+        "result, two submitters) and never keeps a pair out of anything; a "
+        "**warning** doubts the number: the pair is drawn faint and never enters a "
+        "headline, a \"what's new\" section or a top-N list. "
         f"Flagged pairs: **{flagged.height:,}**. Every one of them, with its "
         "reasons and both cited results, is in the "
         "[flagged pairs download](downloads/flagged_pairs.csv).\n",
@@ -88,6 +95,7 @@ def flags_section(
             rows,
             {
                 "c_id": "Flag",
+                "c_role": "Role",
                 "c_reason": "What it tells a reader",
                 "c_pairs": "Pairs flagged",
                 "c_evidence": "Why",

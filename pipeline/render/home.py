@@ -97,7 +97,7 @@ def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> st
     parts = [f"\n### {spec.title}\n"]
     if shown.height == 0:
         parts.append(
-            f"No {spec.noun} at the strictest reading without a plausibility flag. "
+            f"No {spec.noun} at the strictest reading without a plausibility warning. "
             f"[All pairs]({target})\n"
         )
         return "\n".join(parts)
@@ -110,7 +110,7 @@ def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> st
     others = pairs.filter(pl.col("release_new") == release).height - shown.height
     more = (
         f" {others:,} more pair(s) into {escape(str(release))}, at looser readings or "
-        "with a plausibility flag, are on the detail page."
+        "with a plausibility warning, are on the detail page."
         if others
         else ""
     )

@@ -12,7 +12,12 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pipeline.analysis.plausibility import STRICTEST_LEVEL, headline_pairs
+from pipeline.analysis.plausibility import (
+    STRICTEST_LEVEL,
+    headline_pairs,
+    warned,
+    warning_ids,
+)
 from pipeline.render import charts
 from pipeline.render.coverage import (
     skip_note,
@@ -103,7 +108,10 @@ def _flag_cell() -> pl.Expr:
         .fill_null([])
         .list.eval(
             pl.format(
-                '<span class="ledger-badge ledger-badge--flag">{}</span>',
+                '<span class="ledger-badge ledger-badge--{}">{}</span>',
+                pl.when(pl.element().is_in(warning_ids()))
+                .then(pl.lit("flag"))
+                .otherwise(pl.lit("label")),
                 escape(pl.element().str.replace_all("_", " ", literal=True)),
             )
         )
@@ -304,15 +312,15 @@ class PairPage:
 #: (``pipeline.analysis.plausibility.headline_pairs``); Methodology repeats these.
 HEADLINE_DEFINITIONS = {
     "gains": "software-only gain of one submitter's same system (same accelerator, "
-    "accelerator count and nodes) between two rounds, newer ÷ older result; "
-    "unflagged pairs only.",
+    "accelerator count and nodes) since its previous round with a result, newer ÷ "
+    "older result; pairs without a plausibility warning only.",
     "generations": "successor ÷ predecessor accelerator, both results from one "
-    "submitter in the same round, benchmark, scenario and division; unflagged pairs "
-    "only.",
+    "submitter in the same round, benchmark, scenario and division; pairs without a "
+    "warning only.",
     "scaling": "one submitter's one system family (same accelerator, accelerators per "
     "node and software) at two accelerator counts in one round; efficiency = "
-    "throughput ratio ÷ count ratio (100% = linear); unflagged pairs only, never a "
-    "size comparison.",
+    "throughput ratio ÷ count ratio (100% = linear); pairs without a warning only, "
+    "never a size comparison.",
 }
 
 GAINS = PairPage(
@@ -474,7 +482,7 @@ def definition_block(spec: PairPage) -> str:
 
 
 def _flagged(pairs: pl.DataFrame) -> pl.Expr:
-    return pl.col("flags").list.len().fill_null(0) > 0
+    return warned()
 
 
 def _page_summary(page: str, spec: PairPage, pairs: pl.DataFrame) -> list[str]:
@@ -489,11 +497,14 @@ def _page_summary(page: str, spec: PairPage, pairs: pl.DataFrame) -> list[str]:
             f"{headline_numbers(spec.kind, shown)}.\n"
         )
     else:
-        sentence = f"No {spec.noun} at the strictest reading is unflagged.\n"
+        sentence = (
+            f"No {spec.noun} at the strictest reading is without a plausibility "
+            "warning.\n"
+        )
     return [
         sentence,
         definition_block(spec),
-        f"{flagged:,} of the {pairs.height:,} pairs below carry a plausibility flag "
+        f"{flagged:,} of the {pairs.height:,} pairs below carry a plausibility warning "
         f"(see [Methodology]({relative(page, METHODOLOGY)})): they keep their place "
         "in the tables, with a badge and the reason, and never enter a summary, a "
         "headline or a top-N list.\n",
@@ -527,7 +538,9 @@ def _summary_table(spec: PairPage, pairs: pl.DataFrame, links: dict[str, str]) -
             c_efficiency=percent(pl.col("efficiency")).fill_null("—"),
         )
     )
-    strict = "Scaling, unflagged" if spec.kind == "scaling" else "Strictest, unflagged"
+    strict = (
+        "Scaling, no warning" if spec.kind == "scaling" else "Strictest, no warning"
+    )
     columns = {
         "c_benchmark": "Benchmark",
         "c_pairs": "Pairs",
@@ -539,7 +552,7 @@ def _summary_table(spec: PairPage, pairs: pl.DataFrame, links: dict[str, str]) -
     if spec.kind == "scaling":
         columns["c_efficiency"] = "Median efficiency"
     return (
-        "Medians and ranges count the strictest, unflagged pairs only (the "
+        "Medians and ranges count the strictest pairs without a warning only (the "
         "definition above); *Pairs* counts every row of the tables.\n\n"
         + markdown_table(
             summary,
@@ -606,13 +619,13 @@ def _benchmark_summary(pairs: pl.DataFrame, headline: str | None) -> str:
     shown = pairs.filter("is_headline")
     flagged = pairs.filter(_flagged(pairs)).height
     numbers = (
-        f"{shown.height:,} at the strictest reading without a flag: {headline}"
+        f"{shown.height:,} at the strictest reading without a warning: {headline}"
         if shown.height
-        else "none at the strictest reading without a flag"
+        else "none at the strictest reading without a warning"
     )
     return (
         f"**{pairs.height:,} pairs** ({numbers}); {flagged:,} carry a plausibility "
-        "flag, shown with a badge and the reason.\n"
+        "warning, shown with a badge and the reason.\n"
     )
 
 

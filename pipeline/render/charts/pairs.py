@@ -14,6 +14,7 @@ import hashlib
 import altair as alt
 import polars as pl
 
+from pipeline.analysis.plausibility import warned
 from pipeline.render.charts.spec import OMIT, Spec, fill, slot
 from pipeline.render.charts.style import (
     FLAGGED,
@@ -139,7 +140,7 @@ def _pair_rows(
                 f"value{suffix}"
             ),
         ]
-    flagged = pl.col("flags").list.len().fill_null(0) > 0
+    flagged = warned()
     # Rounded to what the tooltips show: chart data is the bulk of a pair page's bytes.
     return pairs.select(
         label.alias("label"),

@@ -130,7 +130,7 @@ def chart_title(title: str, frame: pl.DataFrame, note: str | None = None) -> dic
     """The chart title, with a subtitle for what the marks' styles mean."""
     notes = [note] if note else []
     if FLAGGED in set(frame["status"].to_list()):
-        notes.append("faint: pairs with a plausibility flag")
+        notes.append("faint: pairs with a plausibility warning")
     spec: dict[str, Any] = {"text": title}
     if notes:
         spec["subtitle"] = "; ".join(notes)

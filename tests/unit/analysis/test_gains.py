@@ -229,3 +229,27 @@ def test_inferred_is_flagged_and_can_be_left_out():
     assert pair["has_inferred"] is True
     assert pair["has_preview"] is False
     assert gains(results, include_inferred=False).height == 0
+
+
+def test_a_gain_is_consecutive_only_from_the_systems_previous_round() -> None:
+    from pipeline.analysis import headline_pairs
+
+    results = frame(
+        row(release="v5.1", result_value=100.0),
+        row(release="v6.0", result_value=150.0),
+        row(release="v6.1", result_value=225.0),
+        # Another system skips v6.0: its v5.1 -> v6.1 gain is consecutive.
+        row(release="v5.1", platform="other", result_value=100.0),
+        row(release="v6.1", platform="other", result_value=120.0),
+    )
+    system = gains(results).filter(pl.col("identity_level") == "system")
+    assert system.select(
+        "platform_new", "release_old", "release_new", "is_consecutive"
+    ).rows() == [
+        ("acme_box", "v5.1", "v6.0", True),
+        ("acme_box", "v5.1", "v6.1", False),
+        ("other", "v5.1", "v6.1", True),
+        ("acme_box", "v6.0", "v6.1", True),
+    ]
+    # 2.25x across v6.0, where the system also has a result, is no headline.
+    assert sorted(headline_pairs(system)["ratio"].to_list()) == [1.2, 1.5, 1.5]

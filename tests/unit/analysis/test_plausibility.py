@@ -115,6 +115,8 @@ threshold = 2
 kinds = ["software_gain"]
 reason = "r"
 evidence = "e"
+role = "warning"
+why = "w"
 """
 
 
@@ -141,7 +143,12 @@ FLAG_X = "t.toml: [flag 1 (x)] "
          FLAG_X + "evidence: expected a non-empty string, got ''"),
         (('reason = "r"', 'note = "r"'),
          FLAG_X + "note: unknown field (known: evidence, factor, field, id, kinds, "
-         "levels, min_class_size, reason, test, threshold)"),
+         "levels, min_class_size, reason, role, test, threshold, why)"),
+        # Every rule says whether it is a label or a warning, and why.
+        (('role = "warning"', 'role = "doubt"'),
+         FLAG_X + "role: expected one of 'label', 'warning', got 'doubt'"),
+        (('why = "w"\n', ''),
+         FLAG_X + "why: expected a non-empty string, got nothing"),
     ],
 )  # fmt: skip
 def test_a_malformed_rule_is_named(
@@ -164,6 +171,27 @@ def test_an_id_twice_is_refused(tmp_path: Path) -> None:
 
 def test_methodology_documents_every_rule() -> None:
     text = (Path(__file__).parents[3] / "site" / "methodology.md").read_text()
-    section = text.split("## Plausibility flags", 1)[1].split("\n## ", 1)[0]
+    section = text.split("## Labels and warnings", 1)[1].split("\n## ", 1)[0]
     for rule in load_rules():
         assert f"`{rule.id}`" in section, rule.id
+
+
+def test_labels_travel_with_a_headline_and_warnings_keep_a_pair_out() -> None:
+    from pipeline.analysis.plausibility import headline_pairs
+
+    results = frame(
+        row(release="v5.1", result_value=100.0),
+        row(release="v6.0", result_value=150.0, availability="preview"),
+        row(release="v6.0", platform="big", result_value=100.0),
+        row(release="v6.1", platform="big", result_value=400.0),
+    )
+    pairs = paired(results, "software_gain").filter(
+        pl.col("identity_level") == "system"
+    )
+    assert pairs.select("platform_new", "flags").rows() == [
+        ("acme_box", ["preview_end"]),
+        ("big", ["large_software_gain"]),
+    ]
+    # Preview is a disclosure: the 1.5x gain is a headline, with its badge; the 4x
+    # gain above every same-hardware gain on record is not.
+    assert headline_pairs(pairs)["ratio"].to_list() == [1.5]

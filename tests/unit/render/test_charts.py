@@ -152,7 +152,10 @@ def test_flagged_pairs_are_faint_and_say_why() -> None:
     assert frame["flags"].to_list() == ["software-only gain above 3x", "none"]
     opacity = _layers(spec)[1]["encoding"]["opacity"]
     assert opacity["condition"]["test"] == "datum.status == 'flagged'"
-    assert spec["title"]["subtitle"] == "faint: pairs with a plausibility flag"
+    assert spec["title"]["subtitle"] == "faint: pairs with a plausibility warning"
+    # A label (preview) is a disclosure, not a doubt: drawn like any pair.
+    labelled = data.with_columns(flags=pl.Series([["preview_end"], []]))
+    assert _ratio_chart(labelled)[1]["status"].to_list() == ["unflagged"] * 2
 
 
 def _scaling_pairs() -> pl.DataFrame:

@@ -139,7 +139,7 @@ def test_home_headline_counts_only_the_strictest_unflagged_pair(site: Path) -> N
     gains = _section((site / "partials" / "home.md").read_text(), "### Software gains")
     assert (
         "1 software gains (v5.1 → v6.0): median **1.25×**, largest **1.25×**. "
-        "2 more pair(s) into v6.0, at looser readings or with a plausibility flag, "
+        "2 more pair(s) into v6.0, at looser readings or with a plausibility warning, "
         "are on the detail page." in gains
     )
     # The top-N table and the chart cite the plausible pair and nothing else.
@@ -164,7 +164,7 @@ def test_every_headline_states_its_definition(site: Path) -> None:
         assert definition.split(" (")[0].replace("'", "&#39;") in text, page
         if kind != "generations":  # the only generation pair is flagged
             assert definition.split(" (")[0].replace("'", "&#39;") in home, kind
-    assert "unflagged pairs only" in HEADLINE_DEFINITIONS["gains"]
+    assert "without a plausibility warning only" in HEADLINE_DEFINITIONS["gains"]
 
 
 def test_scaling_headline_is_efficiency_of_plausible_scaling_only(site: Path) -> None:
@@ -183,15 +183,15 @@ def test_pair_pages_summarise_strict_unflagged_pairs_and_badge_the_rest(
 ) -> None:
     page = unlabelled((site / "software-gains.md").read_text())
     assert "**1 software gains** (v6.0): median **1.25×**, largest **1.25×**." in page
-    assert "1 of the 3 pairs below carry a plausibility flag" in page
+    assert "1 of the 3 pairs below carry a plausibility warning" in page
     assert (
         "| [llama2-70b-99](software-gains/llama2-70b-99.md) | 3 | 1 | 1 | 1.25× | "
         "1.25× – 1.25× |" in page
     )
     page = (site / "software-gains" / "llama2-70b-99.md").read_text()
     assert (
-        "**3 pairs** (1 at the strictest reading without a flag: median **1.25×**, "
-        "largest **1.25×**); 1 carry a plausibility flag" in page
+        "**3 pairs** (1 at the strictest reading without a warning: median **1.25×**, "
+        "largest **1.25×**); 1 carry a plausibility warning" in page
     )
     row = next(line for line in page.splitlines() if "46.51×" in line)
     assert (

@@ -125,17 +125,13 @@ def test_home_headlines_and_latest_release_numbers(site: Path) -> None:
         in home
     )
     assert (site / "charts" / "home-software-gains.svg").read_text().startswith("<svg")
-    # The only generation pair is flagged (preview end): no headline cites it, the
-    # detail page keeps it with its badge.
-    assert (
-        "No generation ratios at the strictest reading without a plausibility flag."
-        in home
-    )
-    assert "home-generations.json" not in home
+    # The only generation pair has a preview end: a label, not a warning. The
+    # headline cites it, and the detail page shows it with its label badge.
+    assert "home-generations.json" in home
     generations = (site / "generations" / "llama2-70b-99.md").read_text()
     assert (
         '<details class="ledger-more"><summary><span class="ledger-badge '
-        'ledger-badge--flag">preview end</span></summary>'
+        'ledger-badge--label">preview end</span></summary>'
         '<small class="ledger-flag-reason">'
     ) in generations
 
