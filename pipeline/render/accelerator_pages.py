@@ -17,7 +17,7 @@ import polars as pl
 
 from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS
 from pipeline.labels import display_name
-from pipeline.render import charts
+from pipeline.render import charts, whats_new
 from pipeline.render import history_page as hp
 from pipeline.render.escape import escape
 from pipeline.render.site import (
@@ -216,6 +216,7 @@ def _page(
     parts = [
         f"# {escape(label)}\n",
         notice(page),
+        *whats_new.accelerator_opening(site, page, accelerator, f"{FOLDER}-{name}"),
         INTRO.format(
             methodology=relative(page, methodology),
             index=relative(page, f"generated/{hp.PAGE}"),

@@ -24,9 +24,10 @@ from pipeline.render.pairs_pages import (
     pair_cells,
     pair_table,
 )
-from pipeline.render.release_pages import new_in, release_stats
+from pipeline.render.release_pages import release_stats
 from pipeline.render.site import (
     Site,
+    new_in,
     notice,
     numbers_block,
     page_link,
@@ -34,6 +35,7 @@ from pipeline.render.site import (
 from pipeline.render.site_data import (
     release_order,
 )
+from pipeline.render.whats_new import whats_new
 
 #: Rows of each headline table on the home page.
 HEADLINE_ROWS = 5
@@ -84,6 +86,13 @@ HEADLINES = (
 )
 
 
+def one_per_system(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Each newer-end system's largest pair only: a top-N names N systems."""
+    return pairs.sort(["ratio", "result_key_new"], descending=[True, False]).unique(
+        ["submitter_new", "system_name_new"], keep="first", maintain_order=True
+    )
+
+
 def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> str:
     """A sentence, its definition, a chart with a static SVG fallback, the top rows.
 
@@ -121,9 +130,9 @@ def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> st
         site.chart(
             page, item.chart(shown), f"home-{spec.stem}", item.caption, svg=True
         ),
-        f"The {HEADLINE_ROWS} largest:\n",
+        f"The {HEADLINE_ROWS} largest, one per system:\n",
         pair_table(
-            pair_cells(shown, site.rounds),
+            pair_cells(one_per_system(shown), site.rounds),
             spec.ends,
             with_efficiency=spec.kind == "scaling",
             limit=HEADLINE_ROWS,
@@ -160,6 +169,7 @@ def home(
             + (", ".join(escape(a) for a in new) or "none")
             + ".\n",
             f"[Everything in {escape(latest)} →]({link})\n",
+            *whats_new(site, page, latest, "home-whats-new", only_new=True),
         ]
     parts += ["\n## Derived metrics\n", notice(page)]
     parts += [_headline(site, page, item, pairs[item.spec.kind]) for item in HEADLINES]

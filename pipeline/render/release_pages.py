@@ -6,6 +6,8 @@ round with its status (``coverage.round_status``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from pipeline.manifest import release_for
@@ -27,9 +29,9 @@ from pipeline.render.site import (
     Section,
     Site,
     chips,
+    new_in,
     numbers_block,
     page_link,
-    release_index,
     sorted_groups,
 )
 from pipeline.render.tables import (
@@ -38,8 +40,10 @@ from pipeline.render.tables import (
     html_table,
     markdown_table,
     number,
+    page_links,
     result_cell,
 )
+from pipeline.render.whats_new import whats_new
 
 #: Rows per benchmark, scenario and division on a release page and the "Latest
 #: release" digest; every row is on the release's page of that benchmark.
@@ -131,23 +135,6 @@ def release_stats(results: pl.DataFrame) -> dict[str, int]:
     return results.select(**_stat_exprs()).row(0, named=True)
 
 
-def new_in(
-    site: Site, release: str, column: str, label: str | None = None
-) -> list[str]:
-    """Values of ``column`` whose first appearance in the ledger is ``release``."""
-    rows = site.results.filter(pl.col(column).is_not_null())
-    if column == "accelerator_id":
-        rows = rows.filter(~pl.col("is_cpu_only"))
-    label = label or column
-    firsts = (
-        rows.with_columns(index=release_index(site.releases))
-        .group_by(column)
-        .agg(pl.col("index").min(), pl.col(label).first().alias("label"))
-    )
-    position = site.releases.index(release)
-    return sorted(firsts.filter(pl.col("index") == position)["label"].to_list())
-
-
 def _notes(site: Site, release: str, page: str) -> str:
     """What a release page says about its corrections and the claims citing it."""
     corrections = site.data.corrections
@@ -166,11 +153,12 @@ def release_page(
     results: pl.DataFrame,
     cells: pl.DataFrame,
     top_n: int = LATEST_TOP_N,
+    lead: Sequence[str] = (),
 ) -> str:
     """One release's page: numbers, what is new, submitters, top rows per group.
 
     ``results``: the release's rows of ``site.results``; ``cells``: ``_result_cells``
-    of their ``_ranked`` rows.
+    of their ``_ranked`` rows; ``lead``: parts shown right after the numbers.
     """
     page = f"{GENERATED}/{rel}"
     stats = release_stats(results)
@@ -195,8 +183,9 @@ def release_page(
         ),
         f"{stats['preview']:,} preview and {stats['inferred']:,} inferred results are "
         "marked with badges.\n",
+        *lead,
         _notes(site, release, page),
-        "## What's new\n",
+        "## First appearances\n",
     ]
     position = site.releases.index(release)
     if position == 0:
@@ -253,11 +242,14 @@ def release_page(
         ),
     ]
     ranked = cells
-    shown = cells.filter(pl.col("rank") <= top_n)
+    closed = pl.col("division") == "closed"
+    shown = cells.filter((pl.col("rank") <= top_n) & closed)
     counts = dict(ranked.group_by("benchmark").len().iter_rows())
     parts.append(
         f"\n## Results by benchmark\n\nTables list the top {top_n} of each group "
-        "(best per submitter and accelerator type), ranked by the MLPerf metric "
+        "of the closed division (the open division, where submitters may replace the "
+        "model, is listed after them, one page per benchmark), best per submitter "
+        "and accelerator type, ranked by the MLPerf metric "
         "(higher throughput or lower latency first); each benchmark's page lists "
         "every submitter's best result per accelerator type. Each value links to its "
         "upstream result folder; hover it for the result key."
@@ -280,7 +272,59 @@ def release_page(
             f"[Across releases]({across})\n"
         )
         parts += site.sections(page, _group_tables(bench_rows, "####"))
+    parts += _open_division(site, page, release, ranked.filter(~closed))
     return site.write_page(rel, "\n".join(parts))
+
+
+def _listed(column: str) -> pl.Expr:
+    return pl.col(column).list.eval(escape(pl.element())).list.join(", ")
+
+
+def _open_division(
+    site: Site, page: str, release: str, rows: pl.DataFrame
+) -> list[str]:
+    """One line per benchmark with results outside the closed division, linked."""
+    if rows.height == 0:
+        return []
+    links = {
+        b: page_link(page, release_benchmark_page(site, release, b))
+        for b in rows["benchmark"].unique().to_list()
+    }
+    listed = (
+        rows.group_by("benchmark")
+        .agg(
+            pl.len().alias("rows"),
+            pl.col("division").unique().sort().alias("divisions"),
+            pl.col("scenario").unique().sort().alias("scenarios"),
+        )
+        .sort("benchmark")
+        .with_columns(
+            c_benchmark=page_links(pl.col("benchmark"), links),
+            c_rows=pl.col("rows").cast(pl.String),
+            c_divisions=pl.col("divisions")
+            .list.eval(escape(pl.element()))
+            .list.join(", "),
+            c_scenarios=pl.col("scenarios")
+            .list.eval(escape(pl.element()))
+            .list.join(", "),
+        )
+    )
+    return [
+        "\n## Open division and other divisions\n",
+        f"{listed.height:,} benchmark(s) of {escape(release)} have results outside the "
+        "closed division; each page lists every submitter's best result per "
+        "accelerator type.\n",
+        markdown_table(
+            listed,
+            {
+                "c_benchmark": "Benchmark",
+                "c_divisions": "Divisions",
+                "c_scenarios": "Scenarios",
+                "c_rows": "Rows",
+            },
+            numeric=("c_rows",),
+        ),
+    ]
 
 
 def _group_tables(rows: pl.DataFrame, level: str) -> list[Section]:
@@ -513,6 +557,7 @@ def build_latest(site: Site) -> None:
         results=results,
         cells=_result_cells(_ranked(results)),
         top_n=LATEST_TOP_N,
+        lead=whats_new(site, f"{GENERATED}/latest.md", latest, "latest-whats-new"),
     )
 
 

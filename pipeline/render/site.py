@@ -190,6 +190,23 @@ def release_index(releases: list[str]) -> pl.Expr:
     return pl.col("release").replace_strict(order, default=None, return_dtype=pl.Int32)
 
 
+def new_in(
+    site: Site, release: str, column: str, label: str | None = None
+) -> list[str]:
+    """Values of ``column`` whose first appearance in the ledger is ``release``."""
+    rows = site.results.filter(pl.col(column).is_not_null())
+    if column == "accelerator_id":
+        rows = rows.filter(~pl.col("is_cpu_only"))
+    label = label or column
+    firsts = (
+        rows.with_columns(index=release_index(site.releases))
+        .group_by(column)
+        .agg(pl.col("index").min(), pl.col(label).first().alias("label"))
+    )
+    position = site.releases.index(release)
+    return sorted(firsts.filter(pl.col("index") == position)["label"].to_list())
+
+
 def sorted_groups(
     frame: pl.DataFrame, by: list[str], releases: list[str] | None = None
 ) -> list[tuple[tuple, pl.DataFrame]]:

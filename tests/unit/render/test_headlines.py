@@ -127,7 +127,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Path:
 
 
 def _section(text: str, heading: str) -> str:
-    return text.split(heading, 1)[1].split("\n### ", 1)[0]
+    return text.split(heading + "\n", 1)[1].split("\n### ", 1)[0]
 
 
 def _chart_rows(site: Path, name: str) -> list[dict]:

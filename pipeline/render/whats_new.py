@@ -1,0 +1,325 @@
+"""What's new in a round: the comparisons its readers come for, built from the data.
+
+For any round (Home and Latest show the newest; an accelerator page opens with its own
+part): each accelerator against its registered predecessor at the same scale, per
+benchmark and scenario; the largest software gains of one system since its previous
+round; scaling at the largest size; the benchmarks new in the round with their
+leaders. Every number is a pair the analyses published; only pairs without a
+plausibility warning are shown (labels such as preview travel with them as badges).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pipeline.analysis.plausibility import warned
+from pipeline.render import charts
+from pipeline.render.escape import escape
+from pipeline.render.pairs_pages import compare_by, pair_cells, pair_table
+from pipeline.render.site import (
+    Chart,
+    Section,
+    Site,
+    new_in,
+    notice,
+    page_link,
+)
+from pipeline.render.tables import html_table, result_cell
+
+#: Rows of each top list.
+TOP = 5
+
+
+def _in_round(pairs: pl.DataFrame, release: str) -> pl.DataFrame:
+    return pairs.filter((pl.col("release_new") == release) & ~warned())
+
+
+def successors(site: Site, release: str) -> pl.DataFrame:
+    """Same-scale generation pairs of ``release``, best results of each chip first.
+
+    One per chip pair, benchmark, scenario, division and count.
+    """
+    pairs = _in_round(site.pairs["generations"], release).filter(
+        ~pl.col("is_per_accelerator")
+    )
+    best_first = pl.col("identity_level").str.contains("best_of_any")
+    return pairs.sort(
+        [best_first, "benchmark", "scenario", "result_key_new"],
+        descending=[True, False, False, False],
+    ).unique(
+        [
+            "accelerator_id_new", "accelerator_id_old", "benchmark", "scenario",
+            "division", "total_accelerators_new",
+        ],
+        keep="first",
+        maintain_order=True,
+    ).sort(["chip_new", "benchmark", "scenario", "division"])  # fmt: skip
+
+
+def _successor_section(
+    site: Site, page: str, release: str, pairs: pl.DataFrame, stem: str, only_new: bool
+) -> Section:
+    new = set(new_in(site, release, "accelerator_id"))
+    # The id the results carry (``site_data.with_accelerators``: the upstream name
+    # where the registry has none).
+    first = pl.coalesce("accelerator_id_new", "accelerator_name_new").is_in(list(new))
+    ordered = pairs.sort(first, descending=True, maintain_order=True)
+    rest = ""
+    if only_new and ordered.filter(first).height:
+        others = ordered.filter(~first).height
+        ordered = ordered.filter(first)
+        if others:
+            latest = page_link(page, "latest.md")
+            rest = (
+                f" The {others:,} pairs of accelerators that appeared before "
+                f"{escape(release)} are on [Latest release]({latest})."
+            )
+    heading = (
+        f"\n### New accelerators against their predecessors in {escape(release)}\n"
+    )
+    if ordered.height == 0:
+        return Section(
+            heading,
+            before=(
+                f"No accelerator in {escape(release)} was measured at the same scale "
+                "as its registered predecessor in this round.\n",
+            ),
+        )
+    names = sorted(set(ordered.filter(first)["chip_new"].to_list()))
+    lead = (
+        f"New in {escape(release)}: {', '.join(escape(n) for n in names)}. "
+        if names
+        else ""
+    )
+    compare, compare_title = compare_by("generations")
+    title = f"Successor over predecessor at the same scale, {release}"
+    chart = Chart(
+        charts.ratio_strip_chart(
+            ordered,
+            title=title,
+            ends=("predecessor", "successor"),
+            compare=compare,
+            compare_title=compare_title,
+        ),
+        f"{stem}-successors",
+        title,
+        svg=True,
+    )
+    return Section(
+        heading,
+        before=(
+            f"{lead}Each accelerator of {escape(release)} against its registered "
+            "predecessor on the same benchmark, scenario and division at the same "
+            "accelerator count (the best result of each chip, whoever submitted it): "
+            f"above 1× the successor is faster.{rest}\n",
+        ),
+        chart=chart,
+        table=pair_table(
+            pair_cells(ordered, site.rounds), ("Predecessor", "Successor")
+        ),
+    )
+
+
+def _gains_section(site: Site, release: str) -> Section:
+    pairs = _in_round(site.pairs["gains"], release).filter(
+        pl.col("identity_level").str.contains("system")
+        & pl.col("is_consecutive").fill_null(True)
+    )
+    best = pairs.sort(["ratio", "result_key_new"], descending=[True, False]).unique(
+        ["submitter_new", "system_name_new"], keep="first", maintain_order=True
+    )
+    heading = "\n### Software gains since each system's previous round\n"
+    if best.height == 0:
+        return Section(
+            heading,
+            before=(
+                f"No system of {escape(release)} has a result in an earlier round.\n",
+            ),
+        )
+    return Section(
+        heading,
+        before=(
+            f"The {min(TOP, best.height)} largest gains into {escape(release)}, one "
+            "per system: the same submitter's same system against its own previous "
+            "round with a result.\n",
+        ),
+        table=pair_table(
+            pair_cells(best, site.rounds), ("Older result", "Newer result"), limit=TOP
+        ),
+    )
+
+
+def _scaling_section(site: Site, release: str) -> Section:
+    pairs = _in_round(site.pairs["scaling"], release).filter(
+        pl.col("identity_level").str.contains("same_submitter")
+    )
+    largest = pairs.sort(
+        ["total_accelerators_new", "ratio"], descending=[True, True]
+    ).unique(["benchmark", "scenario"], keep="first", maintain_order=True)
+    heading = "\n### Scaling at the largest size\n"
+    if largest.height == 0:
+        return Section(
+            heading,
+            before=(f"No system family of {escape(release)} ran at two sizes.\n",),
+        )
+    return Section(
+        heading,
+        before=(
+            "Per benchmark and scenario, the largest system that has a smaller one of "
+            "its family in the round: one submitter, one system family, one software "
+            "stack at two accelerator counts.\n",
+        ),
+        table=pair_table(
+            pair_cells(largest, site.rounds).sort(
+                "total_accelerators_new", descending=True
+            ),
+            ("Smaller system", "Larger system"),
+            with_efficiency=True,
+            limit=TOP,
+        ),
+    )
+
+
+def _new_benchmarks_section(site: Site, release: str) -> Section:
+    heading = f"\n### Benchmarks new in {escape(release)}\n"
+    names = new_in(site, release, "benchmark")
+    rows = site.results.filter(
+        (pl.col("release") == release) & pl.col("benchmark").is_in(names)
+    )
+    if rows.height == 0:
+        return Section(
+            heading, before=(f"No benchmark is new in {escape(release)}.\n",)
+        )
+    score = (
+        pl.when(pl.col("is_higher_better"))
+        .then(pl.col("result_value"))
+        .otherwise(-pl.col("result_value"))
+    )
+    leaders = (
+        rows.sort([score, "result_key"], descending=[True, False], nulls_last=True)
+        .unique(
+            ["benchmark", "scenario", "division"], keep="first", maintain_order=True
+        )
+        .sort("benchmark", "scenario", "division")
+        .with_columns(
+            c_what=pl.format(
+                "{} · {}<br><small>{}</small>",
+                escape(pl.col("benchmark")),
+                escape(pl.col("scenario")),
+                escape(pl.col("division")),
+            ),
+            c_leader=pl.format(
+                "{} · {}",
+                escape(pl.col("submitter")),
+                escape(pl.col("system_name")),
+            ),
+            c_result=pl.concat_str(
+                result_cell(
+                    pl.col("result_value"),
+                    pl.col("result_url"),
+                    pl.col("result_key"),
+                    pl.col("is_preview"),
+                    pl.col("is_inferred"),
+                ),
+                pl.format(" {}", escape(pl.col("result_unit"))),
+            ),
+        )
+    )
+    return Section(
+        heading,
+        before=(
+            "The best published result of each new benchmark, per scenario and "
+            "division (highest throughput, lowest latency).\n",
+        ),
+        table=html_table(
+            leaders,
+            {
+                "c_what": "Benchmark · scenario",
+                "c_leader": "Leader",
+                "c_result": "Result",
+            },
+            numeric=("c_result",),
+            searchable=False,
+        ),
+    )
+
+
+def whats_new(
+    site: Site, page: str, release: str, stem: str, *, only_new: bool = False
+) -> list[str]:
+    """The "What's new" section of ``release`` on ``page`` (docs-relative).
+
+    ``stem`` names its chart files (one set per page); ``only_new``: of the
+    generation pairs, show those of accelerators new in the round when it has any.
+    """
+    link = page_link(page, site.page_of("releases", release))
+    parts = [
+        f"\n## What's new in {escape(release)}\n",
+        notice(page),
+        f"Derived from the published results of [{escape(release)}]({link}); every "
+        "ratio links both results it divides.\n",
+    ]
+    return parts + site.sections(
+        page,
+        [
+            _successor_section(
+                site, page, release, successors(site, release), stem, only_new
+            ),
+            _gains_section(site, release),
+            _scaling_section(site, release),
+            _new_benchmarks_section(site, release),
+        ],
+    )
+
+
+def accelerator_opening(
+    site: Site, page: str, accelerator: str, stem: str
+) -> list[str]:
+    """An accelerator page's opening: against its predecessor in its newest round.
+
+    Nothing when it has no such pair.
+    """
+    if "generations" not in site.pairs:  # a render of accelerator pages alone
+        return []
+    pairs = site.pairs["generations"].filter(
+        (pl.col("accelerator_id_new") == accelerator)
+        & ~pl.col("is_per_accelerator")
+        & ~warned()
+    )
+    if pairs.height == 0:
+        return []
+    release = site.releases[
+        max(site.releases.index(r) for r in pairs["release_new"].unique().to_list())
+    ]
+    shown = successors(site, release).filter(
+        pl.col("accelerator_id_new") == accelerator
+    )
+    predecessor = ", ".join(sorted(set(shown["chip_old"].to_list())))
+    return [
+        f"\n## Against its predecessor in {escape(release)}\n",
+        f"Against {escape(predecessor)} at the same accelerator count, per benchmark "
+        "and scenario (the best result of each chip); above 1× this accelerator is "
+        "faster. Derived, unofficial ratios; both results are linked.\n",
+        *site.sections(
+            page,
+            [
+                Section(
+                    "",
+                    chart=Chart(
+                        charts.ratio_strip_chart(
+                            shown,
+                            title=f"Against {predecessor}, {release}",
+                            ends=("predecessor", "this accelerator"),
+                            compare=compare_by("generations")[0],
+                            compare_title=compare_by("generations")[1],
+                        ),
+                        f"{stem}-predecessor",
+                        f"Against {predecessor}, {release}",
+                    ),
+                    table=pair_table(
+                        pair_cells(shown, site.rounds), ("Predecessor", "Successor")
+                    ),
+                )
+            ],
+        ),
+    ]
