@@ -134,10 +134,12 @@ def git_cache_dir() -> Path:
 
 
 def site_url() -> str:
-    """Public URL of the site (MkDocs needs it for instant navigation)."""
-    return (
-        os.environ.get("MLPERF_LEDGER_SITE_URL", "").strip() or "http://127.0.0.1:8000/"
-    )
+    """The site's public URL (``MLPERF_LEDGER_SITE_URL``), or "" when it has none.
+
+    Canonical links, the sitemap and Material's instant navigation need it; without
+    one the build names no address (never a loopback one) and pages load whole.
+    """
+    return os.environ.get("MLPERF_LEDGER_SITE_URL", "").strip()
 
 
 def tree_api() -> str:

@@ -59,9 +59,14 @@ def _size(path: Path) -> str:
 DOWNLOADS_PATH = f"{GENERATED}/downloads/"
 
 
+#: Stands for the site's address in the examples when the build has none.
+SITE_PLACEHOLDER = "https://<this site>/"
+
+
 def downloads_url() -> str:
     """The public URL of the downloads folder, from the site URL MkDocs builds with."""
-    return settings.site_url().rstrip("/") + "/" + DOWNLOADS_PATH
+    base = settings.site_url() or SITE_PLACEHOLDER
+    return base.rstrip("/") + "/" + DOWNLOADS_PATH
 
 
 def examples(base: str) -> str:

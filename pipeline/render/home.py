@@ -149,7 +149,13 @@ def home(
 ) -> str:
     """The home page body; site/index.md includes it with pymdownx.snippets."""
     page = "index.md"
-    parts = []
+    held = site.rounds.filter(pl.col("has_rows")).height
+    index = page_link(page, "releases/index.md")
+    parts = [
+        f"\n**{held} of {site.rounds.height} rounds** are in the source this site was "
+        f"built from; [Releases]({index}) lists every round and what the source has "
+        "of it.\n"
+    ]
     if site.releases:
         latest = site.releases[-1]
         stats = release_stats(site.results.filter(pl.col("release") == latest))

@@ -103,7 +103,16 @@ def _expand(item: Any, sections: dict[str, list[dict[str, str]]]) -> Any:
 
 
 def on_config(config: Any) -> Any:
-    """Expand nav entries whose index page has generated children."""
+    """Expand nav entries whose index page has generated children.
+
+    Without a site URL, instant navigation is off: it reads the sitemap, which then
+    names no page.
+    """
+    theme = config.get("theme")
+    if not config.get("site_url") and theme is not None:
+        features = theme.get("features") or []
+        if "navigation.instant" in features:
+            features.remove("navigation.instant")
     nav_file = Path(config["docs_dir"]) / NAV_FILE
     if not nav_file.is_file():
         log.warning(
@@ -297,5 +306,12 @@ def precompress(site_dir: Path) -> list[Path]:
 
 
 def on_post_build(config: Any, **_: Any) -> None:
-    """Precompress the built site (see the module docstring)."""
-    precompress(Path(config["site_dir"]))
+    """Precompress the built site (see the module docstring).
+
+    Without a site URL the sitemap would list pages at "None": it is not published.
+    """
+    site = Path(config["site_dir"])
+    if not config.get("site_url"):
+        for name in ("sitemap.xml", "sitemap.xml.gz"):
+            (site / name).unlink(missing_ok=True)
+    precompress(site)

@@ -562,13 +562,29 @@ def _summary_table(spec: PairPage, pairs: pl.DataFrame, links: dict[str, str]) -
     )
 
 
-def _size_comparisons(pairs: pl.DataFrame, ends: tuple[str, str]) -> str:
+#: Size comparisons listed on a scaling page per scenario (all are in the download).
+SIZE_ROWS_SHOWN = 25
+
+
+def _size_comparisons(page: str, pairs: pl.DataFrame, ends: tuple[str, str]) -> str:
     """Best results at two sizes from any submitter, folded away: not scaling."""
+    more = ""
+    if pairs.height > SIZE_ROWS_SHOWN:
+        download = relative(page, f"{GENERATED}/downloads/scaling.csv")
+        more = (
+            f"<p>The {SIZE_ROWS_SHOWN} largest are listed; all {pairs.height:,} are "
+            f'in the <a href="{download}">scaling download</a>.</p>\n\n'
+        )
     return (
         f"\n<details><summary>{pairs.height:,} size comparison(s): the best result at "
         "each size from any submitter; not scaling, never in a summary</summary>\n\n"
+        + more
         + pair_table(
-            pairs, ends, with_efficiency=True, efficiency_title="Ratio ÷ count growth"
+            pairs,
+            ends,
+            with_efficiency=True,
+            efficiency_title="Ratio ÷ count growth",
+            limit=SIZE_ROWS_SHOWN,
         )
         + "</details>\n"
     )
@@ -602,7 +618,7 @@ def _scaling_sections(
             )
         sizes = part.filter(~pl.col("is_strict"))
         if sizes.height:
-            parts.append(_size_comparisons(sizes, spec.ends))
+            parts.append(_size_comparisons(page, sizes, spec.ends))
     return parts
 
 

@@ -38,7 +38,12 @@ RESULTS_FILE = settings.BENCH_RESULTS_FILE
 SCHEMA_VERSION = settings.BENCH_SCHEMA_VERSION
 CHART_NAME = "performance-analytics-cost"
 CHART_CAPTION = "Analytics time against rows analysed (log-log)"
-_MARKS = {True: "✅ pass", False: "❌ fail", None: "— not measured"}
+#: Verdict marks as text badges: an emoji needs a font many machines lack.
+_MARKS = {
+    True: '<span class="ledger-badge ledger-badge--pass">pass</span>',
+    False: '<span class="ledger-badge ledger-badge--fail">fail</span>',
+    None: "— not measured",
+}
 
 
 def _number(value: object) -> float | None:

@@ -614,15 +614,15 @@ def test_page_shows_every_target_with_its_value_floor_ratio_and_verdict():
     targets = section(render_performance_page(results_dict()), "Targets")
     assert "| Target | Measured | × floor | Goal | Result |" in targets
     for line in (
-        "| Cold build, four summary rounds &#40;v4.1–v6.1&#41; | 51.0 s | ×35.4 | ≤ 8 s | ❌ fail |",
-        "| Cold build, four summary rounds, against its floor | ×35.4 | ×35.4 | ≤ 6× floor | ❌ fail |",
-        "| Cold build, full mirror | 92.0 s | ×41.8 | ≤ 20 s | ❌ fail |",
-        "| No-op update, whole process | 2.30 s | ×4.6 | ≤ 1.0 s | ❌ fail |",
-        "| One new release, share of the cold build &#40;full mirror&#41; | 49.0 % | ×49.0 | ≤ 20 % of cold | ❌ fail |",
-        "| Analytics assets at 100× data | 6.50 s | ×13.0 | ≤ 4 s | ❌ fail |",
-        "| Analytics assets at 100× data, peak RSS | 1.75 GB | ×2.5 | ≤ 1 GB | ❌ fail |",
+        "| Cold build, four summary rounds &#40;v4.1–v6.1&#41; | 51.0 s | ×35.4 | ≤ 8 s | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
+        "| Cold build, four summary rounds, against its floor | ×35.4 | ×35.4 | ≤ 6× floor | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
+        "| Cold build, full mirror | 92.0 s | ×41.8 | ≤ 20 s | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
+        "| No-op update, whole process | 2.30 s | ×4.6 | ≤ 1.0 s | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
+        "| One new release, share of the cold build &#40;full mirror&#41; | 49.0 % | ×49.0 | ≤ 20 % of cold | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
+        "| Analytics assets at 100× data | 6.50 s | ×13.0 | ≤ 4 s | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
+        "| Analytics assets at 100× data, peak RSS | 1.75 GB | ×2.5 | ≤ 1 GB | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
         "| &#96;make test&#96;, whole suite | — | — | ≤ 5 min (measured separately, given with --make-test-s) | — not measured |",
-        "| &#96;make test-fast&#96;, unit tests | 24.0 s | — | &lt; 30 s (measured separately, given with --make-test-fast-s) | ✅ pass |",
+        "| &#96;make test-fast&#96;, unit tests | 24.0 s | — | &lt; 30 s (measured separately, given with --make-test-fast-s) | <span class=\"ledger-badge ledger-badge--pass\">pass</span> |",
     ):
         assert line in targets, line
     assert (
