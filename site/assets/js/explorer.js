@@ -164,6 +164,33 @@
       return wrap;
     }
 
+    /* Work per joule where power was measured (samples or tokens per joule for
+       Watts; queries per joule for millijoules per query), as the Power page has it. */
+    function perJoule(row) {
+      var power = row.power_value;
+      if (typeof power !== "number" || !(power > 0)) return null;
+      if (row.power_unit === "Watts" && row.is_higher_better && typeof row.result_value === "number") {
+        return { value: row.result_value / power, unit: show(row.result_unit).replace(/\/s$/, "") + "/J" };
+      }
+      if (row.power_unit === "millijoules") return { value: 1000 / power, unit: "queries/J" };
+      return null;
+    }
+
+    function energyCell(cell) {
+      var energy = perJoule(cell.getRow().getData());
+      return document.createTextNode(energy ? number(energy.value) + " " + energy.unit : "");
+    }
+
+    function compareCell(cell) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "ledger-explorer__pick";
+      button.textContent = "compare";
+      button.setAttribute("data-key", show(cell.getRow().getData().result_key));
+      button.setAttribute("aria-label", "compare this result");
+      return button;
+    }
+
     function powerCell(cell) {
       var row = cell.getRow().getData();
       if (row.power_value === null || row.power_value === undefined) {
@@ -204,16 +231,19 @@
           titleDownload: field, accessorDownload: isText ? guard : undefined,
         };
       }
+      // On a phone the result, who ran it and on what come first and stay narrow,
+      // so the three are on screen together.
+      var narrow = window.matchMedia("(max-width: 44.984375em)").matches;
       return [
         numeric("Result", "result_value", {
           formatter: resultCell, frozen: true, cssClass: "ledger-explorer__value",
         }),
+        text("Submitter", "submitter", { maxWidth: narrow ? 110 : 220 }),
+        text("System", "system_name", { maxWidth: narrow ? 130 : 280 }),
         text("Unit", "result_unit"),
         text("Round", "release", { sorter: versionSorter }),
         text("Benchmark", "benchmark"),
         text("Scenario", "scenario"),
-        text("Submitter", "submitter", { maxWidth: 220 }),
-        text("System", "system_name", { maxWidth: 280 }),
         text("Accelerator", "accelerator", { maxWidth: 260 }),
         numeric("Chips", "total_accelerators"),
         numeric("Per accelerator", "result_per_accelerator"),
@@ -221,6 +251,10 @@
         text("Category", "category"),
         text("Availability", "availability"),
         numeric("Power", "power_value", { formatter: powerCell }),
+        {
+          title: "Per joule", field: "_per_joule", formatter: energyCell, sorter: "number",
+          hozAlign: "right", download: false,
+        },
         text("Software", "software", { maxWidth: 280 }),
         text("Result key", "result_key", { maxWidth: 280 }),
         hidden("power_unit", true),
@@ -232,6 +266,10 @@
         hidden("nodes", false),
         hidden("host_cpu_name", true),
         hidden("result_url", true),
+        {
+          title: "", field: "_compare", formatter: compareCell, headerSort: false,
+          download: false,
+        },
       ];
     }
 
@@ -275,6 +313,7 @@
       });
       var sort = /^([a-z_]+):(asc|desc)$/.exec(params.get("sort") || "");
       if (sort && sortable.indexOf(sort[1]) >= 0) state.sort = { column: sort[1], dir: sort[2] };
+      state.compare = (params.get("compare") || "").split(",").filter(Boolean).slice(0, 2);
       var page = parseInt(params.get("page") || "1", 10);
       if (page > 1) state.page = page;
       var size = parseInt(params.get("size") || "", 10);
@@ -313,11 +352,98 @@
       if (page > 1) params.set("page", String(page));
       var size = table.getPageSize();
       if (size !== PAGE_SIZES[0]) params.set("size", String(size));
+      if (picked.length) params.set("compare", picked.join(","));
       var query = params.toString();
       var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
       if (url !== window.location.pathname + window.location.search + window.location.hash) {
         window.history.replaceState(window.history.state, "", url);
       }
+    }
+
+    /* ---- compare two results ------------------------------------------------------ */
+
+    var picked = [];
+    var FIELDS = [
+      ["Round", "release"], ["Benchmark", "benchmark"], ["Scenario", "scenario"],
+      ["Division", "division"], ["Submitter", "submitter"], ["System", "system_name"],
+      ["Accelerator", "accelerator"], ["Chips", "total_accelerators"],
+      ["Availability", "availability"], ["Software", "software"], ["Result key", "result_key"],
+    ];
+
+    /* Why two results cannot be divided, or "" when a ratio means something. */
+    function incomparable(a, b) {
+      var why = [];
+      if (a.benchmark !== b.benchmark) why.push("different benchmarks");
+      if (a.scenario !== b.scenario) why.push("different scenarios");
+      if (a.result_unit !== b.result_unit) why.push("different units");
+      if (a.division !== b.division) {
+        why.push("different divisions (the open division may change the model)");
+      }
+      return why.join("; ");
+    }
+
+    function cellOf(tag, text) {
+      var cell = document.createElement(tag);
+      cell.textContent = text;
+      return cell;
+    }
+
+    function renderCompare(byKey) {
+      var panel = root.querySelector(".ledger-explorer__compare");
+      panel.textContent = "";
+      var rows = picked.map(function (key) { return byKey[key]; }).filter(Boolean);
+      if (!rows.length) {
+        panel.hidden = true;
+        return;
+      }
+      panel.hidden = false;
+      var heading = cellOf("h2", rows.length === 2 ? "Two results side by side" :
+        "Pick a second result to compare (the compare button of its row)");
+      panel.appendChild(heading);
+      var table = document.createElement("table");
+      var head = document.createElement("tr");
+      head.appendChild(cellOf("th", ""));
+      rows.forEach(function (row, i) { head.appendChild(cellOf("th", i ? "B" : "A")); });
+      table.appendChild(head);
+      var lines = [["Result", function (row) {
+        return (number(row.result_value) || "—") + " " + show(row.result_unit);
+      }], ["Per accelerator", function (row) { return number(row.result_per_accelerator); }],
+      ["Per joule", function (row) {
+        var e = perJoule(row);
+        return e ? number(e.value) + " " + e.unit : "not measured";
+      }]];
+      FIELDS.forEach(function (f) { lines.push([f[0], function (row) { return show(row[f[1]]); }]); });
+      lines.forEach(function (line) {
+        var tr = document.createElement("tr");
+        tr.appendChild(cellOf("th", line[0]));
+        rows.forEach(function (row) { tr.appendChild(cellOf("td", line[1](row))); });
+        table.appendChild(tr);
+      });
+      panel.appendChild(table);
+      if (rows.length === 2) {
+        var a = rows[0], b = rows[1];
+        var why = incomparable(a, b);
+        var verdict = document.createElement("p");
+        verdict.className = "ledger-explorer__verdict";
+        if (why) {
+          verdict.setAttribute("data-comparable", "no");
+          verdict.textContent = "Not comparable: " + why + ". No ratio is given.";
+        } else {
+          var better = a.is_higher_better ? b.result_value / a.result_value : a.result_value / b.result_value;
+          verdict.setAttribute("data-comparable", "yes");
+          verdict.textContent = "B is " + better.toFixed(2) + "× A (above 1×: B is better; " +
+            (a.is_higher_better ? "higher" : "lower") + " is better). A derived, unofficial " +
+            "ratio of two published results; the site's compatibility rules (Methodology) " +
+            "may still forbid pairing them across rounds.";
+        }
+        panel.appendChild(verdict);
+      }
+      var clear = document.createElement("button");
+      clear.type = "button";
+      clear.className = "md-button";
+      clear.textContent = "Clear comparison";
+      clear.setAttribute("data-action", "uncompare");
+      panel.appendChild(clear);
     }
 
     function matcher(state) {
@@ -348,11 +474,32 @@
         row._search = SEARCHED.map(function (f) { return show(row[f]); }).join(" \u0001 ").toLowerCase();
       });
       fillOptions(rows);
+      var byKey = {};
+      rows.forEach(function (row) {
+        byKey[row.result_key] = row;
+        var energy = perJoule(row);
+        row._per_joule = energy ? energy.value : null;
+      });
       var cols = columns(guard);
       var sortable = cols.filter(function (c) { return c.visible !== false; })
         .map(function (c) { return c.field; });
       var state = readUrl(sortable);
       applyToForm(state);
+      picked = state.compare.filter(function (key) { return byKey[key]; });
+      renderCompare(byKey);
+      root.addEventListener("click", function (event) {
+        var target = event.target;
+        if (target.matches && target.matches(".ledger-explorer__pick")) {
+          var key = target.getAttribute("data-key");
+          if (picked.indexOf(key) < 0) picked = picked.concat([key]).slice(-2);
+        } else if (target.matches && target.matches("[data-action=uncompare]")) {
+          picked = [];
+        } else {
+          return;
+        }
+        renderCompare(byKey);
+        writeUrl(table);
+      });
       var total = rows.length;
       var restoring = true;
       var table = new window.Tabulator(holder, {
