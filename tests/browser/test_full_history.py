@@ -1,0 +1,205 @@
+"""The site readers get: the full-history build, as `make site` makes it.
+
+Every round of the shared mirror (v0.5 to v6.1, raw trees and summaries), built with
+no site URL configured, as `make site` does by default. The other browser tests visit
+every page of a smaller build; this file checks what only the full history shows: the
+page budgets, no loopback address anywhere, the newest round's "what's new" on Home,
+the Explorer's compare link and its key columns on a phone.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from pipeline.manifest import load_manifest
+from tests.browser.conftest import BuiltSite
+from tests.browser.pages import FIRST_VISIT_BUDGET, HTML_BUDGET, Visitor, site_pages
+from tests.browser.server import serve
+
+#: The newest round of the mirror, whose story Home must tell.
+NEWEST = "v6.1"
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def full_site(
+    tmp_path_factory: pytest.TempPathFactory, mirror: Path
+) -> Iterator[BuiltSite]:
+    """Every manifest round read from the mirror; no MLPERF_LEDGER_SITE_URL."""
+    from pipeline import runner
+
+    work = tmp_path_factory.mktemp("full-history")
+    started = time.monotonic()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("MLPERF_SOURCE", str(mirror))
+        env.setenv("MLPERF_DATA_DIR", str(work / "data"))
+        env.setenv("DAGSTER_HOME", str(work / "data" / "dagster_home"))
+        env.setenv("MLPERF_BUILD_DIR", str(work / "build"))
+        env.delenv("MLPERF_LEDGER_SITE_URL", raising=False)
+        (work / "build").mkdir()
+        outcomes = runner.ingest(
+            runner.get_instance(),
+            [r.version for r in load_manifest()],
+            progress=lambda _: None,
+            site=True,
+        )
+    assert all(o.success for o in outcomes), [o.message for o in outcomes]
+    root = (work / "build" / "site").resolve()
+    with serve(root) as url:
+        yield BuiltSite(root, url, time.monotonic() - started)
+
+
+@pytest.fixture(scope="module")
+def visitor(chromium_browser, full_site: BuiltSite) -> Iterator[Visitor]:  # noqa: ANN001
+    visitor = Visitor(chromium_browser, full_site)
+    yield visitor
+    visitor.close()
+
+
+def test_every_round_of_the_mirror_is_built(full_site: BuiltSite) -> None:
+    releases = (full_site.root / "generated" / "releases").glob("v*.html")
+    assert sorted(p.stem for p in releases) == [
+        "v0.5", "v1.0", "v2.1", "v4.1", "v5.1", "v6.0", "v6.1",
+    ]  # fmt: skip
+
+
+def test_no_html_page_over_300_kb(full_site: BuiltSite) -> None:
+    pages = site_pages(full_site.root)
+    assert len(pages) > 700
+    sizes = {p: (full_site.root / p).stat().st_size for p in pages}
+    assert {p: s for p, s in sizes.items() if s > HTML_BUDGET} == {}
+
+
+def test_no_address_of_this_machine_without_a_site_url(full_site: BuiltSite) -> None:
+    # No canonical link, no sitemap: nothing names 127.0.0.1 or localhost.
+    assert not (full_site.root / "sitemap.xml").exists()
+    home = (full_site.root / "index.html").read_text()
+    assert 'rel="canonical"' not in home
+    named = [
+        p
+        for p in full_site.root.rglob("*")
+        if p.suffix in {".html", ".json", ".xml", ".csv"}
+        and (
+            "127.0.0.1" in (text := p.read_text(errors="replace"))
+            or "localhost" in text
+        )
+    ]
+    assert named == []
+
+
+def test_first_visits_stay_under_1_5_mb(full_site: BuiltSite, visitor: Visitor) -> None:
+    heaviest = sorted(
+        site_pages(full_site.root),
+        key=lambda p: (full_site.root / p).stat().st_size,
+        reverse=True,
+    )[:3]
+    pages = ["index.html", "generated/latest.html", "generated/audit.html",
+             "generated/explorer.html", *heaviest]  # fmt: skip
+    visits = [visitor.visit(p) for p in dict.fromkeys(pages)]
+    assert {v.path: v.console_errors for v in visits if v.console_errors} == {}
+    weights = {v.path: v.total_bytes for v in visits}
+    assert {p: w for p, w in weights.items() if w > FIRST_VISIT_BUDGET} == {}
+    assert min(weights.values()) > 20_000  # the visits were counted
+
+
+def test_home_opens_with_the_newest_rounds_comparisons(
+    full_site: BuiltSite, visitor: Visitor
+) -> None:
+    visit = visitor.visit("index.html")
+    page = visitor.page
+    heading = page.locator("h2", has_text=f"What's new in {NEWEST}")
+    assert heading.count() == 1
+    section = page.locator(
+        "h3", has_text=f"New accelerators against their predecessors in {NEWEST}"
+    )
+    assert section.count() == 1
+    # The successor chart rendered, and its table names the new chip and a ratio.
+    charts = {c["spec"]: c for c in visit.charts}
+    successors = charts["generated/charts/home-whats-new-successors.json"]
+    assert successors["state"] == "rendered" and successors["marks"] > 3
+    table = page.locator("h3:has-text('New accelerators') ~ div table").first
+    text = table.inner_text()
+    assert "NVIDIA Vera Rubin" in text and "×" in text
+    # Before the older headlines: a reader sees it without a click.
+    order = page.evaluate(
+        """() => [...document.querySelectorAll('article h2')]
+          .map(h => h.firstChild.textContent.trim())"""
+    )
+    assert order.index(f"What's new in {NEWEST}") < order.index("Derived metrics")
+    assert "rounds are in the source" in page.locator("article").inner_text()
+
+
+def _explorer_rows(full_site: BuiltSite) -> list[dict]:
+    import gzip
+
+    path = full_site.root / "generated" / "explorer" / "results.json.gz"
+    return json.loads(gzip.decompress(path.read_bytes()))["data"]
+
+
+def test_compare_link_round_trips(
+    chromium_browser,
+    full_site: BuiltSite,  # noqa: ANN001
+) -> None:
+    rows = _explorer_rows(full_site)
+
+    def pick(release: str) -> dict:
+        return next(
+            r for r in rows
+            if r["release"] == release and r["benchmark"] == "llama2-70b-99"
+            and r["scenario"] == "Offline" and r["division"] == "closed"
+        )  # fmt: skip
+
+    old, new = pick("v5.1"), pick("v6.0")
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    explorer = full_site.url + "generated/explorer.html"
+    page.goto(explorer + "?q=" + quote(old["result_key"]))
+    page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    page.locator(".ledger-explorer__pick").first.evaluate("b => b.click()")
+    page.fill("input[name=q]", new["result_key"])
+    page.wait_for_timeout(400)
+    page.locator(".ledger-explorer__pick").first.evaluate("b => b.click()")
+    shared = page.url
+    assert "compare=" in shared
+    verdict = page.inner_text(".ledger-explorer__verdict")
+    ratio = new["result_value"] / old["result_value"]
+    assert verdict.startswith(f"B is {ratio:.2f}× A")
+    # The link alone restores the pair.
+    again = context.new_page()
+    again.goto(shared)
+    again.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    assert again.inner_text(".ledger-explorer__verdict") == verdict
+    # Two results that cannot be divided say why, with no ratio.
+    other = next(r for r in rows if r["benchmark"] != old["benchmark"])
+    again.goto(
+        explorer + "?compare=" + quote(old["result_key"] + "," + other["result_key"])
+    )
+    again.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    text = again.inner_text(".ledger-explorer__verdict")
+    assert text.startswith("Not comparable: different benchmarks")
+    context.close()
+
+
+def test_explorer_shows_result_submitter_and_system_together_on_a_phone(
+    chromium_browser,
+    full_site: BuiltSite,  # noqa: ANN001
+) -> None:
+    context = chromium_browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(full_site.url + "generated/explorer.html")
+    page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    boxes = page.evaluate(
+        """() => Object.fromEntries([...document.querySelector('.tabulator-row')
+          .querySelectorAll('.tabulator-cell')].map(c => [c.getAttribute('tabulator-field'),
+          [c.getBoundingClientRect().left, c.getBoundingClientRect().right]]))"""
+    )
+    for field in ("result_value", "submitter", "system_name"):
+        left, right = boxes[field]
+        assert left >= 0 and right <= PHONE["width"], (field, left, right)
+    context.close()
