@@ -230,13 +230,36 @@ def _scope(claim: Claim) -> str:
     return " · ".join(parts)
 
 
+def _reading_note(
+    claim: Claim, evaluations: pl.DataFrame, matching: Sequence[str]
+) -> str:
+    """Which reading carries the verdict, and the strictest reading's value."""
+    carried = (
+        f"under the **{escape(matching[0])}** reading"
+        if matching
+        else "under no reading"
+    )
+    valued = evaluations.filter(
+        (pl.col("claim_id") == claim.id) & pl.col("value").is_not_null()
+    )
+    if valued.is_empty():
+        return f"{carried}; no reading has a value."
+    reading, text = valued.select(
+        "reading", _value_text(claim, pl.col("value")).alias("text")
+    ).row(0)
+    return f"{carried}; strictest reading with a value ({escape(reading)}): **{text}**."
+
+
 def _card(claim: Claim, evaluations: pl.DataFrame, verdicts: pl.DataFrame) -> str:
     found = verdicts.filter(pl.col("claim_id") == claim.id)
     if found.is_empty():
         verdict_line = "*Not evaluated.*"
     else:
-        verdict, summary = found.select("verdict", "summary").row(0)
-        verdict_line = f"{_badge(verdict)} {escape(summary)}"
+        verdict, summary, matching = found.select(
+            "verdict", "summary", "matching_readings"
+        ).row(0)
+        note = _reading_note(claim, evaluations, matching or [])
+        verdict_line = f"{_badge(verdict)} {note} {escape(summary)}"
     href = safe_url(claim.source_url)
     source = (
         f'<a href="{href}">{escape(claim.source_url)}</a>'

@@ -336,9 +336,12 @@ def test_csv_download_holds_the_filtered_rows(
     assert {r["result_key"] for r in rows} == set(
         _v60_llama(explorer_site.results)["result_key"]
     )
+    # The table's order: the result, who ran it and on what first.
     assert list(rows[0])[:5] == [
-        "result_value", "result_unit", "release", "benchmark", "scenario"
+        "result_value", "submitter", "system_name", "result_unit", "release"
     ]  # fmt: skip
+    # Display-only columns (per joule, the compare button) are not in the CSV.
+    assert "_per_joule" not in rows[0] and "_compare" not in rows[0]
     evil = next(r for r in rows if r["result_key"] == EVIL_KEY)
     # Formula-leading text is neutralised as in the site's CSV files; the rest stays.
     assert evil["system_name"] == "'" + FORMULA_SYSTEM

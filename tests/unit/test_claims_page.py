@@ -319,3 +319,29 @@ def test_claim_values_of_any_finite_magnitude_are_formatted_not_crashed():
         "1e+20",
         "1e+308",
     ]
+
+
+def test_a_badge_names_its_reading_and_the_strictest_value(page):
+    # The verdict is carried by the system reading, the strictest one with a value.
+    assert (
+        '<span class="ledger-badge ledger-badge--consistent">consistent</span> under '
+        "the **system** reading; strictest reading with a value (system): **1.538×**."
+    ) in page
+
+
+def test_a_verdict_carried_by_a_looser_reading_shows_the_strict_value_beside_it():
+    # The same system got 1.2x; the best v6.0 result of that hardware (another
+    # submitter's system) is 1.5x the v5.1 one. The claim is consistent under the
+    # hardware reading, and the page says the strictest reading gives 1.2x.
+    claim = make_claim(figure=1.5)
+    text, _ = page_for(
+        [claim],
+        row(release="v5.1", result_key="a", result_value=100.0),
+        row(release="v6.0", result_key="b", result_value=120.0),
+        row(release="v6.0", result_key="c", result_value=150.0, submitter="Other",
+            platform="other"),
+    )  # fmt: skip
+    assert (
+        "consistent</span> under the **hardware** reading; strictest reading with a "
+        "value (system): **1.200×**."
+    ) in text

@@ -49,11 +49,14 @@ def test_committed_values_are_the_checkers() -> None:
     assert keyed[("v6.0", "deepseek-r1", "Interactive")] == (1500.0, 15.0)
     assert keyed[("v6.0", "gpt-oss-120b", "Server")] == (3000.0, 80.0)
     assert keyed[("v6.0", "llama3.1-405b", "Server")] == (6000.0, 175.0)
-    # Not sourced, so not entered: v6.1, gptj, qwen3-vl.
-    assert not frame.filter(frame["release"] == "v6.1").height
+    # v6.1 from the checker of 2026-08-20, whose MODEL_CONFIG holds v6.1.
+    assert keyed[("v6.1", "deepseek-r1", "Interactive")] == (1500.0, 15.0)
+    assert keyed[("v6.1", "llama2-70b-99.9", "Interactive")] == (450.0, 40.0)
+    assert keyed[("v6.1", "gpt-oss-120b", "Server")] == (3000.0, 80.0)
+    # Not sourced, so not entered: gptj, qwen3-vl.
     assert not frame.filter(frame["benchmark"].str.starts_with("gptj")).height
     assert not frame.filter(frame["benchmark"].str.starts_with("qwen3")).height
-    assert frame.height == 32
+    assert frame.height == 40
 
 
 def test_every_committed_limit_cites_repository_path_and_commit() -> None:
@@ -65,6 +68,9 @@ def test_every_committed_limit_cites_repository_path_and_commit() -> None:
         "submission_checker.py",
         "https://github.com/mlcommons/inference/blob/"
         "001d64ca1a8079d7a1cebee5eeac56f743dc0c57/tools/submission/"
+        "submission_checker/constants.py",
+        "https://github.com/mlcommons/inference/blob/"
+        "b66003e10e2db4b8c36a448b0545ec90fcc6e9e9/tools/submission/"
         "submission_checker/constants.py",
     }
     v41 = frame.filter(frame["release"] == "v4.1")

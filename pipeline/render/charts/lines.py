@@ -58,6 +58,9 @@ class Lines:
     label_limit: int
     height: int
     tips: tuple[Tip, ...]
+    #: A field that splits each line further: only points of equal value are joined
+    #: (one system size), so a line never reads a change of scale as a gain.
+    detail: str | None = None
 
 
 LINES: dict[str, Lines] = {
@@ -65,9 +68,10 @@ LINES: dict[str, Lines] = {
     "best_per_accelerator": Lines(
         value="metric",
         line="accelerator",
-        legend=("accelerator", 2),
+        legend=("accelerator", 1),
         label_limit=240,
         height=300,
+        detail="total_accelerators",
         tips=(
             ("accelerator:N", None, None),
             ("vendor:N", None, None),
@@ -118,6 +122,18 @@ def tooltips(tips: Sequence[Tip]) -> list[alt.Tooltip]:
 def _release_lines_template(kind: str) -> Spec:
     lines = LINES[kind]
     title, columns = lines.legend
+    legend = alt.Legend(
+        orient="bottom",
+        title=title,
+        columns=columns,
+        labelLimit=lines.label_limit,
+        symbolLimit=0,
+    )
+    # Colour and shape tell the lines apart (one vendor's chips share a hue); both
+    # read the same field, so Vega draws one legend of both.
+    extra = {"shape": alt.Shape(f"{lines.line}:N", legend=legend)}
+    if lines.detail:
+        extra["detail"] = alt.Detail(f"{lines.detail}:O")
     spec = (
         alt.Chart(alt.NamedData(name=DATA_NAME))
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
@@ -126,22 +142,15 @@ def _release_lines_template(kind: str) -> Spec:
                 "release:O",
                 sort=slot("releases"),
                 title="release",
-                axis=alt.Axis(labelAngle=0),
+                axis=alt.Axis(labelAngle=0, labelOverlap="greedy"),
             ),
             y=alt.Y(f"{lines.value}:Q", scale=slot("y_scale"), title=slot("y_title")),
             color=alt.Color(
-                f"{lines.line}:N",
-                scale=slot("colour_scale"),
-                legend=alt.Legend(
-                    orient="bottom",
-                    title=title,
-                    columns=columns,
-                    labelLimit=lines.label_limit,
-                    symbolLimit=0,
-                ),
+                f"{lines.line}:N", scale=slot("colour_scale"), legend=legend
             ),
             tooltip=tooltips(lines.tips),
             href=alt.Href("url:N"),
+            **extra,
         )
         .properties(width="container", height=lines.height)
         .to_dict(validate=False)
@@ -201,10 +210,13 @@ def _interactivity_template() -> Spec:
         alt.Chart(alt.NamedData(name=DATA_NAME))
         .mark_line(point=alt.OverlayMarkDef(filled=True, size=60), opacity=0.85)
         .encode(
+            # Scenarios in the order their latency targets tighten; Offline has
+            # none, so it is a point of its own, not a target of zero.
             x=alt.X(
-                "target_tokens_per_user:Q",
-                title="interactivity target: tokens/s per user (1000 ÷ TPOT limit)",
-                scale=alt.Scale(zero=True, nice=True),
+                "scenario:O",
+                sort=["Offline", "Server", "Interactive"],
+                title="scenario, latency target tightening",
+                axis=alt.Axis(labelAngle=0, labelOverlap="greedy"),
             ),
             y=alt.Y(
                 "per_accelerator:Q",
@@ -219,6 +231,7 @@ def _interactivity_template() -> Spec:
                 ),
             ),
             order=alt.Order("target_tokens_per_user:Q"),
+            shape=alt.Shape("system:N", legend=None),
             tooltip=tooltips(
                 [
                     ("system:N", None, None),

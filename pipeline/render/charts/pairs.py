@@ -430,7 +430,7 @@ def scaling_chart(
     values = pl.concat(
         [frame["result_value_old"], frame["result_value_new"], frame["linear"]]
     )
-    x_scale = {"type": "log", "base": 2} if needs_log(counts, 4) else {"zero": False}
+    x_scale = {"type": "log", "base": 2} if needs_log(counts, 4) else {"zero": True}
     y_scale = value_scale(values)
     spec = fill(
         _scaling_template(),
@@ -478,7 +478,7 @@ def _efficiency_template() -> Spec:
             ),
             y=alt.Y(
                 "efficiency:Q",
-                scale=alt.Scale(zero=False, nice=True),
+                scale=alt.Scale(zero=True, nice=True),
                 axis=alt.Axis(format="%"),
                 title="scaling efficiency (100% = linear)",
             ),

@@ -71,7 +71,9 @@ def value_scale(values: pl.Series, *, base: int = 10) -> dict[str, Any]:
     """A log scale when the values span orders of magnitude, else a linear one."""
     if needs_log(values):
         return {"type": "log", "base": base}
-    return {"zero": False, "nice": True}
+    # A linear axis starts at zero: a bar of the round's best sitting on the axis
+    # would read as nothing.
+    return {"zero": True, "nice": True}
 
 
 def is_log(scale: alt.Scale | Mapping[str, Any]) -> bool:

@@ -38,9 +38,9 @@ ROWS = (
     amd("Offline", 32000.0),
     amd("Server", 24000.0),
     amd("Interactive", 16000.0),
-    # v6.1: no limits in the registry; a hostile system, and an unsafe link.
+    # v7.0: no limits in the registry; a hostile system, and an unsafe link.
     result(
-        release="v6.1",
+        release="v7.0",
         result_key="6.1-0009:llama2-70b-99.9:Server",
         benchmark="llama2-70b-99.9",
         scenario="Server",
@@ -61,7 +61,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Site:
         data=data,
         results=with_accelerators(rows),
         out_dir=tmp_path_factory.mktemp("interactivity") / "generated",
-        releases=["v5.1", "v6.1"],
+        releases=["v5.1", "v7.0"],
     )
     interactivity_page.build(render)
     return render
@@ -78,7 +78,7 @@ def test_index_lists_each_rounds_limits_with_their_source(site: Site) -> None:
     ) in page
     # Results but no sourced limit: said, never guessed.
     assert (
-        "<tr><td>v6.1</td><td>llama2-70b-99.9</td><td>not in the registry</td>"
+        "<tr><td>v7.0</td><td>llama2-70b-99.9</td><td>not in the registry</td>"
         "<td>—</td><td>—</td><td>1</td></tr>"
     ) in page
     # A sourced round without results in the ledger is still listed.
@@ -119,7 +119,7 @@ def test_benchmark_page_shows_one_systems_three_scenarios(site: Site) -> None:
     )
 
 
-def test_chart_places_each_scenario_at_its_tokens_per_user_target(
+def test_chart_places_each_scenario_in_order_with_its_target(
     site: Site,
 ) -> None:
     spec = json.loads(
@@ -127,7 +127,7 @@ def test_chart_places_each_scenario_at_its_tokens_per_user_target(
     )
     assert spec["encoding"]["y"]["scale"] == {"type": "log", "base": 10}
     assert spec["encoding"]["y"]["title"] == "Tokens/s per accelerator (log scale)"
-    assert spec["encoding"]["x"]["title"].startswith("interactivity target")
+    assert spec["encoding"]["x"]["title"] == "scenario, latency target tightening"
     points = sorted(
         (v["target_tokens_per_user"], v["per_accelerator"], v["scenario"])
         for v in spec["data"]["values"]
@@ -179,5 +179,7 @@ def test_interactivity_chart_validates_against_vega_lite() -> None:
     )
     spec, data = charts.interactivity_chart(points, title="t")
     Root.validate(spec)
-    assert spec["encoding"]["x"]["field"] == "target_tokens_per_user"
+    # Ordered scenario points, not a target axis with Offline at zero.
+    assert spec["encoding"]["x"]["field"] == "scenario"
+    assert spec["encoding"]["x"]["sort"] == ["Offline", "Server", "Interactive"]
     assert sorted(data["target_tokens_per_user"].to_list()) == [0.0, 5.0, 25.0]
