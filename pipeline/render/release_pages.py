@@ -21,7 +21,9 @@ from pipeline.render.coverage import (
     round_status,
     skip_note,
 )
+from pipeline.render.downloads import write_downloads
 from pipeline.render.escape import escape
+from pipeline.render.grid import round_grid
 from pipeline.render.provenance import NOT_RECORDED, TREE_FILE, with_upstream
 from pipeline.render.site import (
     GENERATED,
@@ -45,6 +47,8 @@ from pipeline.render.tables import (
 )
 from pipeline.render.whats_new import whats_new
 
+#: Where each round's grid download goes, under ``generated/``.
+GRIDS = "downloads/grids"
 #: Rows per benchmark, scenario and division on a release page and the "Latest
 #: release" digest; every row is on the release's page of that benchmark.
 LATEST_TOP_N = 3
@@ -243,6 +247,12 @@ def release_page(
     ]
     ranked = cells
     closed = pl.col("division") == "closed"
+    grid = page_link(page, f"{GRIDS}/{site.entity_slug('releases', release)}")
+    parts.append(
+        f"\nThe official-style grid of {escape(release)}, one row per system and a "
+        "column per benchmark × scenario, is a download: "
+        f"[CSV]({grid}.csv) · [Parquet]({grid}.parquet).\n"
+    )
     shown = cells.filter((pl.col("rank") <= top_n) & closed)
     counts = dict(ranked.group_by("benchmark").len().iter_rows())
     parts.append(
@@ -589,6 +599,16 @@ def build(site: Site) -> None:
         )
         for r in reversed(site.releases)
     }
+    grids = {
+        site.entity_slug("releases", r): (
+            round_grid(site.data.results.filter(pl.col("release") == r)),
+            f"MLPerf Inference {r}: one row per system, a column per benchmark × "
+            "scenario (best result, unit in the column name).",
+        )
+        for r in site.releases
+    }
+    written = write_downloads(grids, site.out_dir / GRIDS)
+    site.written += [p for d in written for p in (d.csv, d.parquet)]
     for release in pages:
         folder = f"releases/{site.entity_slug('releases', release)}"
         # Entity pages of their own folder: the one-page-per-entity check covers them.

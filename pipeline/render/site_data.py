@@ -144,6 +144,21 @@ def with_accelerators(results: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def best_results(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """The best result of each group of ``keys``, best first.
+
+    Highest throughput or lowest latency; ties go to the smaller result key.
+    """
+    score = (
+        pl.when(pl.col("is_higher_better"))
+        .then(pl.col("result_value"))
+        .otherwise(-pl.col("result_value"))
+    )
+    return rows.sort(
+        [score, "result_key"], descending=[True, False], nulls_last=True
+    ).unique(keys, keep="first", maintain_order=True)
+
+
 def with_names(frame: pl.DataFrame) -> pl.DataFrame:
     """The frame with every null or blank name (``NAME_COLUMNS``) as ``NO_NAME``.
 

@@ -24,6 +24,7 @@ from pipeline.render.site import (
     notice,
     page_link,
 )
+from pipeline.render.site_data import best_results
 from pipeline.render.tables import html_table, result_cell
 
 #: Rows of each top list.
@@ -190,16 +191,8 @@ def _new_benchmarks_section(site: Site, release: str) -> Section:
         return Section(
             heading, before=(f"No benchmark is new in {escape(release)}.\n",)
         )
-    score = (
-        pl.when(pl.col("is_higher_better"))
-        .then(pl.col("result_value"))
-        .otherwise(-pl.col("result_value"))
-    )
     leaders = (
-        rows.sort([score, "result_key"], descending=[True, False], nulls_last=True)
-        .unique(
-            ["benchmark", "scenario", "division"], keep="first", maintain_order=True
-        )
+        best_results(rows, ["benchmark", "scenario", "division"])
         .sort("benchmark", "scenario", "division")
         .with_columns(
             c_what=pl.format(
