@@ -118,8 +118,9 @@ def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> st
         scope = str(release)
     others = pairs.filter(pl.col("release_new") == release).height - shown.height
     more = (
-        f" {others:,} more pair(s) into {escape(str(release))}, at looser readings or "
-        "with a plausibility warning, are on the detail page."
+        f" {others:,} more pair(s) into {escape(str(release))}, at looser readings, "
+        "across a round the system also has, or with a plausibility warning, are on "
+        "the detail page."
         if others
         else ""
     )

@@ -139,7 +139,8 @@ def test_home_headline_counts_only_the_strictest_unflagged_pair(site: Path) -> N
     gains = _section((site / "partials" / "home.md").read_text(), "### Software gains")
     assert (
         "1 software gains (v5.1 → v6.0): median **1.25×**, largest **1.25×**. "
-        "2 more pair(s) into v6.0, at looser readings or with a plausibility warning, "
+        "2 more pair(s) into v6.0, at looser readings, across a round the system also "
+        "has, or with a plausibility warning, "
         "are on the detail page." in gains
     )
     # The top-N table and the chart cite the plausible pair and nothing else.
