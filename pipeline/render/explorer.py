@@ -203,11 +203,6 @@ search and sort; the address bar keeps the view, so a link to it shows the same 
 **Download CSV** saves the rows that pass the filters, in the order shown, across all
 pages. The complete table is also on the [Data]({downloads}) page.
 
-Press **compare** on two rows (in any rounds) to see them side by side, with the
-ratio when they can be compared and why not when they cannot; the address bar keeps
-the pair, so the link shares it. **Per joule** is work per energy where power was
-measured.
-
 <div id="ledger-explorer" class="ledger-explorer" {attributes}>
 {_filter_controls()}
 <section class="ledger-explorer__compare" aria-live="polite" hidden></section>
@@ -217,6 +212,11 @@ Loading {rows:,} results…</p>
 <noscript>The explorer needs JavaScript; every result is in the CSV and Parquet
 files on the Data page.</noscript>
 </div>
+
+Press **compare** on two rows (in any rounds) to see them side by side, with the
+ratio when they can be compared and why not when they cannot; the address bar keeps
+the pair, so the link shares it. **Per joule** is work per energy where power was
+measured.
 """
 
 
