@@ -169,7 +169,9 @@ def _filter_controls() -> str:
         '<div class="ledger-explorer__actions">'
         '<button type="reset" class="md-button">Clear filters</button>'
         '<button type="button" class="md-button md-button--primary" '
-        'data-action="download">Download CSV of these rows</button></div>'
+        'data-action="download">Download CSV of these rows</button>'
+        '<button type="button" class="md-button" data-action="grid" '
+        'aria-pressed="false">Grid of one round</button></div>'
         "</form>"
     )
 
@@ -209,14 +211,16 @@ pages. The complete table is also on the [Data]({downloads}) page.
 <p class="ledger-explorer__status" role="status" aria-live="polite">
 Loading {rows:,} results…</p>
 <div class="ledger-explorer__table"></div>
+<section class="ledger-explorer__grid" hidden></section>
 <noscript>The explorer needs JavaScript; every result is in the CSV and Parquet
 files on the Data page.</noscript>
 </div>
 
 Press **compare** on two rows (in any rounds) to see them side by side, with the
 ratio when they can be compared and why not when they cannot; the address bar keeps
-the pair, so the link shares it. **Per joule** is work per energy where power was
-measured.
+the pair, so the link shares it. **Grid of one round** shows the round chosen in the
+Round filter the official way: one row per system, a column per benchmark ×
+scenario. **Per joule** is work per energy where power was measured.
 """
 
 

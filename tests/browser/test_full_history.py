@@ -203,3 +203,28 @@ def test_explorer_shows_result_submitter_and_system_together_on_a_phone(
         left, right = boxes[field]
         assert left >= 0 and right <= PHONE["width"], (field, left, right)
     context.close()
+
+
+def test_the_explorer_shows_a_rounds_official_style_grid(
+    chromium_browser,  # noqa: ANN001
+    full_site: BuiltSite,
+) -> None:
+    rows = [r for r in _explorer_rows(full_site) if r["release"] == NEWEST]
+    systems = {
+        (r["division"], r["submitter"], r["system_name"], r["accelerator"],
+         r["total_accelerators"])
+        for r in rows
+    }  # fmt: skip
+    columns = {(r["benchmark"], r["scenario"], r["result_unit"]) for r in rows}
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(full_site.url + f"generated/explorer.html?release={NEWEST}&view=grid")
+    page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    grid = page.locator(".ledger-explorer__grid")
+    assert grid.locator("tbody tr").count() == len(systems)
+    assert grid.locator("thead th").count() == 5 + len(columns)
+    assert "view=grid" in page.url and f"release={NEWEST}" in page.url
+    # Toggled off, the result table is back and the address forgets the grid.
+    page.click("button[data-action=grid]")
+    assert grid.is_hidden() and "view=grid" not in page.url
+    context.close()

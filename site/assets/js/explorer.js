@@ -314,6 +314,7 @@
       var sort = /^([a-z_]+):(asc|desc)$/.exec(params.get("sort") || "");
       if (sort && sortable.indexOf(sort[1]) >= 0) state.sort = { column: sort[1], dir: sort[2] };
       state.compare = (params.get("compare") || "").split(",").filter(Boolean).slice(0, 2);
+      state.grid = params.get("view") === "grid";
       var page = parseInt(params.get("page") || "1", 10);
       if (page > 1) state.page = page;
       var size = parseInt(params.get("size") || "", 10);
@@ -353,6 +354,7 @@
       var size = table.getPageSize();
       if (size !== PAGE_SIZES[0]) params.set("size", String(size));
       if (picked.length) params.set("compare", picked.join(","));
+      if (gridShown) params.set("view", "grid");
       var query = params.toString();
       var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
       if (url !== window.location.pathname + window.location.search + window.location.hash) {
@@ -446,6 +448,93 @@
       panel.appendChild(clear);
     }
 
+    /* ---- the official-style grid of one round ---------------------------------- */
+
+    /* One row per system of the filtered rows' round, a column per benchmark ·
+       scenario with its best result (highest throughput, lowest latency). */
+    function gridOf(rows) {
+      var systems = {};
+      var order = [];
+      var columns = {};
+      rows.forEach(function (row) {
+        var id = [row.division, row.submitter, row.system_name, row.accelerator,
+          row.total_accelerators].map(show).join("\u0001");
+        var column = show(row.benchmark) + " · " + show(row.scenario) + " (" + show(row.result_unit) + ")";
+        columns[column] = true;
+        if (!systems[id]) {
+          systems[id] = { _values: {}, division: show(row.division), submitter: show(row.submitter),
+            system_name: show(row.system_name), accelerator: show(row.accelerator),
+            total_accelerators: row.total_accelerators };
+          order.push(id);
+        }
+        var held = systems[id]._values[column];
+        var better = held === undefined || (row.is_higher_better
+          ? row.result_value > held.result_value : row.result_value < held.result_value);
+        if (better) systems[id]._values[column] = row;
+      });
+      return { systems: order.map(function (id) { return systems[id]; }),
+        columns: Object.keys(columns).sort(function (a, b) {
+          return a.localeCompare(b, "en", { sensitivity: "base" });
+        }) };
+    }
+
+    function renderGrid(rows, release) {
+      var panel = root.querySelector(".ledger-explorer__grid");
+      panel.textContent = "";
+      if (!gridShown) {
+        panel.hidden = true;
+        holder.hidden = false;
+        return;
+      }
+      panel.hidden = false;
+      holder.hidden = true;
+      if (!release) {
+        panel.appendChild(cellOf("p", "Choose one round in the Round filter to see its grid."));
+        return;
+      }
+      var grid = gridOf(rows);
+      panel.appendChild(cellOf("p", grid.systems.length.toLocaleString("en-US") +
+        " systems of " + release + " that pass the filters, a column per benchmark · " +
+        "scenario: each system's best result (values link to the upstream result)."));
+      var wrap = document.createElement("div");
+      wrap.className = "ledger-explorer__gridwrap";
+      var table = document.createElement("table");
+      var head = document.createElement("tr");
+      ["Submitter", "System", "Accelerator", "Chips", "Division"].concat(grid.columns)
+        .forEach(function (title) { head.appendChild(cellOf("th", title)); });
+      var thead = document.createElement("thead");
+      thead.appendChild(head);
+      table.appendChild(thead);
+      var body = document.createElement("tbody");
+      grid.systems.forEach(function (system) {
+        var tr = document.createElement("tr");
+        [system.submitter, system.system_name, system.accelerator,
+          show(system.total_accelerators), system.division].forEach(function (text) {
+          tr.appendChild(cellOf("td", text));
+        });
+        grid.columns.forEach(function (column) {
+          var row = system._values[column];
+          var td = document.createElement("td");
+          td.setAttribute("data-column", column);
+          if (row) {
+            var url = show(row.result_url);
+            var value = document.createElement(SAFE_URL.test(url) ? "a" : "span");
+            if (SAFE_URL.test(url)) value.setAttribute("href", url);
+            value.textContent = number(row.result_value);
+            value.title = show(row.result_key);
+            td.appendChild(value);
+          }
+          tr.appendChild(td);
+        });
+        body.appendChild(tr);
+      });
+      table.appendChild(body);
+      wrap.appendChild(table);
+      panel.appendChild(wrap);
+    }
+
+    var gridShown = false;
+
     function matcher(state) {
       var words = state.q.toLowerCase().split(/\s+/).filter(Boolean);
       var fields = Object.keys(state.filters);
@@ -532,8 +621,24 @@
         table.setFilter(matcher(current));
       }
 
+      var gridButton = form.querySelector("[data-action=grid]");
+      function showGrid() {
+        gridButton.setAttribute("aria-pressed", gridShown ? "true" : "false");
+        var active = table.getData("active");
+        renderGrid(active, formState().filters.release || "");
+      }
+      gridShown = state.grid;
+      gridButton.addEventListener("click", function () {
+        gridShown = !gridShown;
+        showGrid();
+        writeUrl(table);
+      });
       table.on("dataFiltered", function (filters, matched) {
         count(matched.length);
+        if (gridShown) {
+          renderGrid(matched.map(function (r) { return r.getData(); }),
+            formState().filters.release || "");
+        }
       });
       ["dataSorted", "pageLoaded", "dataFiltered"].forEach(function (event) {
         table.on(event, function () { if (!restoring) writeUrl(table); });
@@ -544,6 +649,7 @@
         var ready = state.page > 1 ? table.setPage(state.page) : Promise.resolve();
         Promise.resolve(ready).catch(function () { return table.setPage(1); }).then(function () {
           restoring = false;
+          if (gridShown) showGrid();
           writeUrl(table);
           root.setAttribute("data-state", "ready");
         });
