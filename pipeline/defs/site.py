@@ -162,9 +162,13 @@ def bench_results() -> tuple[dict | None, str | None]:
         labels_module,
         # The Performance page shows the committed bench results: a new commit of
         # them must make the pages stale too.
+        # (and the benchmark tasks the benchmark pages state).
         extra=tuple(
             path.read_text()
-            for path in [settings.PROJECT_ROOT / "benchmarks/results/latest.json"]
+            for path in [
+                settings.PROJECT_ROOT / "benchmarks/results/latest.json",
+                settings.PROJECT_ROOT / "pipeline/registry/benchmark_tasks.toml",
+            ]
             if path.exists()
         ),
     ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipeline.benchmark_tasks import load_tasks
 from pipeline.render import charts
 from pipeline.render.escape import escape, safe_url
 from pipeline.render.site import (
@@ -24,6 +25,18 @@ from pipeline.render.tables import (
     page_links,
     result_cell,
 )
+
+
+def _task_line(benchmark: str) -> str:
+    """What the benchmark asks a system to do, from the reviewed registry, or ""."""
+    task = load_tasks().get(benchmark)
+    if task is None:
+        return ""
+    return (
+        f"**Task:** {escape(task.task)} (reference application "
+        f"<code>{escape(task.reference)}</code>, dataset {escape(task.dataset)}; "
+        f'<a href="{escape(task.source_url)}">MLCommons inference README</a>).\n'
+    )
 
 
 def _best_chart(
@@ -133,6 +146,7 @@ def benchmark_page(
     )
     parts = [
         f"# {escape(benchmark)}\n",
+        _task_line(benchmark),
         f"Results per release: {appearances}.\n",
         "Each section shows the best result of every accelerator type in each release: "
         "throughput **per accelerator** (the system's result divided by its "

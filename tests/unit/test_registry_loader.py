@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pipeline import latency_limits, manifest, rounds
+from pipeline import benchmark_tasks, latency_limits, manifest, rounds
 from pipeline.analysis import accelerators, plausibility
 from pipeline.analysis.benchmarks import CompatibilityError, parse_compatibility
 from pipeline.claims import registry as claims
@@ -39,6 +39,11 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
     "accelerators.toml": (accelerators.load_accelerators,
                           accelerators.AcceleratorRegistryError),
     "benchmarks.toml": (_benchmarks, RegistryError),
+    "benchmark_tasks.toml": (
+        lambda path: load_registry(path, benchmark_tasks.parse_tasks,
+                                   benchmark_tasks.BenchmarkTasksError),
+        benchmark_tasks.BenchmarkTasksError,
+    ),
     "claims.toml": (claims.load_claims, claims.ClaimsRegistryError),
     "latency_limits.toml": (latency_limits.load_latency_limits,
                             latency_limits.LatencyLimitsError),
