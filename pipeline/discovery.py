@@ -44,6 +44,19 @@ class Discovery:
         return [*self.new_releases, *self.changed_releases]
 
 
+def cursor_validators(cursor: str | None) -> dict:
+    """The last tick's validators; a damaged cursor counts as none (a full probe).
+
+    The cursor is a cache of what the source said last time: losing it costs one
+    ordinary tick, never a failure.
+    """
+    try:
+        value = json.loads(cursor) if cursor else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def _validators(probe: Probe) -> dict:
     return {"etag": probe.etag, "last_modified": probe.last_modified}
 

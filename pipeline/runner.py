@@ -24,7 +24,7 @@ import dagster as dg
 from pipeline import runlock, settings
 from pipeline.defs.automation import PER_RELEASE
 from pipeline.defs.history import latest_metadata
-from pipeline.discovery import CURSOR_FILE, KNOWN_FILE
+from pipeline.discovery import CURSOR_FILE, KNOWN_FILE, cursor_validators
 from pipeline.manifest import (
     is_version,
     load_manifest,
@@ -291,15 +291,11 @@ def forget(
             path.unlink()
     cursor = data / CURSOR_FILE
     if cursor.is_file():
-        try:
-            validators = json.loads(cursor.read_text())
-        except ValueError:
-            validators = {}
-        kept = {
-            k: v
-            for k, v in validators.items()
-            if f"inference_results_{version}" not in k
-        }
+        validators = cursor_validators(cursor.read_text())
+        # Keys are the round's URLs: its repository, then "/" or ".git" (v6.1 is
+        # not v6.10).
+        own = re.compile(re.escape(release_for(version).repository) + r"(/|\.git|$)")
+        kept = {k: v for k, v in validators.items() if not own.search(k)}
         if kept != validators:
             cursor.write_text(json.dumps(kept, sort_keys=True))
             removed.append(cursor)

@@ -12,7 +12,7 @@ import dagster as dg
 
 from pipeline.defs.partitions import RELEASES, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
-from pipeline.discovery import discover
+from pipeline.discovery import cursor_validators, discover
 from pipeline.ingest import ever_served
 from pipeline.manifest import is_version, load_manifest, release_for, version_key
 
@@ -27,19 +27,6 @@ PER_RELEASE = [
     "core_mlperf__rejected",
 ]
 PER_RELEASE_KEYS = [dg.AssetKey(k) for k in PER_RELEASE]
-
-
-def _validators(cursor: str | None) -> dict:
-    """The last tick's validators; a damaged cursor counts as none (a full probe).
-
-    The cursor is a cache of what the source said last time: losing it costs one
-    ordinary tick, never a failure.
-    """
-    try:
-        value = json.loads(cursor) if cursor else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def discovery_tick(
@@ -58,7 +45,7 @@ def discovery_tick(
     served = {v for v in filter(is_version, existing) if ever_served(store, v)}
     known = sorted(served | set(manifest), key=version_key)
     found = discover(
-        source.get(), [release_for(v) for v in known], _validators(cursor), store
+        source.get(), [release_for(v) for v in known], cursor_validators(cursor), store
     )
     to_add = [v for v in [*known, *found.new_releases] if v not in existing]
     validators = found.validators

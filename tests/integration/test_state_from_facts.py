@@ -89,3 +89,20 @@ def test_forget_says_what_it_removes(world: dict, capsys) -> None:
     assert capsys.readouterr().out.splitlines()[-1] == (
         "v6.1: listed in releases.toml, so its partition stays"
     )
+
+
+def test_forget_drops_only_its_own_rounds_cursor_entries(world: dict) -> None:
+    import json
+
+    from pipeline.discovery import CURSOR_FILE
+
+    cursor = world["data"] / CURSOR_FILE
+    cursor.parent.mkdir(parents=True, exist_ok=True)
+    repo = "https://github.com/mlcommons/inference_results_v6.1"
+    cursor.write_text(json.dumps({
+        f"{repo}/summary.json": {"etag": "a"},
+        f"git+{repo}.git": {"commit": "b"},
+        f"{repo}0/summary.json": {"etag": "c"},  # v6.10 is another round
+    }))  # fmt: skip
+    runner.forget(world["instance"], "v6.1", progress=lambda _: None)
+    assert json.loads(cursor.read_text()) == {f"{repo}0/summary.json": {"etag": "c"}}

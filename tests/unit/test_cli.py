@@ -331,11 +331,11 @@ def test_terminal_output_shows_control_characters_as_question_marks() -> None:
 
 
 def test_a_damaged_discovery_cursor_counts_as_none() -> None:
-    from pipeline.defs.automation import _validators
+    from pipeline.discovery import cursor_validators
 
-    assert _validators('{"a":') == {}
-    assert _validators("[1, 2]") == {}
-    assert _validators('{"u": {"etag": "x"}}') == {"u": {"etag": "x"}}
+    assert cursor_validators('{"a":') == {}
+    assert cursor_validators("[1, 2]") == {}
+    assert cursor_validators('{"u": {"etag": "x"}}') == {"u": {"etag": "x"}}
 
 
 def test_a_cache_folder_that_cannot_be_written_is_refused_at_the_start(
