@@ -12,9 +12,6 @@ from pathlib import Path
 #: Upstream: every round's repository read over git from GitHub, at the commit its
 #: default branch points to (``releases.toml`` names each repository).
 UPSTREAM_SOURCE = "git+https://github.com"
-#: Upstream's raw-file host, for reading over plain HTTP instead of git; ``{repo}``
-#: is the repository name, ``HEAD`` its default branch.
-UPSTREAM_RAW = "https://raw.githubusercontent.com/mlcommons/{repo}/HEAD"
 
 #: The committed ``make bench`` results the Performance page shows, and their layout.
 BENCH_RESULTS_FILE = "benchmarks/results/latest.json"

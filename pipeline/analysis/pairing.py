@@ -426,11 +426,6 @@ def self_pairs(
     )
 
 
-def empty_candidates() -> pl.LazyFrame:
-    """A candidate frame without rows (an analysis with nothing to compare)."""
-    return pl.LazyFrame(schema=CANDIDATE_SCHEMA)
-
-
 #: The order pair tables and stored candidates are written in: a total order (both
 #: result keys last), so identical inputs give identical bytes.
 PAIR_ORDER = [

@@ -38,7 +38,6 @@ END_FIELDS = (
     "is_preview", "is_inferred", "submitter", "is_mixed_accelerators",
     "has_unit_correction",
 )  # fmt: skip
-_LOOKED_UP = ("is_mixed_accelerators", "has_unit_correction")
 _KEYS = frozenset(
     {"id", "role", "why", "test", "field", "threshold", "factor", "min_class_size",
      "kinds", "levels", "reason", "evidence"}

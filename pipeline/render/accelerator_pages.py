@@ -34,6 +34,7 @@ from pipeline.render.tables import (
     badges,
     external_link,
     html_table,
+    joined,
     markdown_table,
     number,
     ratio,
@@ -248,7 +249,7 @@ def _page(
     overview = lines.with_columns(
         c_line=pl.format("[{}](#{})", escape(pl.col("line_label")),
                          pl.col("line_anchor")),
-        c_rounds=pl.col("releases").list.eval(escape(pl.element())).list.join(" → "),
+        c_rounds=joined("releases", " → "),
         c_steps=pl.col("steps").cast(pl.String),
     )  # fmt: skip
     parts.append(

@@ -107,9 +107,9 @@ def _crosscheck_section(report: pl.DataFrame) -> list[str]:
         .sort("release")
     )
     # A round without a summary has only raw-tree rows: nothing to disagree with.
-    with_summary = per_release.filter(
-        (pl.col("matched") + pl.col("summary_only")) > 0
-    )["release"]
+    with_summary = per_release.filter((pl.col("matched") + pl.col("summary_only")) > 0)[
+        "release"
+    ]
     exceptions = report.filter(
         (pl.col("status") != "agree") & pl.col("release").is_in(with_summary.implode())
     ).sort(

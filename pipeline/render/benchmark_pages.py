@@ -21,6 +21,7 @@ from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.slugs import slug
 from pipeline.render.tables import (
     html_table,
+    joined,
     markdown_table,
     page_links,
     result_cell,
@@ -253,9 +254,7 @@ def benchmarks_index(site: Site, benchmarks: list[str]) -> str:
             .list.eval(pl.element().replace_strict({i: r for r, i in order.items()}))
             .list.eval(escape(pl.element()))
             .list.join(", "),
-            c_scenarios=pl.col("scenarios")
-            .list.eval(escape(pl.element()))
-            .list.join(", "),
+            c_scenarios=joined("scenarios"),
         )
     )
     text = (

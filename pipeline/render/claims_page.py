@@ -21,7 +21,7 @@ import polars as pl
 from pipeline.claims import EVALUATION_SCHEMA, Claim
 from pipeline.render.escape import escape, safe_url
 from pipeline.render.site import GENERATED, Site
-from pipeline.render.tables import FIXED_LIMIT, markdown_table, number, relative
+from pipeline.render.tables import FIXED_LIMIT, joined, markdown_table, number, relative
 
 PAGE_TITLE = "Claims"
 NOTICE = (
@@ -200,10 +200,7 @@ def _readings_table(claim: Claim, evaluations: pl.DataFrame) -> str:
         _end_cell("old").alias("old"),
         _end_cell("new").alias("new"),
         escape(pl.col("reason")).alias("reason"),
-        pl.col("caveats")
-        .list.eval(escape(pl.element()))
-        .list.join("<br>")
-        .alias("caveats"),
+        joined("caveats", "<br>").alias("caveats"),
     )
     columns = ONE_END_COLUMNS if one_end else TWO_END_COLUMNS
     # The card puts its own line break after the table.

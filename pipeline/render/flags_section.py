@@ -87,7 +87,7 @@ def flags_section(
         "a badge and the reason. A **label** discloses (preview hardware, an inferred "
         "result, two submitters) and never keeps a pair out of anything; a "
         "**warning** doubts the number: the pair is drawn faint and never enters a "
-        "headline, a \"what's new\" section or a top-N list. "
+        'headline, a "what\'s new" section or a top-N list. '
         f"Flagged pairs: **{flagged.height:,}**. Every one of them, with its "
         "reasons and both cited results, is in the "
         "[flagged pairs download](downloads/flagged_pairs.csv).\n",

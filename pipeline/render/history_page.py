@@ -31,6 +31,7 @@ from pipeline.render.slugs import anchor_of, anchor_text
 from pipeline.render.tables import (
     external_link,
     html_table,
+    joined,
     markdown_table,
     number,
     ratio,
@@ -595,7 +596,7 @@ def render_history_page(
         c_line=pl.when(pl.col("target").is_not_null())
         .then(pl.format("[{}]({})", escape(pl.col("line_label")), pl.col("target")))
         .otherwise(escape(pl.col("line_label"))),
-        c_rounds=pl.col("releases").list.eval(escape(pl.element())).list.join(" → "),
+        c_rounds=joined("releases", " → "),
         c_overall=ratio(pl.col("overall")),
     )
     parts += [

@@ -21,6 +21,7 @@ from pipeline.render.pairs_pages import (
     definition_block,
     headline_numbers,
     latest_pairs,
+    one_per_system,
     pair_cells,
     pair_table,
 )
@@ -84,13 +85,6 @@ HEADLINES = (
         "Scaling efficiency against the growth in accelerator count",
     ),
 )
-
-
-def one_per_system(pairs: pl.DataFrame) -> pl.DataFrame:
-    """Each newer-end system's largest pair only: a top-N names N systems."""
-    return pairs.sort(["ratio", "result_key_new"], descending=[True, False]).unique(
-        ["submitter_new", "system_name_new"], keep="first", maintain_order=True
-    )
 
 
 def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> str:

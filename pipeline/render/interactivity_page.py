@@ -43,6 +43,7 @@ from pipeline.render.tables import (
     badges,
     external_link,
     html_table,
+    joined,
     markdown_table,
     number,
     percent,
@@ -445,7 +446,7 @@ def build(site: Site) -> None:
                     return_dtype=pl.String,
                 ),
             ),
-            c_rounds=pl.col("releases").list.eval(escape(pl.element())).list.join(", "),
+            c_rounds=joined("releases"),
             c_systems=pl.col("systems").cast(pl.String),
         )
     )

@@ -481,14 +481,17 @@ def definition_block(spec: PairPage) -> str:
     )
 
 
-def _flagged(pairs: pl.DataFrame) -> pl.Expr:
-    return warned()
+def one_per_system(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Each newer-end system's largest pair only: a top-N names N systems."""
+    return pairs.sort(["ratio", "result_key_new"], descending=[True, False]).unique(
+        ["submitter_new", "system_name_new"], keep="first", maintain_order=True
+    )
 
 
 def _page_summary(page: str, spec: PairPage, pairs: pl.DataFrame) -> list[str]:
     """The page's headline sentence, its definition, and the flag count."""
     shown = pairs.filter("is_headline")
-    flagged = pairs.filter(_flagged(pairs)).height
+    flagged = pairs.filter(warned()).height
     if shown.height:
         rounds = release_order(shown["release_new"].unique())
         scope = rounds[0] if len(rounds) == 1 else f"{rounds[0]} to {rounds[-1]}"
@@ -518,7 +521,7 @@ def _summary_table(spec: PairPage, pairs: pl.DataFrame, links: dict[str, str]) -
         pairs.group_by("benchmark")
         .agg(
             pl.len().alias("pairs"),
-            _flagged(pairs).sum().alias("flagged"),
+            warned().sum().alias("flagged"),
             headline.sum().alias("headline"),
             pl.col("ratio").filter(headline).median().alias("median"),
             pl.col("ratio").filter(headline).min().alias("min"),
@@ -633,7 +636,7 @@ def _benchmark_summary(pairs: pl.DataFrame, headline: str | None) -> str:
     ``headline``: ``headline_numbers`` of the headline pairs (None: there are none).
     """
     shown = pairs.filter("is_headline")
-    flagged = pairs.filter(_flagged(pairs)).height
+    flagged = pairs.filter(warned()).height
     numbers = (
         f"{shown.height:,} at the strictest reading without a warning: {headline}"
         if shown.height

@@ -257,7 +257,7 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
                 escape(pl.col("scenario")),
                 pl.col("anchor"),
             ),
-            c_rounds=pl.col("releases").list.eval(escape(pl.element())).list.join(", "),
+            c_rounds=tables.joined("releases"),
             c_results=pl.col("results").cast(pl.String),
         )
     )

@@ -40,6 +40,7 @@ from pipeline.render.tables import (
     disclosure,
     external_link,
     html_table,
+    joined,
     markdown_table,
     number,
     page_links,
@@ -224,10 +225,8 @@ def release_page(
             c_submitter=escape(pl.col("submitter")),
             c_results=pl.col("results").cast(pl.String),
             c_systems=pl.col("systems").cast(pl.String),
-            c_chips=pl.col("chips").list.eval(escape(pl.element())).list.join(", "),
-            c_divisions=pl.col("divisions")
-            .list.eval(escape(pl.element()))
-            .list.join(", "),
+            c_chips=joined("chips"),
+            c_divisions=joined("divisions"),
         )
     )
     parts += [
@@ -286,10 +285,6 @@ def release_page(
     return site.write_page(rel, "\n".join(parts))
 
 
-def _listed(column: str) -> pl.Expr:
-    return pl.col(column).list.eval(escape(pl.element())).list.join(", ")
-
-
 def _open_division(
     site: Site, page: str, release: str, rows: pl.DataFrame
 ) -> list[str]:
@@ -311,12 +306,8 @@ def _open_division(
         .with_columns(
             c_benchmark=page_links(pl.col("benchmark"), links),
             c_rows=pl.col("rows").cast(pl.String),
-            c_divisions=pl.col("divisions")
-            .list.eval(escape(pl.element()))
-            .list.join(", "),
-            c_scenarios=pl.col("scenarios")
-            .list.eval(escape(pl.element()))
-            .list.join(", "),
+            c_divisions=joined("divisions"),
+            c_scenarios=joined("scenarios"),
         )
     )
     return [

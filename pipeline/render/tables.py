@@ -63,11 +63,6 @@ def number(expr: pl.Expr, digits: int = SIGNIFICANT_DIGITS) -> pl.Expr:
     )
 
 
-def number_text(value: float) -> str:
-    """``number`` of one value, for prose: the same text a table cell shows."""
-    return pl.select(number(pl.lit(value, pl.Float64))).item()
-
-
 def ratio_text(value: float) -> str:
     """``ratio`` of one value, for prose: "1.50×"."""
     return pl.select(ratio(pl.lit(value, pl.Float64))).item()
@@ -209,6 +204,11 @@ def disclosure(text: pl.Expr, chars: int = DISCLOSURE_CHARS) -> pl.Expr:
         )
         .otherwise(escape(text))
     )
+
+
+def joined(column: str, separator: str = ", ") -> pl.Expr:
+    """A list column's values, each escaped, as one cell: "v5.1, v6.0"."""
+    return pl.col(column).list.eval(escape(pl.element())).list.join(separator)
 
 
 def page_links(name: pl.Expr, links: dict[str, str]) -> pl.Expr:

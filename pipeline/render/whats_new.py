@@ -15,7 +15,12 @@ import polars as pl
 from pipeline.analysis.plausibility import warned
 from pipeline.render import charts
 from pipeline.render.escape import escape
-from pipeline.render.pairs_pages import compare_by, pair_cells, pair_table
+from pipeline.render.pairs_pages import (
+    compare_by,
+    one_per_system,
+    pair_cells,
+    pair_table,
+)
 from pipeline.render.site import (
     Chart,
     Section,
@@ -49,8 +54,8 @@ def successors(site: Site, release: str) -> pl.DataFrame:
         descending=[True, False, False, False],
     ).unique(
         [
-            "accelerator_id_new", "accelerator_id_old", "benchmark", "scenario",
-            "division", "total_accelerators_new",
+            "chip_new", "chip_old", "benchmark", "scenario", "division",
+            "total_accelerators_new",
         ],
         keep="first",
         maintain_order=True,
@@ -121,14 +126,16 @@ def _successor_section(
     )
 
 
+def _headlines(site: Site, kind: str, release: str) -> pl.DataFrame:
+    """The pairs of ``kind`` into ``release`` a headline may cite (``is_headline``)."""
+    return site.pairs[kind].filter(
+        (pl.col("release_new") == release) & pl.col("is_headline")
+    )
+
+
 def _gains_section(site: Site, release: str) -> Section:
-    pairs = _in_round(site.pairs["gains"], release).filter(
-        pl.col("identity_level").str.contains("system")
-        & pl.col("is_consecutive").fill_null(True)
-    )
-    best = pairs.sort(["ratio", "result_key_new"], descending=[True, False]).unique(
-        ["submitter_new", "system_name_new"], keep="first", maintain_order=True
-    )
+    # Headline gains: one system's own, since its previous round, without a warning.
+    best = one_per_system(_headlines(site, "gains", release))
     heading = "\n### Software gains since each system's previous round\n"
     if best.height == 0:
         return Section(
@@ -151,12 +158,13 @@ def _gains_section(site: Site, release: str) -> Section:
 
 
 def _scaling_section(site: Site, release: str) -> Section:
-    pairs = _in_round(site.pairs["scaling"], release).filter(
-        pl.col("identity_level").str.contains("same_submitter")
+    # The largest system of each benchmark and scenario, then the TOP largest.
+    largest = (
+        _headlines(site, "scaling", release)
+        .sort(["total_accelerators_new", "ratio"], descending=[True, True])
+        .unique(["benchmark", "scenario"], keep="first", maintain_order=True)
+        .head(TOP)
     )
-    largest = pairs.sort(
-        ["total_accelerators_new", "ratio"], descending=[True, True]
-    ).unique(["benchmark", "scenario"], keep="first", maintain_order=True)
     heading = "\n### Scaling at the largest size\n"
     if largest.height == 0:
         return Section(
@@ -171,12 +179,9 @@ def _scaling_section(site: Site, release: str) -> Section:
             "stack at two accelerator counts.\n",
         ),
         table=pair_table(
-            pair_cells(largest, site.rounds).sort(
-                "total_accelerators_new", descending=True
-            ),
+            pair_cells(largest, site.rounds),
             ("Smaller system", "Larger system"),
             with_efficiency=True,
-            limit=TOP,
         ),
     )
 

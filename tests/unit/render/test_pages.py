@@ -370,3 +370,11 @@ def test_release_page_shows_top_rows_and_links_the_benchmark_page_with_every_row
     assert page_problems(pages, out) == []
     # Out of the nav, which every page carries.
     assert "releases/v5.1/" not in (out / "partials" / "nav.json").read_text()
+
+
+def test_a_benchmark_page_opens_with_its_task(site: Path) -> None:
+    page = (site / "benchmarks" / "llama2-70b-99.md").read_text()
+    assert page.startswith(
+        "# llama2-70b-99\n\n**Task:** question answering and chat &#40;large language "
+        "model&#41; (reference application <code>language/llama2-70b</code>"
+    )

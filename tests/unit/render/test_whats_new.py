@@ -55,3 +55,67 @@ def test_a_warned_pair_is_left_out_of_whats_new(
     part = _section(home, "### New accelerators against their predecessors in v6.0")
     assert "was measured at the same scale as its registered predecessor" in part
     assert "1.18×" not in part
+
+
+def test_sections_pick_what_they_say_they_pick(
+    tmp_path: Path, site_data: SiteData
+) -> None:
+    from tests.unit.render.conftest import (
+        AMD_V51,
+        AMD_V60,
+        H100_V51,
+        MI325X_V60,
+        pair,
+        pairs,
+    )
+
+    def h100(release: str, chips: int, value: float, key: str) -> dict:
+        return H100_V51 | {
+            "release": release, "total_accelerators": chips, "result_value": value,
+            "result_key": key, "nodes": chips // 8,
+        }  # fmt: skip
+
+    generation = {"kind": "generation_ratio", "identity_level": "best_of_any"}
+    generations = pairs(
+        pair(AMD_V60, MI325X_V60, **generation, ratio=1.18),
+        # The same chips normalised per accelerator: not "at the same scale".
+        pair(
+            AMD_V60,
+            MI325X_V60 | {"result_key": "pa", "total_accelerators": 16},
+            **generation,
+            ratio=2.5,
+            is_per_accelerator=True,
+        ),
+        # MI300X is not new in v6.0: Home sends its pair to Latest.
+        pair(H100_V51 | {"release": "v6.0"}, AMD_V60, **generation, ratio=1.12),
+    )
+    scaling = {"kind": "scaling", "identity_level": "same_submitter"}
+    steps = pairs(
+        pair(h100("v6.0", 8, 100.0, "s8"), h100("v6.0", 16, 190.0, "s16"),
+             **scaling, ratio=1.9, efficiency=0.95),
+        pair(h100("v6.0", 16, 190.0, "s16"), h100("v6.0", 32, 340.0, "s32"),
+             **scaling, ratio=1.79, efficiency=0.89),
+    )  # fmt: skip
+    system = {"identity_level": "system"}
+    gains = pairs(
+        pair(AMD_V51, AMD_V60, **system, is_consecutive=True),
+        # The same system across a round it also has: no headline.
+        pair(AMD_V51 | {"release": "v4.1", "result_key": "old"}, AMD_V60, **system,
+             ratio=3.9, is_consecutive=False),
+    )  # fmt: skip
+    data = SiteData(
+        **{**site_data.__dict__, "generations": generations, "scaling": steps,
+           "gains": gains}
+    )  # fmt: skip
+    out = tmp_path / "generated"
+    render_site(data, out, bundle=False)
+    home = (out / "partials" / "home.md").read_text()
+    latest = (out / "latest.md").read_text()
+    new = _section(home, "### New accelerators against their predecessors in v6.0")
+    assert "1.18×" in new and "2.50×" not in new and "1.12×" not in new
+    assert "The 1 pairs of accelerators that appeared before v6.0 are on" in new
+    assert "1.12×" in _section(latest, "### New accelerators against")
+    scaled = _section(home, "### Scaling at the largest size")
+    assert "1.79×" in scaled and "1.90×" not in scaled  # the 32-chip system
+    gained = _section(home, "### Software gains since each system's previous round")
+    assert "1.25×" in gained and "3.90×" not in gained
