@@ -30,7 +30,6 @@ from pipeline.source import (
 INGESTED = "ingested"
 RAW_TREE_ONLY = "raw tree only"
 NOT_IN_SOURCE = "not in source"
-#: Summary file names seen upstream, newest layout first; tried for discovered rounds.
 
 
 class IngestError(RuntimeError):
@@ -161,8 +160,10 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
         (s for name in candidate_paths(release) if (s := store.latest(version, name))),
         None,
     )
-    # On the git source the listing at the commit says which files the round has.
-    listing = source.listing(release.repository) if commit else None
+    # On the git source the listing at the commit says which files the round has;
+    # only its summary names are asked for (a root file is its own prefix).
+    names = tuple(candidate_paths(release))
+    listing = source.listing(release.repository, names) if commit else None
     fetched, path = _find_summary(release, source, listing, previous)
     where = source.url_for(release.repository, release.summary_path or "")
     if fetched is None:
