@@ -130,10 +130,16 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
         pipeline.source.SourceError: the source failed (after its retries).
     """
     version = release.version
+    # The newest stored summary under any name the round has used: kept when the
+    # source no longer has the round, compared with when it does.
+    previous = next(
+        (s for name in candidate_paths(release) if (s := store.latest(version, name))),
+        None,
+    )
     try:
         commit = source.commit(release.repository)
     except NotPublished as exc:
-        kept = store.latest(version, release.summary_path or SUMMARY_CHECK)
+        kept = previous
         return RawOutcome(
             version,
             NOT_IN_SOURCE,
@@ -156,10 +162,6 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
             commit=commit,
             disagreement=checked.get("disagreement", ""),
         )
-    previous = next(
-        (s for name in candidate_paths(release) if (s := store.latest(version, name))),
-        None,
-    )
     # On the git source the listing at the commit says which files the round has;
     # only its summary names are asked for (a root file is its own prefix).
     names = tuple(candidate_paths(release))
