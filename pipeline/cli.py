@@ -8,8 +8,8 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from urllib.parse import urlsplit
 
+from pipeline import settings
 from pipeline.manifest import ManifestError, is_version, load_manifest
 from pipeline.runlock import BusyError, FolderError
 from pipeline.source import SourceError
@@ -43,58 +43,6 @@ def _check_release(value: str) -> None:
         raise UsageError(f"--release {shown}: expected a version like v6.1")
 
 
-def _check_git(name: str, value: str) -> None:
-    """A ``git+<url>`` source: a URL with a host, and a git that can read it."""
-    from pipeline.gitsource import GitMissing, git_version
-
-    url = value.removeprefix("git+")
-    if not url.startswith(("http://", "https://", "file://", "ssh://")):
-        raise UsageError(
-            f"{name} {value!r}: expected git+https://host[/path] (or git+http://, "
-            "git+file://, git+ssh://)"
-        )
-    try:
-        host = urlsplit(url).hostname
-    except ValueError as exc:
-        raise UsageError(f"{name} {value!r}: not a URL ({exc})") from None
-    if not url.startswith("file://") and not host:
-        raise UsageError(f"{name} {value!r}: no host in the URL")
-    try:
-        git_version()
-    except GitMissing as exc:
-        raise UsageError(f"{name} {value!r}: {exc}") from None
-
-
-def _check_source(args: argparse.Namespace) -> None:
-    value, name = _given(args, "--source", "MLPERF_SOURCE")
-    if not value:
-        from pipeline.settings import UPSTREAM_SOURCE
-
-        _check_git("the default source", UPSTREAM_SOURCE)  # upstream over git
-        return
-    if value.startswith("git+"):
-        _check_git(name, value)
-        return
-    if value.startswith(("http://", "https://")):
-        try:
-            host = urlsplit(value.replace("{repo}", "x")).hostname
-        except ValueError as exc:  # "http://[::1": an unclosed IPv6 address
-            raise UsageError(f"{name} {value!r}: not a URL ({exc})") from None
-        if not host:
-            raise UsageError(f"{name} {value!r}: no host in the URL")
-        return
-    # With a {repo} placeholder, the folder holding the repositories must exist.
-    prefix = value.split("{repo}", 1)[0]
-    folder = Path(prefix + "x").parent if "{repo}" in value else Path(value)
-    if not folder.exists():
-        raise UsageError(
-            f"{name} {value!r}: no such directory "
-            "(expected a mirror folder or an http(s):// URL)"
-        )
-    if not folder.is_dir():
-        raise UsageError(f"{name} {value!r}: not a directory")
-
-
 def _check_writable(folder: Path, shown: str) -> None:
     """Refuse at the start a folder a run would only fail to write at its end."""
     import tempfile
@@ -121,25 +69,16 @@ def _check_args(args: argparse.Namespace) -> None:
         number = getattr(args, option, None)
         if number is not None and number < 1:
             raise UsageError(f"--{option} {number}: expected a whole number >= 1")
+    # Every variable and flag is checked where it is read (settings), so a run
+    # started by the Dagster daemon refuses the same values; here they are read
+    # before anything is created.
+    value, shown = _given(args, "--data-dir", "MLPERF_DATA_DIR")
+    settings.check_folder(shown, value)
     if args.command in WRITING:
-        _check_source(args)
-        from pipeline import settings
-
-        try:  # read now, so a bad value is named before anything runs
-            settings.http_timeout_s()
-            settings.http_deadline_s()
-        except settings.SettingError as exc:
-            raise UsageError(str(exc)) from None
+        value, shown = _given(args, "--source", "MLPERF_SOURCE")
+        settings.check_source(shown, value)
+        settings.check_environment()
         _check_writable(settings.cache_dir(), "the cache folder (MLPERF_CACHE_DIR)")
-    for option, variable in (("--data-dir", "MLPERF_DATA_DIR"),):
-        value, shown = _given(args, option, variable)
-        if value and any(len(part.encode()) > 255 for part in Path(value).parts):
-            raise UsageError(
-                f"{shown} {value[:60]!r}…: a folder name longer than 255 bytes, "
-                "which no file system takes"
-            )
-        if value and len(value.encode()) > 4000:
-            raise UsageError(f"{shown}: a path of {len(value)} characters is too long")
 
 
 def _apply_environment(args: argparse.Namespace) -> None:
@@ -181,7 +120,7 @@ def _table(rows: list[dict]) -> str:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Fetch, store, normalise and check releases; exit 1 if any failed."""
-    from pipeline import runner, settings
+    from pipeline import runner
 
     versions = args.release or [r.version for r in load_manifest()]
     site = args.command == "site"
@@ -214,7 +153,6 @@ def cmd_update(args: argparse.Namespace) -> int:
 
 def _quiet(args: argparse.Namespace) -> bool:
     """A tick with nothing to do, checked without Dagster (see ``quiet_tick``)."""
-    from pipeline import settings
     from pipeline.discovery import quiet_tick
     from pipeline.runlock import hold
 
@@ -282,7 +220,6 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     """Print the top-N of a derived table, both ends cited."""
     import polars as pl
 
-    from pipeline import settings
     from pipeline.analysis.plausibility import unflagged
 
     asset, release_column, label = PAIR_TABLES[args.command]
@@ -410,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BusyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BUSY
-    except (UsageError, ManifestError, FolderError) as exc:
+    except (UsageError, settings.SettingError, ManifestError, FolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except SourceError as exc:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 #: Upstream: every round's repository read over git from GitHub, at the commit its
 #: default branch points to (``releases.toml`` names each repository).
@@ -23,6 +25,176 @@ PAGE_BUDGET_BYTES = 1_500_000
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
+class SettingError(ValueError):
+    """An environment variable holds an unusable value; the message names it."""
+
+
+# -- validation: every value that reaches a page, a path or a command line --------
+
+#: Longest URL taken from the environment: about what browsers and servers accept,
+#: far more than any real base needs, and never a 10 KB value on every page.
+MAX_URL_CHARS = 2000
+#: Longest path (in bytes) and path component no file system refuses outright.
+MAX_PATH_BYTES = 4000
+MAX_NAME_BYTES = 255
+#: What a URL from the environment may hold: RFC 3986's characters without the
+#: quote (a site URL lands in HTML attributes and inline scripts). Anything else
+#: (whitespace, quotes, angle brackets, backslashes, control or non-ASCII
+#: characters) is refused, not escaped: percent-encode it.
+_URL_CHARACTER = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]")
+#: Control characters (C0, DEL, C1): they drive a terminal and end lines in files.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def _shown(value: str) -> str:
+    """A value as messages quote it: whole when short, else its start and length."""
+    if len(value) <= 60:
+        return repr(value)
+    return f"{value[:60]!r}… ({len(value)} characters)"
+
+
+def check_url(
+    name: str,
+    value: str,
+    schemes: tuple[str, ...] = ("http", "https"),
+    *,
+    extra: str = "",
+    prefix: str = "",
+) -> str:
+    """``value`` if it is an absolute URL of ``schemes`` with a host, safe to write.
+
+    ``extra`` are characters allowed besides RFC 3986's (``{}`` for the source's
+    ``{repo}`` placeholder); ``prefix`` comes before the URL (``git+``) and is kept
+    in messages. Raises :class:`SettingError` naming ``name``.
+    """
+    wanted = " or ".join(f"{s}://" for s in schemes)
+    if len(value) > MAX_URL_CHARS:
+        raise SettingError(
+            f"{name}: a URL of {len(value)} characters is too long (at most "
+            f"{MAX_URL_CHARS})"
+        )
+    for index, char in enumerate(value, start=1):
+        if not (_URL_CHARACTER.fullmatch(char) or char in extra):
+            raise SettingError(
+                f"{name} {_shown(value)}: character {index} ({char!r}) is not allowed "
+                f"in a URL (expected an absolute {wanted} URL without quotes, angle "
+                "brackets, whitespace or control characters; percent-encode others)"
+            )
+    url = value.removeprefix(prefix)
+    try:
+        parts = urlsplit(url.replace("{repo}", "x"))
+        parts.port  # noqa: B018 (raises on a port that is not a number in range)
+    except ValueError as exc:  # "http://[::1": an unclosed IPv6 address
+        raise SettingError(f"{name} {_shown(value)}: not a URL ({exc})") from None
+    if parts.scheme not in schemes or not url.startswith(f"{parts.scheme}://"):
+        raise SettingError(f"{name} {_shown(value)}: expected an absolute {wanted} URL")
+    if not parts.hostname:
+        raise SettingError(f"{name} {_shown(value)}: no host in the URL")
+    if parts.hostname.startswith("-"):
+        # git would read "ssh://-oProxyCommand=..." as an option of ssh.
+        raise SettingError(
+            f"{name} {_shown(value)}: a host starting with '-' is refused"
+        )
+    return value
+
+
+def check_folder(name: str, value: str) -> str:
+    """``value`` if a file system can hold it as a folder path and it prints safely.
+
+    Raises :class:`SettingError` naming ``name`` (an option or a variable).
+    """
+    if _CONTROL.search(value):
+        raise SettingError(
+            f"{name} {_shown(value)}: a control character in a folder path"
+        )
+    if any(len(part.encode()) > MAX_NAME_BYTES for part in Path(value).parts):
+        raise SettingError(
+            f"{name} {value[:60]!r}…: a folder name longer than {MAX_NAME_BYTES} "
+            "bytes, which no file system takes"
+        )
+    if len(value.encode()) > MAX_PATH_BYTES:
+        raise SettingError(f"{name}: a path of {len(value)} characters is too long")
+    return value
+
+
+def check_source(name: str, value: str) -> None:
+    """A source base (``MLPERF_SOURCE`` or ``--source``): git, HTTP or a mirror folder.
+
+    Empty means upstream over git, which needs a git that can read it.
+    """
+    from pipeline.gitsource import GitMissing, git_version, is_git_source
+
+    if not value:
+        name, value = "the default source", UPSTREAM_SOURCE
+    if is_git_source(value):
+        url = value.removeprefix("git+")
+        if not url.startswith(("http://", "https://", "file://", "ssh://")):
+            raise SettingError(
+                f"{name} {value!r}: expected git+https://host[/path] (or git+http://, "
+                "git+file://, git+ssh://)"
+            )
+        if url.startswith("file://"):
+            check_folder(name, value)
+        else:
+            check_url(name, value, ("http", "https", "ssh"), prefix="git+")
+        try:
+            git_version()
+        except GitMissing as exc:
+            raise SettingError(f"{name} {value!r}: {exc}") from None
+        return
+    if value.startswith(("http://", "https://")):
+        check_url(name, value, extra="{}")
+        return
+    check_folder(name, value)
+    # With a {repo} placeholder, the folder holding the repositories must exist.
+    prefix = value.split("{repo}", 1)[0]
+    folder = Path(prefix + "x").parent if "{repo}" in value else Path(value)
+    if not folder.exists():
+        raise SettingError(
+            f"{name} {value!r}: no such directory "
+            "(expected a mirror folder or an http(s):// URL)"
+        )
+    if not folder.is_dir():
+        raise SettingError(f"{name} {value!r}: not a directory")
+
+
+def _folder_variable(variable: str) -> str:
+    """The stripped value of a folder variable, checked (see :func:`check_folder`)."""
+    return check_folder(variable, os.environ.get(variable, "").strip())
+
+
+def check_environment() -> None:
+    """Read every variable a run uses, so a bad one is named before anything runs.
+
+    ``MLPERF_SOURCE`` and ``MLPERF_DATA_DIR`` are not read here: a flag may stand in
+    for them, so the CLI checks whichever was given (:func:`check_source`,
+    :func:`check_folder`).
+    """
+    for variable in (
+        "MLPERF_BUILD_DIR",
+        "MLPERF_CACHE_DIR",
+        "XDG_CACHE_HOME",
+        "MLPERF_GIT_CACHE_DIR",
+        "DAGSTER_HOME",
+    ):
+        _folder_variable(variable)
+    http_timeout_s()
+    http_deadline_s()
+    site_url()
+    tree_api()
+    _check_token()
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if epoch and not (epoch.isascii() and epoch.isdigit() and len(epoch) <= 12):
+        # The site build passes it to MkDocs, which dates the sitemap with it.
+        raise SettingError(
+            f"SOURCE_DATE_EPOCH {_shown(epoch)}: expected a whole number of seconds "
+            "since 1970-01-01 UTC"
+        )
+
+
+# -- the settings ---------------------------------------------------------------------
+
+
 def source_base() -> str:
     """The source base: ``MLPERF_SOURCE`` if set and non-empty, else upstream."""
     return os.environ.get("MLPERF_SOURCE", "").strip() or UPSTREAM_SOURCE
@@ -30,12 +202,8 @@ def source_base() -> str:
 
 def data_dir() -> Path:
     """The data directory: ``MLPERF_DATA_DIR`` if set, else ``data/`` in the project."""
-    configured = os.environ.get("MLPERF_DATA_DIR", "").strip()
+    configured = _folder_variable("MLPERF_DATA_DIR")
     return Path(configured).resolve() if configured else PROJECT_ROOT / "data"
-
-
-class SettingError(ValueError):
-    """An environment variable holds an unusable value; the message names it."""
 
 
 def _seconds(variable: str, default: float) -> float:
@@ -101,7 +269,7 @@ def open_source(
 
 def build_dir() -> Path:
     """Where the website is built and published: ``MLPERF_BUILD_DIR`` or ``build/``."""
-    configured = os.environ.get("MLPERF_BUILD_DIR", "").strip()
+    configured = _folder_variable("MLPERF_BUILD_DIR")
     return Path(configured).resolve() if configured else PROJECT_ROOT / "build"
 
 
@@ -112,10 +280,10 @@ def cache_dir() -> Path:
     (the Vega bundle, SVG fallbacks), so every build folder of the machine shares it.
     Deleting it is always safe: the next build recreates what it needs.
     """
-    configured = os.environ.get("MLPERF_CACHE_DIR", "").strip()
+    configured = _folder_variable("MLPERF_CACHE_DIR")
     if configured:
         return Path(configured).resolve()
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    xdg = _folder_variable("XDG_CACHE_HOME")
     base = Path(xdg) if xdg else Path.home() / ".cache"
     return (base / "mlperf-ledger").resolve()
 
@@ -126,7 +294,7 @@ def git_cache_dir() -> Path:
     One bare, blob-less clone per remote below the cache folder, reused by every
     run; deleting it costs one refetch of the files the rules read.
     """
-    configured = os.environ.get("MLPERF_GIT_CACHE_DIR", "").strip()
+    configured = _folder_variable("MLPERF_GIT_CACHE_DIR")
     return Path(configured).resolve() if configured else cache_dir() / "git"
 
 
@@ -135,10 +303,35 @@ def site_url() -> str:
 
     Canonical links, the sitemap and Material's instant navigation need it; without
     one the build names no address (never a loopback one) and pages load whole.
+    Every page carries it (canonical link, Material's inline script), so it is an
+    absolute http(s) URL or refused (:func:`check_url`).
     """
-    return os.environ.get("MLPERF_LEDGER_SITE_URL", "").strip()
+    value = os.environ.get("MLPERF_LEDGER_SITE_URL", "").strip()
+    return check_url("MLPERF_LEDGER_SITE_URL", value) if value else ""
 
 
 def tree_api() -> str:
     """Where raw trees are listed; "" derives it from the source base."""
-    return os.environ.get("MLPERF_TREE_API", "").strip()
+    value = os.environ.get("MLPERF_TREE_API", "").strip()
+    return check_url("MLPERF_TREE_API", value) if value else ""
+
+
+#: A GitHub token is printable ASCII without spaces; classic ones are 40
+#: characters, fine-grained ones under 100.
+MAX_TOKEN_CHARS = 255
+_TOKEN = re.compile(r"[\x21-\x7e]+")
+
+
+def _check_token() -> None:
+    """``GITHUB_TOKEN`` goes into a request header, so it is one line of ASCII.
+
+    The sources read it where they send it; this names a bad one before a run
+    instead of a header error in its middle. Never shown: it is a secret.
+    """
+    value = os.environ.get("GITHUB_TOKEN", "").strip()
+    if value and (len(value) > MAX_TOKEN_CHARS or not _TOKEN.fullmatch(value)):
+        raise SettingError(
+            f"GITHUB_TOKEN: expected a token of printable ASCII without spaces, at "
+            f"most {MAX_TOKEN_CHARS} characters (its {len(value)} characters are "
+            "not shown)"
+        )

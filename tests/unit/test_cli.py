@@ -367,3 +367,49 @@ def test_release_lines_reach_the_terminal_without_control_characters(
     monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))
     assert main(["ingest", "--data-dir", str(tmp_path / "data")]) == 0
     assert "[1/1] v6.1: system NVIDIA?[2J?]0;owned? read\n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("MLPERF_LEDGER_SITE_URL",
+         'https://ex.com/"><script>alert(document.domain)</script>',
+         "MLPERF_LEDGER_SITE_URL 'https://ex.com/\"><script>alert(document.domain)"
+         "</script>': character 16 ('\"') is not allowed in a URL (expected an "
+         "absolute http:// or https:// URL without quotes, angle brackets, "
+         "whitespace or control characters; percent-encode others)"),
+        ("MLPERF_LEDGER_SITE_URL", "https://ex.com/" + "x" * 10_000,
+         "MLPERF_LEDGER_SITE_URL: a URL of 10015 characters is too long (at most "
+         "2000)"),
+        ("MLPERF_TREE_API", "file:///etc",
+         "MLPERF_TREE_API 'file:///etc': expected an absolute http:// or https:// "
+         "URL"),
+        ("MLPERF_BUILD_DIR", "build\n", None),  # stripped: a good value
+        ("MLPERF_GIT_CACHE_DIR", "/tmp/x\x1b[2Jy",
+         "MLPERF_GIT_CACHE_DIR '/tmp/x\\x1b[2Jy': a control character in a folder "
+         "path"),
+    ],
+)  # fmt: skip
+def test_a_bad_variable_is_refused_before_anything_is_built(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    value: str,
+    message: str | None,
+) -> None:
+    """Exit 2 naming the variable, and no data, build or Dagster folder made."""
+    source = tmp_path / "mirror"
+    source.mkdir()
+    monkeypatch.setenv("MLPERF_BUILD_DIR", str(tmp_path / "build"))
+    monkeypatch.setenv(variable, value)
+    if message is None:  # the control: the same command with a good value runs
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setattr("pipeline.runner.ingest", lambda *a, **k: [])
+    code = main(["site", "--source", str(source), "--data-dir", str(tmp_path / "d")])
+    err = capsys.readouterr().err
+    if message is None:
+        assert (code, err) == (0, "")
+        return
+    assert (code, err) == (2, f"error: {message}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mirror"]
