@@ -43,9 +43,20 @@ _RULE_KEYS = frozenset(
         "refuse",
         "infer_requires_edge",
         "system_files",
+        "inferred_flag",
         "evidence",
     }
 )
+#: When upstream's ``inferred`` mark on a summary row is not what it says
+#: (``[rule.inferred_flag] misread``): a canonical scenario the checker never infers
+#: (or marks by mistake), a system that is not an edge system, a scenario folder
+#: spelled in lower case.
+MISREAD_TESTS = ("scenario", "not_edge", "lower_case_folder")
+#: What a misread mark is taken for: a measured result, or a mark that the summary
+#: alone cannot confirm or refute.
+MISREAD_VERDICTS = ("measured", "unknown")
+_FLAG_KEYS = frozenset({"meaning", "misread"})
+_MISREAD_KEYS = frozenset({"test", "scenarios", "verdict", "note"})
 _METRIC_KEYS = frozenset({"lines", "percentile_line", "estimate_line", "unit"})
 _INFER_KEYS = frozenset(
     {"scenario", "source", "method", "unit", "samples_per_query", "percentile",
@@ -97,6 +108,28 @@ class Inference:
 
 
 @dataclass(frozen=True)
+class Misread:
+    """Summary rows whose upstream ``inferred`` mark the round's checker set wrongly.
+
+    ``test`` picks the rows (``MISREAD_TESTS``); ``verdict`` says what they are
+    taken for; ``note`` is what a reader is told instead of "inferred".
+    """
+
+    test: str
+    verdict: str
+    note: str
+    scenarios: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class InferredFlag:
+    """What upstream's ``inferred`` column means in a round, and where it misleads."""
+
+    meaning: str
+    misread: tuple[Misread, ...] = ()
+
+
+@dataclass(frozen=True)
 class Layout:
     """One summary-file layout: its identifying fields and its field map."""
 
@@ -131,6 +164,8 @@ class RoundRules:
     infer_requires_edge: bool = False
     #: The rule that last set one of the three keys above, as messages name it.
     mismatch_rule: str = ""
+    #: What the round's summary ``inferred`` column means (None: not reviewed).
+    inferred_flag: InferredFlag | None = None
     evidence: tuple[str, ...] = field(default=(), compare=False)
 
 
@@ -202,6 +237,32 @@ def _inference(table: Table) -> Inference:
         description=table.string("description"),
         samples_per_query=spq,
         percentile=percentile,
+    )
+
+
+def _misread(table: Table) -> Misread:
+    table.only(_MISREAD_KEYS)
+    test = table.choice("test", MISREAD_TESTS)
+    scenarios: tuple[str, ...] = ()
+    if test == "scenario":
+        scenarios = table.strings("scenarios", non_empty=True, allowed=SCENARIOS)
+    elif "scenarios" in table:
+        raise table.fail("scenarios", f'goes only with test = "scenario", not {test!r}')
+    return Misread(
+        test=test,
+        verdict=table.choice("verdict", MISREAD_VERDICTS),
+        note=table.string("note"),
+        scenarios=scenarios,
+    )
+
+
+def _inferred_flag(table: Table) -> InferredFlag:
+    table.only(_FLAG_KEYS)
+    return InferredFlag(
+        meaning=table.string("meaning"),
+        misread=tuple(_misread(t) for t in table.tables("misread"))
+        if "misread" in table
+        else (),
     )
 
 
@@ -279,6 +340,7 @@ class RulesFile:
             refused=merged.get("refuse", frozenset()),  # type: ignore[arg-type]
             infer_requires_edge=merged.get("infer_requires_edge", False),  # type: ignore[arg-type]
             mismatch_rule=merged.get("_mismatch_rule", ""),  # type: ignore[arg-type]
+            inferred_flag=merged.get("inferred_flag"),  # type: ignore[arg-type]
             layouts=self.layouts,
             evidence=tuple(merged["evidence"]),  # type: ignore[arg-type]
         )
@@ -349,6 +411,8 @@ def parse_rules(document: Mapping, source: str = REGISTRY_FILE) -> RulesFile:
             )
         if "infer_requires_edge" in entry:
             rule["infer_requires_edge"] = entry.boolean("infer_requires_edge")
+        if "inferred_flag" in entry:
+            rule["inferred_flag"] = _inferred_flag(entry.table("inferred_flag"))
         if {"mismatch", "refuse", "infer_requires_edge"} & set(entry):
             rule["_mismatch_rule"] = f"rounds.toml rule from {entry.string('from')}"
         rules.append(rule)

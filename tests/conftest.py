@@ -176,9 +176,17 @@ def full_mirror_results(mirror_results: pl.DataFrame, raw_trees) -> pl.DataFrame
     Summary rounds come from their summary files; rounds the manifest reads from the
     raw tree only (v0.5, v1.0, v2.1) from their trees.
     """
+    from pipeline.transform.inferred import judge_by_tree
+
     tree_only = [
         r.version
         for r in load_manifest()
         if r.version in raw_trees and not r.has_summary
     ]
-    return pl.concat([mirror_results, *(raw_trees[v][0] for v in tree_only)])
+    # A summary round whose tree is read too takes each result's log's verdict on
+    # whether it was inferred, as core_mlperf__results does.
+    summaries = [
+        judge_by_tree(part, raw_trees[release][0]) if release in raw_trees else part
+        for (release,), part in mirror_results.group_by("release", maintain_order=True)
+    ]
+    return pl.concat([*summaries, *(raw_trees[v][0] for v in tree_only)])

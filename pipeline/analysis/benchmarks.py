@@ -29,13 +29,19 @@ from pipeline.registry import RegistryError, Table, load_registry
 REGISTRY_FILE = "benchmarks.toml"
 SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream", "Interactive")
 DIVISIONS = ("closed", "open", "network")
-#: Per-result fields a ``match`` rule may require to be equal on both ends; candidate
-#: pair frames carry them as ``<field>_old`` / ``<field>_new``.
-MATCHABLE_FIELDS = ("model_upstream",)
+#: Per-result evidence of the model as run that a ``match`` rule may require equal on
+#: both ends; candidate pair frames carry them as ``<field>_old`` / ``<field>_new``.
+#: ``model_lineage`` is derived (``model_lineage``); the others are result columns.
+MATCHABLE_FIELDS = ("model_upstream", "weight_data_types", "submitter", "model_lineage")
+#: How a reason quotes an end that declares nothing.
+NOT_DECLARED = "not declared"
+#: What a ``match`` rule's reason may quote: both ends' values of its one field.
+EVIDENCE_PLACEHOLDERS = ("{old}", "{new}")
 _FIELDS = (
     "benchmark", "scenario", "division", "reason", "evidence",
     "incompatible_between", "releases", "match",
 )  # fmt: skip
+_LINEAGE_FIELDS = ("lineage", "submitter", "releases", "platforms", "evidence")
 _KINDS = ("incompatible_between", "releases", "match")
 #: A release as rules name it (``manifest.version_key`` reads the same form).
 _VERSION = re.compile(r"v[0-9]+\.[0-9]+")
@@ -56,6 +62,29 @@ def release_order(release: pl.Expr) -> pl.Expr:
     major = parts.struct.field("1").cast(pl.Int32)
     minor = parts.struct.field("2").cast(pl.Int32)
     return major * 1000 + minor
+
+
+def system_family(platform: pl.Expr) -> pl.Expr:
+    """The platform name without its counts, so two sizes of one system match.
+
+    "GB300-NVL72_..._aarch64x72_TRT" and "..._aarch64x288_TRT" are one family;
+    "DGX-Station-A100_...x4" and "DGX-A100_...x8" are not. Count tokens are "x" and
+    digits before "_", "-" or the end.
+    """
+    return platform.str.replace_all(r"(?i)x\d+([_\-]|$)", "$1").fill_null("")
+
+
+def evidence(field: str, suffix: str = "") -> pl.Expr:
+    """A match field as rules compare it: weight data types without case or "UNSET".
+
+    v5.1 writes "UNSET" where a submitter declared nothing: that is no evidence, and
+    it must not match a declared precision or differ from another "UNSET" by case.
+    """
+    column = pl.col(f"{field}{suffix}")
+    if field != "weight_data_types":
+        return column
+    text = column.cast(pl.String).str.strip_chars().str.to_lowercase()
+    return pl.when(text.is_in(["", "unset", "n/a", "none"])).then(None).otherwise(text)
 
 
 def _order(version: str) -> int:
@@ -116,7 +145,21 @@ class CompatibilityRule:
             )
         assert self.match is not None  # guaranteed by parse_compatibility
         return pl.any_horizontal(
-            pl.col(f"{f}_old").ne_missing(pl.col(f"{f}_new")) for f in self.match
+            evidence(f, "_old").ne_missing(evidence(f, "_new")) for f in self.match
+        )
+
+    def reason_expr(self) -> pl.Expr:
+        """The reason a reader is told, quoting both ends' values where it asks to."""
+        if self.match is None or "{old}" not in self.reason:
+            return pl.lit(self.reason)
+        (field,) = self.match  # guaranteed by parse_compatibility
+        template = self.reason.replace("{old}", "{}").replace("{new}", "{}")
+        return pl.format(
+            template,
+            *(
+                evidence(field, end).cast(pl.String).fill_null(NOT_DECLARED)
+                for end in ("_old", "_new")
+            ),
         )
 
 
@@ -136,7 +179,18 @@ def _rule(entry: Table) -> CompatibilityRule:
     between = releases = match = None
     if kind == "match":
         match = entry.strings("match", non_empty=True, allowed=MATCHABLE_FIELDS)
+        quoted = [p for p in EVIDENCE_PLACEHOLDERS if p in reason]
+        if quoted and (len(match) != 1 or len(quoted) != 2):
+            raise entry.expected(
+                "reason",
+                "{old} and {new} both, in a rule that matches one field",
+                reason,
+            )
     else:
+        if any(p in reason for p in EVIDENCE_PLACEHOLDERS):
+            raise entry.expected(
+                "reason", "no {old}/{new}: only match rules quote values", reason
+            )
         value = entry.strings(
             kind, pattern=_VERSION, expected="a list of vX.Y versions"
         )
@@ -182,6 +236,88 @@ def load_compatibility() -> tuple[CompatibilityRule, ...]:
     return load_registry(REGISTRY_FILE, parse_compatibility, CompatibilityError)
 
 
+@dataclass(frozen=True)
+class SameModel:
+    """One ``[[same_model]]`` entry: platforms a reviewer found to run one model."""
+
+    lineage: str
+    submitter: str
+    releases: tuple[str, ...]
+    platforms: tuple[str, ...]
+    evidence: str
+
+    def applies(self) -> pl.Expr:
+        """True on the results this entry covers."""
+        return (
+            (pl.col("submitter") == self.submitter)
+            & pl.col("release").is_in(list(self.releases))
+            & pl.col("platform").is_in(list(self.platforms))
+        )
+
+
+def _same_model(entry: Table) -> SameModel:
+    entry.only(_LINEAGE_FIELDS)
+    platforms = entry.strings("platforms", non_empty=True)
+    if len(platforms) < 2:
+        raise entry.expected("platforms", "two or more platform folders", platforms)
+    return SameModel(
+        lineage=entry.string("lineage"),
+        submitter=entry.string("submitter"),
+        releases=entry.strings(
+            "releases", non_empty=True, pattern=_VERSION, expected="vX.Y versions"
+        ),
+        platforms=platforms,
+        evidence=entry.string("evidence"),
+    )
+
+
+def parse_same_model(
+    document: Mapping, source: str = REGISTRY_FILE
+) -> tuple[SameModel, ...]:
+    """Validate the ``[[same_model]]`` array of a parsed registry document.
+
+    Raises:
+        CompatibilityError: an entry has an unknown or missing field, or fewer than
+            two platforms; the message names the entry and field.
+    """
+    root = Table.document(document, source, CompatibilityError)
+    entries = tuple(_same_model(entry) for entry in root.tables("same_model"))
+    names = [e.lineage for e in entries]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise CompatibilityError(
+            f"{source}: [[same_model]] lineage listed twice: {', '.join(twice)}"
+        )
+    return entries
+
+
+@cache
+def load_same_model() -> tuple[SameModel, ...]:
+    """The committed ``[[same_model]]`` entries, parsed and validated once."""
+    return load_registry(REGISTRY_FILE, parse_same_model, CompatibilityError)
+
+
+def model_lineage(entries: Sequence[SameModel] | None = None) -> pl.Expr:
+    """Per result, the lineage of the model as run that open-division pairs require.
+
+    By default one submitter's one system family at any size and software version
+    (``system_family`` without version tokens: Krai's
+    "xavier-power.0-fan.cool-tflite-v2.4.1-ruy" of v1.0 and "...-v2.7.1-ruy" of
+    v2.1 are one system, upgraded), which is what makes a software gain or a scaling
+    step one system; a reviewed ``[[same_model]]`` entry joins platforms of different
+    chips, the only way an open-division generation ratio is formed.
+    """
+    family = system_family(pl.col("platform")).str.replace_all(
+        r"(?i)[-_.]?v\d+(\.\d+)+", ""
+    )
+    expr: pl.Expr = pl.concat_str(
+        [pl.col("submitter").cast(pl.String).fill_null(""), family], separator="/"
+    )
+    for entry in reversed(load_same_model() if entries is None else tuple(entries)):
+        expr = pl.when(entry.applies()).then(pl.lit(entry.lineage)).otherwise(expr)
+    return expr
+
+
 def _rules(rules: Sequence[CompatibilityRule] | None) -> tuple[CompatibilityRule, ...]:
     return load_compatibility() if rules is None else tuple(rules)
 
@@ -193,15 +329,38 @@ def match_key(rules: Sequence[CompatibilityRule] | None = None) -> pl.Expr:
     best result per submitted model in the open division instead of letting a pruned
     model's number stand for the reference one.
     """
-    expr: pl.Expr = pl.lit("")
-    for rule in reversed(_rules(rules)):
-        if rule.match is None:
-            continue
-        key = pl.concat_str(
-            [pl.col(f).fill_null("") for f in rule.match], separator="\x1f"
+    # Every applicable rule's fields, in file order: the open division needs the same
+    # model, weight types, submitter and lineage at once, each its own rule.
+    parts = [
+        pl.when(rule.applies()).then(
+            pl.concat_str(
+                [evidence(f).cast(pl.String).fill_null("") for f in rule.match],
+                separator="\x1f",
+            )
         )
-        expr = pl.when(rule.applies()).then(key).otherwise(expr)
-    return expr
+        for rule in _rules(rules)
+        if rule.match is not None
+    ]
+    if not parts:
+        return pl.lit("")
+    return pl.concat_str(parts, separator="\x1e", ignore_nulls=True)
+
+
+def model_label() -> pl.Expr:
+    """The model as run, as a line or row names it (rows a ``match`` rule covers).
+
+    Model, declared weight types and lineage, joined by " · ", so two open-division
+    lines of one model name but two submitters never share a label.
+    """
+    return pl.concat_str(
+        [
+            pl.col("model_upstream"),
+            evidence("weight_data_types"),
+            pl.col("model_lineage"),
+        ],
+        separator=" · ",
+        ignore_nulls=True,
+    )
 
 
 def comparable(
@@ -253,7 +412,7 @@ def comparable(
     ]
     reasons += [
         pl.when(rule.applies() & rule.breaks(order_old, order_new)).then(
-            pl.lit(rule.reason)
+            rule.reason_expr()
         )
         for rule in rules
     ]

@@ -28,7 +28,7 @@ from typing import Unpack
 
 import polars as pl
 
-from pipeline.analysis.benchmarks import comparable
+from pipeline.analysis.benchmarks import MATCHABLE_FIELDS, comparable, model_label
 from pipeline.analysis.pairing import (
     AnalysisOptions,
     Options,
@@ -117,7 +117,11 @@ def accelerator_histories(
             & pl.col("result_per_accelerator").is_finite()
             & (pl.col("result_per_accelerator") > 0)
         )
-        .with_columns(line_model=pl.col("_model_key"))
+        .with_columns(
+            line_model=pl.when(pl.col("_model_key") != "")
+            .then(model_label())
+            .otherwise(pl.lit(""))
+        )
     )
     best = best_per_group(
         rows, [*line, "release"], is_per_accelerator=True
@@ -131,15 +135,14 @@ def accelerator_histories(
         value_prev=previous("value"),
         result_key_prev=previous("result_key"),
         result_url_prev=previous("result_url"),
-        model_upstream_prev=previous("model_upstream"),
     )
     # comparable() reads a pair's ends as *_old / *_new.
     flagged = comparable(
         steps.with_columns(
             release_old=pl.col("release_prev"),
             release_new=pl.col("release"),
-            model_upstream_old=pl.col("model_upstream_prev"),
-            model_upstream_new=pl.col("model_upstream"),
+            **{f"{f}_old": previous(f) for f in MATCHABLE_FIELDS},
+            **{f"{f}_new": pl.col(f) for f in MATCHABLE_FIELDS},
         ),
         settings.rules,
     )

@@ -30,6 +30,7 @@ from pipeline.analysis.benchmarks import (
     CompatibilityRule,
     comparable,
     match_key,
+    model_lineage,
     release_order,
 )
 from pipeline.labels import display_name
@@ -59,6 +60,7 @@ END_SCHEMA: dict[str, pl.DataType] = {
     "availability": pl.String,
     "is_preview": pl.Boolean,
     "is_inferred": pl.Boolean,
+    "is_inferred_unverified": pl.Boolean,
 }
 
 #: A pair before the plausibility rules have looked at it (``kept_pairs``).
@@ -96,6 +98,10 @@ CANDIDATE_SCHEMA: dict[str, pl.DataType] = {
     "result_unit_new": pl.String,
     "model_upstream_old": pl.String,
     "model_upstream_new": pl.String,
+    "weight_data_types_old": pl.String,
+    "weight_data_types_new": pl.String,
+    "model_lineage_old": pl.String,
+    "model_lineage_new": pl.String,
     "is_comparable": pl.Boolean,
     "incompatibility_reason": pl.String,
     "exclusion_reason": pl.String,
@@ -113,7 +119,12 @@ EXCLUSIONS_SCHEMA: dict[str, pl.DataType] = {
 }
 
 #: Per-end fields carried through pairing besides ``END_SCHEMA``.
-_SIDE_EXTRAS = ("result_unit", "is_higher_better", "model_upstream")
+#: The model-as-run evidence (``benchmarks.MATCHABLE_FIELDS`` but ``submitter``, an
+#: end column already) is carried so the open-division rules can read both ends.
+_SIDE_EXTRAS = (
+    "result_unit", "is_higher_better", "model_upstream", "weight_data_types",
+    "model_lineage",
+)  # fmt: skip
 SCOPE_LATENCY_PER_ACCELERATOR = "latency results are not normalised per accelerator"
 #: What pairing reads of a prepared row: ``pair_candidates`` keeps only these, so the
 #: three analyses copy ~25 columns through their joins instead of ~50.
@@ -179,10 +190,13 @@ class Options:
 def prepare(results: pl.LazyFrame, options: Options) -> pl.LazyFrame:
     """Results with canonical accelerators, filtered by the preview/inferred options.
 
-    Adds ``_order`` (release order) and ``_model_key`` (what open-division rules require
-    equal), used for pairing and best-of selection.
+    Adds ``model_lineage`` (``benchmarks.model_lineage``), ``_order`` (release order)
+    and ``_model_key`` (what open-division rules require equal), used for pairing and
+    best-of selection.
     """
-    rows = ensure_attached(results, options.registry)
+    rows = ensure_attached(results, options.registry).with_columns(
+        model_lineage=model_lineage()
+    )
     if not options.include_preview:
         rows = rows.filter(~pl.col("is_preview"))
     if not options.include_inferred:

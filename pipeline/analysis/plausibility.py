@@ -35,8 +35,8 @@ ABOVE_FIELDS = ("ratio", "efficiency")
 #: Per-end fields an ``either_end`` / ``ends_differ`` rule may test; the last two are
 #: looked up in the results table by each end's key.
 END_FIELDS = (
-    "is_preview", "is_inferred", "submitter", "is_mixed_accelerators",
-    "has_unit_correction",
+    "is_preview", "is_inferred", "is_inferred_unverified", "submitter",
+    "is_mixed_accelerators", "has_unit_correction",
 )  # fmt: skip
 _KEYS = frozenset(
     {"id", "role", "why", "test", "field", "threshold", "factor", "min_class_size",
@@ -332,9 +332,7 @@ def warning_ids(rules: Sequence[FlagRule] | None = None) -> list[str]:
 def warned(rules: Sequence[FlagRule] | None = None) -> pl.Expr:
     """Pairs a warning rule flagged: drawn faint, kept out of headlines and top-N."""
     ids = pl.lit(warning_ids(rules), dtype=pl.List(pl.String))
-    return (
-        pl.col("flags").list.set_intersection(ids).list.len().fill_null(0) > 0
-    )
+    return pl.col("flags").list.set_intersection(ids).list.len().fill_null(0) > 0
 
 
 def unflagged() -> pl.Expr:

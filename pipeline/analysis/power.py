@@ -28,7 +28,12 @@ from typing import Unpack
 
 import polars as pl
 
-from pipeline.analysis.benchmarks import CompatibilityRule, comparable, release_order
+from pipeline.analysis.benchmarks import (
+    MATCHABLE_FIELDS,
+    CompatibilityRule,
+    comparable,
+    release_order,
+)
 from pipeline.analysis.pairing import END_SCHEMA, AnalysisOptions, Options, prepare
 
 WATTS = "Watts"
@@ -58,6 +63,8 @@ POWER_SCHEMA: dict[str, pl.DataType] = {
     "is_inferred": pl.Boolean,
     "benchmark": pl.String,
     "model_upstream": pl.String,
+    "weight_data_types": pl.String,
+    "model_lineage": pl.String,
     "scenario": pl.String,
     "result_value": pl.Float64,
     "result_unit": pl.String,
@@ -232,14 +239,24 @@ def power_gains(
         .unique([*line, "release"], keep="first", maintain_order=True)
     )
     ends = ["release", "result_key", "result_url", "result_value", "power_value"]
+    # The compatibility rules read these ends too; a line key is equal on both.
+    evidence = [f for f in MATCHABLE_FIELDS if f not in line]
     previous = {
         f"{c}_old": pl.col(c).shift(1).over(line, order_by="_order")
-        for c in [*ends, "efficiency", "model_upstream"]
+        for c in [*ends, "efficiency", *evidence]
     }
     steps = (
         points.with_columns(**previous)
         .filter(pl.col("release_old").is_not_null())
-        .rename({c: f"{c}_new" for c in [*ends, "efficiency", "model_upstream"]})
+        .rename({c: f"{c}_new" for c in [*ends, "efficiency", *evidence]})
+        .with_columns(
+            **{
+                f"{f}_{end}": pl.col(f)
+                for f in MATCHABLE_FIELDS
+                if f in line
+                for end in ("old", "new")
+            }
+        )
     )
     flagged = comparable(steps, rules)
     return (

@@ -31,6 +31,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.analysis import pairing
+from pipeline.analysis.benchmarks import system_family
 
 KIND = "scaling"
 READINGS = ("same_submitter", "best_of_any")
@@ -40,16 +41,6 @@ _BASE = ["release", "division", "benchmark", "scenario", "accelerator_id"]
 
 #: What must not change between the two ends of a scaling step (strict reading).
 SAME_SYSTEM = ["submitter", "accelerators_per_node", "system_family", "software_key"]
-
-
-def system_family(platform: pl.Expr) -> pl.Expr:
-    """The platform name without its counts, so two sizes of one system match.
-
-    "GB300-NVL72_..._aarch64x72_TRT" and "..._aarch64x288_TRT" are one family;
-    "DGX-Station-A100_...x4" and "DGX-A100_...x8" are not. Count tokens are "x" and
-    digits before "_", "-" or the end.
-    """
-    return platform.str.replace_all(r"(?i)x\d+([_\-]|$)", "$1").fill_null("")
 
 
 def _reading(

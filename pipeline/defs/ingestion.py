@@ -34,6 +34,7 @@ from pipeline.registry import REGISTRY_DIR
 from pipeline.render.provenance import snapshot_commit
 from pipeline.snapshots import Snapshot
 from pipeline.source import SourceError
+from pipeline.transform.inferred import judge_by_tree
 from pipeline.transform.results import UNKNOWN
 from pipeline.validate import (
     Outcome,
@@ -219,6 +220,9 @@ def core_mlperf__results(
                 sha256=snap.sha256,
                 commit=snapshot_commit(snap),
             )
+            # Where the round's raw tree was read too, each result's log decides
+            # whether it was inferred, not upstream's mark.
+            results = judge_by_tree(results, tree_results[version].collect())
         else:
             # No summary in the source (before v4.1, or one the source lacks):
             # the round's rows are the raw tree's, whatever releases.toml expects.

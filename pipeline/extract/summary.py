@@ -19,6 +19,7 @@ import polars as pl
 
 from pipeline.extract.json_values import DuplicateKeys, flatten, loads, record_problem
 from pipeline.rounds import Layout, RoundRules, load_rules, rules_for
+from pipeline.transform.inferred import judge_summary
 from pipeline.transform.results import STAGED_SCHEMA, canonicalise
 
 
@@ -322,5 +323,6 @@ def summary_tables(
     results, rejected = canonicalise(
         staged, rules=rules, repository=repository, names=names, commit=commit
     )
+    results = judge_summary(results, rules.inferred_flag)
     results_df, rejected_df = pl.collect_all([results, rejected])
     return results_df, rejected_df, raw.format

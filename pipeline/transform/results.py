@@ -132,7 +132,17 @@ RESULTS_SCHEMA: dict[str, pl.DataType] = {
     "host_cpu_name": pl.String,
     "software": pl.String,
     "weight_data_types": pl.String,
+    # Inferred from another scenario's run, as this project judges it (the log where
+    # the raw tree is read, else upstream's mark unless the round's registry says it
+    # misleads there: pipeline/transform/inferred.py).
     "is_inferred": pl.Boolean,
+    # Upstream's own mark (null: the round's summary has none, or no summary read).
+    "is_inferred_upstream": pl.Boolean,
+    # Marked inferred upstream where the mark is known to mislead and the summary
+    # alone cannot tell: not called inferred, but a badge says it is marked.
+    "is_inferred_unverified": pl.Boolean,
+    # What is known where upstream's mark is not taken at its word.
+    "inferred_note": pl.String,
     "location": pl.String,
     "result_url": pl.String,
     #: The upstream commit the row was read at (null: the source could not say).
@@ -684,6 +694,9 @@ def canonicalise(
         "software",
         "weight_data_types",
         pl.col("is_inferred").fill_null(False),
+        pl.lit(None, pl.Boolean).alias("is_inferred_upstream"),
+        pl.lit(False).alias("is_inferred_unverified"),
+        pl.lit(None, pl.String).alias("inferred_note"),
         "location",
         pl.format(
             "https://github.com/{}/tree/{}/{}",

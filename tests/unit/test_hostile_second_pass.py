@@ -114,7 +114,7 @@ def test_two_different_values_for_one_metric_reject_the_result() -> None:
 def test_documented_inferred_spellings(flag: object, inferred: bool) -> None:
     results, rejected, _ = tables(json.dumps([FINAL_REPORT | {"inferred": flag}]))
     assert rejected.is_empty()
-    assert results["is_inferred"].to_list() == [inferred]
+    assert results["is_inferred_upstream"].to_list() == [inferred]
 
 
 @pytest.mark.parametrize("flag", ["yes", "Y", "2", "inferred"])

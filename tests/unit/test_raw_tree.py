@@ -464,6 +464,9 @@ def test_scan_reads_a_valid_llm_offline_result(scanned) -> None:
         "software": "AcmeRT 1.0",
         "weight_data_types": None,
         "is_inferred": False,
+        "is_inferred_upstream": None,  # a raw tree has no upstream mark
+        "is_inferred_unverified": False,
+        "inferred_note": None,
         "location": "closed/Acme/results/box/llama2-70b-99/Offline",
         # No commit known (a folder the registry has no commit for): HEAD.
         "result_url": "https://github.com/mlcommons/inference_results_v9.9/tree/HEAD/"

@@ -134,7 +134,7 @@ WRONG_FIELDS = [
         ('division = "open"\nmatch = ["model_upstream"]',
          'division = "open"\nmatch = "model_upstream"'),
         "benchmarks.toml: [compatibility 1] match: expected a list, each item one of "
-        "'model_upstream' (at least one), got 'model_upstream'",
+        "'model_upstream', 'weight_data_types', 'submitter', 'model_lineage' (at least one), got 'model_upstream'",
     ),
     (
         "claims.toml",

@@ -215,7 +215,7 @@ def test_a_division_the_round_does_not_have_is_rejected(future: Path) -> None:
         (
             ('evidence = "fictitious', 'note = "fictitious'),
             "rules.toml: [rule 2 (from v8.0)] note: unknown field (known: divisions, "
-            "evidence, from, infer, infer_requires_edge, log_files, metric, mismatch, "
+            "evidence, from, infer, infer_requires_edge, inferred_flag, log_files, metric, mismatch, "
             "refuse, runs_as, system_files, until)",
         ),
         (

@@ -20,6 +20,9 @@ def pairs(*rows):
         "release_old": "v4.1", "release_new": "v5.1",
         "result_unit_old": "Tokens/s", "result_unit_new": "Tokens/s",
         "model_upstream_old": "llama2-70b-99", "model_upstream_new": "llama2-70b-99",
+        "weight_data_types_old": "fp8", "weight_data_types_new": "fp8",
+        "submitter_old": "Acme", "submitter_new": "Acme",
+        "model_lineage_old": "Acme/box", "model_lineage_new": "Acme/box",
     }  # fmt: skip
     return pl.LazyFrame([{**base, **r} for r in rows])
 
@@ -113,6 +116,61 @@ def test_open_division_needs_the_same_model():
     ]
 
 
+def test_open_division_needs_evidence_of_one_model_as_run():
+    # v4.1 llama2-70b-99 Offline: NeuralMagic's GPTQ int4 run against NVIDIA's
+    # depth-pruned fp16 one, both with UsedModel "llama2-70b-99".
+    frame = pairs(
+        {"division": "open", "weight_data_types_old": "int4",
+         "weight_data_types_new": "fp16"},
+        {"division": "open", "weight_data_types_old": "UNSET",
+         "weight_data_types_new": "unset"},
+        {"division": "open", "weight_data_types_new": "UNSET"},
+        {"division": "open", "submitter_old": "NeuralMagic", "submitter_new": "NVIDIA"},
+        {"division": "open", "model_lineage_new": "Acme/other"},
+        {"division": "closed", "weight_data_types_new": "int4",
+         "submitter_new": "NVIDIA", "model_lineage_new": "NVIDIA/x"},
+    )  # fmt: skip
+    assert flags(comparable(frame, load_compatibility())) == [
+        (
+            False,
+            "open division: weight data types differ (int4 vs fp16), so the models "
+            "as run differ",
+        ),
+        (True, None),
+        (
+            False,
+            "open division: weight data types differ (fp8 vs not declared), so the "
+            "models as run differ",
+        ),
+        (
+            False,
+            "open division: different submitters (NeuralMagic vs NVIDIA), so one "
+            "model as run is not shown",
+        ),
+        (
+            False,
+            "open division: different platform lineages (Acme/box vs Acme/other), so "
+            "one model as run is not shown",
+        ),
+        (True, None),
+    ]
+
+
+def test_a_quoting_reason_needs_one_field_and_both_ends():
+    with pytest.raises(CompatibilityError) as error:
+        rules(
+            {
+                "benchmark": "*", "scenario": "*", "division": "open",
+                "match": ["submitter", "model_lineage"],
+                "reason": "different ({old} vs {new})",
+            }
+        )  # fmt: skip
+    assert (
+        "reason: expected {old} and {new} both, in a rule that matches one field"
+        in (str(error.value))
+    )
+
+
 def test_units_are_checked_before_rules():
     frame = pairs(
         {"division": "open", "model_upstream_new": "x", "result_unit_new": "Samples/s"}
@@ -159,7 +217,7 @@ def test_committed_rules_parse_and_each_has_a_reason_and_evidence():
         (
             {"benchmark": "*", "scenario": "*", "reason": "r", "match": ["software"]},
             "t.toml: [compatibility 1] match: expected a list, each item one of "
-            "'model_upstream' (at least one), got ['software']",
+            "'model_upstream', 'weight_data_types', 'submitter', 'model_lineage' (at least one), got ['software']",
         ),
         (
             {"benchmark": "*", "scenario": "*", "reason": "r",

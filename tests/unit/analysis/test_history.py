@@ -159,9 +159,10 @@ def test_open_division_lines_follow_one_submitted_model() -> None:
         row(release="v6.0", division="open", model_upstream="m2", result_value=8e3),
         rules=None,
     )
-    m1 = history.filter(pl.col("line_model") == "m1")
+    m1 = history.filter(pl.col("line_model") == "m1 · Acme/acme_box")
     assert m1["step_ratio"].to_list() == [None, 2.0]
-    assert history.filter(pl.col("line_model") == "m2")["segment_rounds"].item() == 1
+    m2 = history.filter(pl.col("line_model") == "m2 · Acme/acme_box")
+    assert m2["segment_rounds"].item() == 1
 
 
 def test_versions_sort_numerically_and_preview_can_be_left_out() -> None:
