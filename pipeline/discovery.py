@@ -1,9 +1,12 @@
 """Find new rounds and changed files upstream, as cheaply as the source allows.
 
 A tick probes the successors of the newest known round (next minor, next major) and
-re-probes every known summary file with conditional requests (ETag / Last-Modified), so
-a quiet day costs a few HEAD requests and no downloads. The validators from the last
-tick are the only state; they live in the sensor cursor or a small JSON file.
+verifies every known round against what the store recorded when it was read: over
+git its commit, on a folder or HTTP source the summary's validators (a conditional
+HEAD or a stat) and the raw tree's listing fingerprint, with the content's hash as
+the judge wherever validators differ. So a quiet day costs a few HEAD requests and
+no downloads, and a change after any run is seen whoever ran it. The cursor (a
+small JSON file, or the sensor's) only remembers what candidate rounds looked like.
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.extract.summary import SummaryFormatError, parse_summary
-from pipeline.ingest import SUMMARY_CHECK, TREE_FILE
+from pipeline.ingest import (
+    SUMMARY_CHECK,
+    TREE_FILE,
+    record_served,
+    record_tree_served,
+    stored_summary,
+)
 from pipeline.manifest import (
     SUMMARY_NAMES,
     ManifestError,
@@ -22,8 +31,16 @@ from pipeline.manifest import (
     next_versions,
     release_for,
 )
-from pipeline.snapshots import SnapshotStore
-from pipeline.source import Probe, Source, SourceError
+from pipeline.snapshots import Snapshot, SnapshotStore, sha256_hex
+from pipeline.source import (
+    DIVISIONS,
+    Listing,
+    NotPublished,
+    OutsideSource,
+    Probe,
+    Source,
+    SourceError,
+)
 
 #: How many unseen rounds one tick may chain through (v6.2 found, then v6.3 ...).
 MAX_NEW_PER_TICK = 4
@@ -37,6 +54,8 @@ class Discovery:
     changed_releases: list[str] = field(default_factory=list)
     validators: dict[str, dict] = field(default_factory=dict)
     probes: int = 0
+    #: Why each changed release needs a run (``CHANGED``, ``LOST``, ``RETURNED``).
+    reasons: dict[str, str] = field(default_factory=dict)
 
     @property
     def releases_to_run(self) -> list[str]:
@@ -116,68 +135,256 @@ def _probe_new(
         frontier = hit
 
 
+#: Why a known round needs a run, as run requests and progress lines say it.
+CHANGED = "changed upstream"
+LOST = "no longer in the source"
+RETURNED = "back in the source"
+
+
 def discover(
     source: Source,
     known: list[Release],
     validators: dict[str, dict],
     store: SnapshotStore,
+    *,
+    thorough: bool = False,
 ) -> Discovery:
-    """Probe for rounds after the newest known one and for changed known files."""
+    """Probe for rounds after the newest known one, and verify every known one.
+
+    ``validators`` (the cursor) only remember what candidate rounds looked like;
+    known rounds are compared with what the store recorded when they were read
+    (:func:`verify_known`), so no run, ``site`` and ``ingest`` included, leaves a
+    change unseen. ``thorough`` compares content whatever the validators say.
+    """
     found = Discovery(validators=dict(validators))
     if known:
         _probe_new(
             source, max(known, key=lambda r: r.sort_key).version, found, validators
         )
-    if source.pins_commits:
-        _probe_commits(source, known, store, found)
-        return found
-    for release in known:
-        if not release.has_summary:
-            continue
-        url = source.url_for(release.repository, release.summary_path)
-        previous = validators.get(url, {})
-        found.probes += 1
-        probe = source.probe(
-            release.repository,
-            release.summary_path,
-            etag=previous.get("etag"),
-            last_modified=previous.get("last_modified"),
-        )
-        if not probe.exists or probe.not_modified:
-            continue
-        found.validators[url] = _validators(probe)
-        never_stored = store.latest(release.version, release.summary_path) is None
-        if never_stored and not _serves_a_summary(
-            source, release, release.summary_path
-        ):
-            continue  # an error page answering 200 is not a file to run for
-        if previous or never_stored:
-            found.changed_releases.append(release.version)
+    verify_known(source, known, store, found, thorough=thorough)
     return found
 
 
-def _probe_commits(
-    source: Source, known: list[Release], store: SnapshotStore, found: Discovery
+def verify_known(
+    source: Source,
+    known: list[Release],
+    store: SnapshotStore,
+    found: Discovery,
+    *,
+    thorough: bool = False,
 ) -> None:
-    """The git source: one ``ls-remote`` per round, and nothing else.
+    """Each known round whose source differs from what is stored, with why.
 
-    A round whose commit is not the one its files were last read at (or that was
-    never read) needs a run; the store says, so a lost cursor costs nothing.
+    Over git one ``ls-remote`` per round (the commit against the one its files
+    were read at). On a folder or HTTP source the summary is probed with the
+    validators recorded when it was read (a conditional HEAD, or a stat), and the
+    raw tree listed and fingerprinted; where validators differ or there are none,
+    the content's hash decides, so a touched but unchanged file costs no run.
     """
     for release in known:
         found.probes += 1
-        probe = source.probe(release.repository)
-        if not probe.exists:
-            continue
-        found.validators[probe.url] = {"commit": probe.etag}
-        keys = (
-            (SUMMARY_CHECK, TREE_FILE) if release.reads_raw_tree else (SUMMARY_CHECK,)
-        )
-        read_at = {
-            (store.checked(release.version, key) or {}).get("commit") for key in keys
-        }
-        if read_at != {probe.etag}:
+        if source.pins_commits:
+            reason = _check_commit(source, release, store)
+        else:
+            reason = _check_summary(source, release, store, found, thorough)
+            if reason is None and release.reads_raw_tree:
+                found.probes += 1
+                reason = _check_tree(source, release, store, thorough)
+        if reason is not None:
             found.changed_releases.append(release.version)
+            found.reasons[release.version] = reason
+
+
+def _check_summary(
+    source: Source,
+    release: Release,
+    store: SnapshotStore,
+    found: Discovery,
+    thorough: bool,
+) -> str | None:
+    """Why the round's summary needs a run, or None when the source serves it still."""
+    version, repo = release.version, release.repository
+    stored = stored_summary(store, release)
+    path = stored.path if stored else release.summary_path
+    if not path:
+        return None
+    served = store.served(version, path)
+    absent = bool((served or {}).get("absent"))
+    if stored is None and (served is None or absent):
+        return _check_unread(source, release, path, found)
+    trusted = {} if thorough or served is None else served
+    try:
+        probe = source.probe(
+            repo,
+            path,
+            etag=trusted.get("etag"),
+            last_modified=trusted.get("last_modified"),
+        )
+    except OutsideSource:  # now a link out of the mirror: the file is lost
+        probe = Probe(url=source.url_for(repo, path), exists=False)
+    if not probe.exists:
+        return None if absent or stored is None else LOST
+    if absent:
+        return RETURNED
+    if probe.not_modified:
+        return None
+    # New validators, or none to trust: the content decides.
+    try:
+        fetched = source.fetch(repo, path)
+    except (NotPublished, OutsideSource):
+        return LOST if stored is not None else None
+    digest = sha256_hex(fetched.content)
+    if digest != ((served or {}).get("sha256") or (stored and stored.sha256)):
+        return CHANGED
+    record_served(store, version, path, fetched)  # the next tick is a probe again
+    return None
+
+
+def _check_unread(
+    source: Source, release: Release, path: str, found: Discovery
+) -> str | None:
+    """A listed round never read from this source: a run once it serves a summary.
+
+    A file that is no summary (a server answering 200 for anything) is remembered
+    in the cursor, as for a candidate round, so a quiet tick does not download it.
+    """
+    url = source.url_for(release.repository, path)
+    previous = found.validators.get(url, {})
+    try:
+        probe = source.probe(
+            release.repository,
+            path,
+            etag=previous.get("etag"),
+            last_modified=previous.get("last_modified"),
+        )
+    except OutsideSource:  # a link out of the mirror is no file of the round
+        return None
+    if not probe.exists:
+        return None
+    if previous.get("refused") and probe.not_modified:
+        return None
+    if _serves_a_summary(source, release, path):
+        found.validators.pop(url, None)
+        return CHANGED
+    found.validators[url] = _validators(probe) | {"refused": True}
+    return None
+
+
+def _check_tree(
+    source: Source, release: Release, store: SnapshotStore, thorough: bool
+) -> str | None:
+    """Why the round's raw tree needs a run, or None when the source holds it still.
+
+    Only a tree read before is verified (a snapshot, or the source's answer that
+    it had none); one whose read failed is read again with its round's next run.
+    A quiet tick stays cheap: on a folder it stats the files the snapshot read;
+    over HTTP it lists the tree only where that can be asked conditionally
+    (GitHub's API gives an ETag, and a 304 costs no rate limit). The thorough
+    check lists every tree and compares it by content, so it also sees a file
+    added on a folder or a tree whose listing has no ETag.
+    """
+    version, repo = release.version, release.repository
+    kept = store.latest(version, TREE_FILE)
+    served = store.served(version, TREE_FILE)
+    if kept is None and served is None:
+        return None
+    absent = bool((served or {}).get("absent"))
+    listing: Listing | None = None
+    if not thorough:
+        if absent or kept is None or served is None:
+            if source.is_http or not source.has_tree(repo):
+                return None  # still nothing there (over HTTP: the daily check)
+        elif source.is_http:
+            if not served.get("listing_etag"):
+                return None
+            listing = _listing(source, repo, served["listing_etag"])
+            if listing.not_modified or (
+                listing.paths and listing.fingerprint() == served.get("fingerprint")
+            ):
+                return None
+        elif source.stamps(repo, _read_files(store, kept)) == served.get("stamps"):
+            return None
+    if listing is None or listing.not_modified:
+        listing = _listing(source, repo, None)
+    if not listing.paths:
+        return None if absent or kept is None else LOST
+    if absent or kept is None:
+        return RETURNED if kept is not None else CHANGED
+    if not _tree_matches(source, release, listing, store, kept):
+        return CHANGED
+    record_tree_served(
+        store, version, source, repo, listing, _read_files(store, kept), kept
+    )
+    return None
+
+
+def _listing(source: Source, repo: str, etag: str | None) -> Listing:
+    """The round's tree listing; a source without one lists nothing."""
+    try:
+        return source.listing(repo, DIVISIONS, etag=etag)
+    except (NotPublished, OutsideSource):
+        return Listing([])
+
+
+def _read_files(store: SnapshotStore, kept: Snapshot) -> dict[str, str]:
+    """The files a stored tree snapshot read: path -> sha256 ({} if unreadable)."""
+    try:
+        files = json.loads(store.read(kept)).get("files", {})
+    except (OSError, ValueError):
+        return {}
+    return files if isinstance(files, dict) else {}
+
+
+def _tree_matches(
+    source: Source,
+    release: Release,
+    listing: Listing,
+    store: SnapshotStore,
+    kept: Snapshot,
+) -> bool:
+    """Whether the listed tree holds what the stored tree snapshot holds, by content.
+
+    Same paths, and each file the snapshot read with the same sha256: told by its
+    blob id where the listing gives one (nothing downloaded), else read and hashed.
+    """
+    try:
+        document = json.loads(store.read(kept))
+    except (OSError, ValueError):
+        return False
+    if document.get("paths") != listing.paths:
+        return False
+    if document.get("malformed", []) != listing.malformed:
+        return False
+    blobs = store.git_objects(release.version)
+    for path, sha in document.get("files", {}).items():
+        oid = listing.oids.get(path)
+        if oid is not None:
+            if blobs.get(oid) != sha:
+                return False
+            continue
+        try:
+            content = source.fetch(release.repository, path).content
+        except SourceError:
+            return False
+        if sha256_hex(content) != sha:
+            return False
+    return True
+
+
+def _check_commit(source: Source, release: Release, store: SnapshotStore) -> str | None:
+    """The git source: one ``ls-remote``, and nothing else.
+
+    A round whose commit is not the one its files were last read at (or that was
+    never read) needs a run; the store says, so no cursor is needed.
+    """
+    probe = source.probe(release.repository)
+    if not probe.exists:
+        return None
+    keys = (SUMMARY_CHECK, TREE_FILE) if release.reads_raw_tree else (SUMMARY_CHECK,)
+    read_at = {
+        (store.checked(release.version, key) or {}).get("commit") for key in keys
+    }
+    return None if read_at == {probe.etag} else CHANGED
 
 
 #: Next to the cursor: the release partitions the Dagster instance knows, written by
@@ -186,7 +393,7 @@ KNOWN_FILE = "known_releases.json"
 CURSOR_FILE = "discovery_cursor.json"
 
 
-def quiet_tick(source: Source, data_dir: Path) -> bool:
+def quiet_tick(source: Source, data_dir: Path, *, thorough: bool = False) -> bool:
     """Whether a tick would find nothing to do, decided without starting Dagster.
 
     A no-op ``update`` is the common case (an hourly tick on a quiet day), and
@@ -195,15 +402,21 @@ def quiet_tick(source: Source, data_dir: Path) -> bool:
     quiet; anything else (or missing state) goes through the full Dagster tick.
     """
     cursor, known = data_dir / CURSOR_FILE, data_dir / KNOWN_FILE
-    if not cursor.is_file() or not known.is_file():
+    if not known.is_file():
         return False
     try:
-        validators = json.loads(cursor.read_text())
+        # No cursor yet (only ``site`` has run): candidate rounds were never seen,
+        # and known ones are compared with the store, which ``site`` filled.
+        validators = json.loads(cursor.read_text()) if cursor.is_file() else {}
         versions = json.loads(known.read_text())
         releases = [release_for(v) for v in versions]
     except (OSError, ValueError, ManifestError):
         return False
-    found = discover(source, releases, validators, SnapshotStore(data_dir))
+    if not isinstance(validators, dict):
+        return False
+    found = discover(
+        source, releases, validators, SnapshotStore(data_dir), thorough=thorough
+    )
     return (
         not found.new_releases
         and not found.changed_releases

@@ -16,7 +16,7 @@ from pipeline.extract.raw_tree import files_read, stage_raw_tree
 from pipeline.extract.submitter_csv import is_submitter_csv
 from pipeline.extract.summary import SummaryFormatError, parse_summary
 from pipeline.manifest import SUMMARY_NAMES, Release
-from pipeline.snapshots import Snapshot, SnapshotStore, utc_now_iso
+from pipeline.snapshots import Snapshot, SnapshotStore, sha256_hex, utc_now_iso
 from pipeline.source import (
     DIVISIONS,
     Fetched,
@@ -84,6 +84,35 @@ def candidate_paths(release: Release) -> list[str]:
 SUMMARY_CHECK = "summary"
 
 
+def stored_summary(store: SnapshotStore, release: Release) -> Snapshot | None:
+    """The round's stored summary under any name it has used (the manifest's first).
+
+    Kept when the source no longer has the round, compared with when it does.
+    """
+    names = candidate_paths(release)
+    return next((s for n in names if (s := store.latest(release.version, n))), None)
+
+
+def record_served(
+    store: SnapshotStore, version: str, path: str, fetched: Fetched | None
+) -> None:
+    """Note what a folder or HTTP source served for a file (None: nothing there).
+
+    Discovery compares the source with this note, so every run that reads a file
+    leaves the state ``update`` needs; the git source needs none (its commit).
+    """
+    if fetched is None:
+        store.mark_served(version, path, absent=True)
+        return
+    store.mark_served(
+        version,
+        path,
+        etag=fetched.etag,
+        last_modified=fetched.last_modified,
+        sha256=sha256_hex(fetched.content),
+    )
+
+
 def _at(commit: str | None) -> str:
     return f" at {commit[:12]}" if commit else ""
 
@@ -130,12 +159,7 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
         pipeline.source.SourceError: the source failed (after its retries).
     """
     version = release.version
-    # The newest stored summary under any name the round has used: kept when the
-    # source no longer has the round, compared with when it does.
-    previous = next(
-        (s for name in candidate_paths(release) if (s := store.latest(version, name))),
-        None,
-    )
+    previous = stored_summary(store, release)
     try:
         commit = source.commit(release.repository)
     except NotPublished as exc:
@@ -176,6 +200,8 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
             else ""
         )
         status = NOT_IN_SOURCE if release.has_summary else RAW_TREE_ONLY
+        if not commit and (previous or release.has_summary):
+            record_served(store, version, previous.path if previous else path, None)
         if commit:
             store.mark_checked(
                 version,
@@ -221,6 +247,14 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
         else ""
     )
     if fetched.not_modified and previous is not None:
+        if not commit:
+            store.mark_served(
+                version,
+                path,
+                etag=fetched.etag,
+                last_modified=fetched.last_modified,
+                sha256=previous.sha256,
+            )
         return RawOutcome(
             version,
             INGESTED,
@@ -230,6 +264,10 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
             "downloaded)",
             disagreement=disagreement,
         )
+    if not commit:
+        # Before validation: a refused file is what the source serves too, so
+        # discovery does not ask for it again until it changes.
+        record_served(store, version, path, fetched)
     try:
         parse_summary(fetched.content, release=version, file=path)
     except SummaryFormatError as exc:
@@ -333,6 +371,8 @@ def fetch_raw_tree(
     if not paths:
         if commit:
             store.mark_checked(version, TREE_FILE, commit, sha256=None)
+        elif not source.pins_commits:
+            store.mark_served(version, TREE_FILE, absent=True)
         return RawOutcome(
             version,
             NOT_IN_SOURCE,
@@ -410,6 +450,8 @@ def fetch_raw_tree(
         store.mark_checked(
             version, TREE_FILE, commit, sha256=snapshot.sha256, files=len(files)
         )
+    else:
+        record_tree_served(store, version, source, repo, listing, files, snapshot)
     return RawOutcome(
         version,
         INGESTED,
@@ -427,6 +469,32 @@ def fetch_raw_tree(
         commit=commit,
         downloaded=downloaded,
         files_read=len(files),
+    )
+
+
+def record_tree_served(
+    store: SnapshotStore,
+    version: str,
+    source: Source,
+    repo: str,
+    listing: Listing,
+    files: dict[str, str],
+    snapshot: Snapshot,
+) -> None:
+    """Note what a folder or HTTP source served for a raw tree (see ``served``).
+
+    Over HTTP the listing's ETag and fingerprint (blob ids); on a folder the
+    stamps of the files the snapshot read, which an hourly tick stats.
+    """
+    store.mark_served(
+        version,
+        TREE_FILE,
+        sha256=snapshot.sha256,
+        **(
+            {"listing_etag": listing.etag, "fingerprint": listing.fingerprint()}
+            if source.is_http
+            else {"stamps": source.stamps(repo, files)}
+        ),
     )
 
 

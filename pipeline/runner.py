@@ -668,18 +668,21 @@ def cursor_path() -> Path:
     return settings.data_dir() / CURSOR_FILE
 
 
-def evaluate_discovery(instance: dg.DagsterInstance) -> dg.SensorResult:
-    """Evaluate the discovery sensor once, with the CLI's stored cursor."""
-    from pipeline.defs.automation import release_discovery
+def evaluate_discovery(
+    instance: dg.DagsterInstance, thorough: bool = False
+) -> dg.SensorResult:
+    """One discovery tick as the sensor does it, with the CLI's stored cursor.
+
+    ``thorough`` (``watch``'s daily tick): stored rounds compared by content.
+    """
+    from pipeline.defs.automation import discovery_tick
     from pipeline.defs.resources import DataDirResource, SourceResource
 
     path = cursor_path()
-    context = dg.build_sensor_context(
-        instance=instance,
-        cursor=path.read_text() if path.exists() else None,
-        resources={"source": SourceResource(), "data_dir": DataDirResource()},
+    cursor = path.read_text() if path.exists() else None
+    return discovery_tick(
+        instance, cursor, SourceResource(), DataDirResource(), thorough=thorough
     )
-    return release_discovery(context)
 
 
 def apply_tick(
@@ -722,10 +725,12 @@ def apply_tick(
 
 
 def update(
-    instance: dg.DagsterInstance, progress: Callable[[str], None] = print
+    instance: dg.DagsterInstance,
+    progress: Callable[[str], None] = print,
+    thorough: bool = False,
 ) -> list[RunOutcome]:
     """One discovery tick and whatever it requests; the cursor is saved afterwards."""
-    tick = evaluate_discovery(instance)
+    tick = evaluate_discovery(instance, thorough=thorough)
     outcomes = apply_tick(instance, tick, progress)
     if tick.cursor is not None:
         cursor_path().parent.mkdir(parents=True, exist_ok=True)

@@ -217,6 +217,28 @@ class SnapshotStore:
             json.dumps(note, sort_keys=True).encode(),
         )
 
+    def served(self, release: str, path: str) -> dict | None:
+        """What a folder or HTTP source served for ``path`` when it was last read.
+
+        ``{"etag", "last_modified", "sha256"}`` of a file (``fingerprint`` and
+        ``listing_etag`` of a raw tree), or ``{"absent": True}``; None when never
+        recorded. Discovery compares the source with this, not with its own last
+        look, so a change after any run (``site``, ``ingest``) is never missed.
+        """
+        note = self._folder(release, path) / "served.json"
+        try:
+            value = json.loads(note.read_text())
+        except (OSError, ValueError):
+            return None
+        return value if isinstance(value, dict) else None
+
+    def mark_served(self, release: str, path: str, /, **facts: object) -> None:
+        """Record what the source served for ``path`` (see :meth:`served`)."""
+        self._write(
+            self._folder(release, path) / "served.json",
+            json.dumps(facts, sort_keys=True).encode(),
+        )
+
     def git_objects(self, release: str) -> dict[str, str]:
         """Git blob id -> sha256 of every raw-tree file of a round stored so far.
 

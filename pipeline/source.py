@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
+import hashlib
 import json
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,6 +90,20 @@ class Listing:
     unread: dict[str, str] = field(default_factory=dict)
     #: Listing entries that name no file (not an object, no path): each described.
     malformed: list[str] = field(default_factory=list)
+    #: The listing's HTTP validator, and whether the server said it is unchanged
+    #: since the one sent (then ``paths`` is empty: nothing was downloaded).
+    etag: str | None = None
+    not_modified: bool = False
+
+    def fingerprint(self) -> str:
+        """One hash of every path with its blob id, the unread and the malformed.
+
+        Stored with the tree snapshot, so discovery tells an unchanged tree from a
+        changed one by listing it, without reading a file (blob ids are content).
+        """
+        entries = [[p, self.oids.get(p, "")] for p in self.paths]
+        document = [entries, sorted(self.unread), self.malformed]
+        return hashlib.sha256(json.dumps(document).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -116,6 +131,11 @@ def _listed(file: Path, inside: Path) -> bool:
     if file.is_symlink() and not file.resolve().is_relative_to(inside):
         return True
     return file.is_file()
+
+
+def _stamp(stat: os.stat_result) -> str:
+    """A mirror file's validator: modification time (ns) and size, as probes say."""
+    return f"{stat.st_mtime_ns}-{stat.st_size}"
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
@@ -265,16 +285,18 @@ class Source:
         file = self._contained(repo, path)
         if not file.is_file():
             raise NotPublished(f"{url}: not published (no such file in the mirror)")
-        size = file.stat().st_size
-        if size > self.max_bytes:
+        stat = file.stat()
+        if stat.st_size > self.max_bytes:
             raise SourceError(
-                f"{url}: {size} bytes exceeds the cap of {self.max_bytes}"
+                f"{url}: {stat.st_size} bytes exceeds the cap of {self.max_bytes}"
             )
-        stat_time = dt.datetime.fromtimestamp(file.stat().st_mtime, dt.UTC)
+        stat_time = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC)
         return Fetched(
             url=url,
             content=file.read_bytes(),
             fetched_at=_now(),
+            # The probe's validator, so what was read can be compared with it later.
+            etag=_stamp(stat),
             last_modified=stat_time.replace(microsecond=0).isoformat(),
         )
 
@@ -509,7 +531,7 @@ class Source:
             file = self._contained(repo, path)
             if not file.is_file():
                 return Probe(url=url, exists=False)
-            stamp = f"{file.stat().st_mtime_ns}-{file.stat().st_size}"
+            stamp = _stamp(file.stat())
             return Probe(url=url, exists=True, etag=stamp, not_modified=stamp == etag)
         headers = {}
         if etag:
@@ -528,6 +550,27 @@ class Source:
             etag=response.headers.get("etag"),
             last_modified=response.headers.get("last-modified"),
         )
+
+    def stamps(self, repo: str, paths: Iterable[str]) -> str:
+        """One hash of the files' modification times and sizes (a mirror folder).
+
+        What discovery compares hourly for a raw tree: a stat per file the tree
+        snapshot read, far cheaper than walking the tree. ``lstat``, so nothing
+        outside the mirror is looked at; a missing file counts as "absent".
+        """
+        root = Path(self.url_for(repo, ""))
+        entries = []
+        for path in sorted(paths):
+            try:
+                entries.append([path, _stamp((root / path).lstat())])
+            except OSError:
+                entries.append([path, "absent"])
+        return hashlib.sha256(json.dumps(entries).encode()).hexdigest()
+
+    def has_tree(self, repo: str) -> bool:
+        """Whether a mirror folder holds any division folder (no walk, no listing)."""
+        root = Path(self.url_for(repo, ""))
+        return any((root / division).is_dir() for division in DIVISIONS)
 
     def commit(self, repository: str) -> str | None:
         """The upstream commit a read would be of; unknown for folders and HTTP."""
@@ -557,6 +600,7 @@ class Source:
         *,
         api_base: str | None = None,
         owner: str | None = None,
+        etag: str | None = None,
     ) -> Listing:
         """Every file under the given top-level folders, with blob ids where known.
 
@@ -574,6 +618,8 @@ class Source:
             api_base: Root of the GitHub REST API (HTTP sources only).
             owner: Repository owner on GitHub (HTTP sources only); by default the
                 owner in ``repo``, else ``mlcommons``.
+            etag: The validator of a listing read before (HTTP sources only): a
+                304 answer comes back as ``not_modified`` with no paths.
 
         Raises:
             NotPublished: no such repository folder or repository (HTTP 404).
@@ -607,7 +653,12 @@ class Source:
         api = (api_base or self.tree_api_base()).rstrip("/")
         who = owner or _owner(repo)
         url = f"{api}/repos/{who}/{repo_name(repo)}/git/trees/HEAD?recursive=1"
-        response = self._request("GET", url, {"Accept": "application/vnd.github+json"})
+        headers = {"Accept": "application/vnd.github+json"}
+        if etag:
+            headers["If-None-Match"] = etag
+        response = self._request("GET", url, headers)
+        if response.status_code == 304 and etag:
+            return Listing([], etag=etag, not_modified=True)
         self._check_status(url, response)
         try:
             listing = json.loads(response.body)
@@ -641,4 +692,5 @@ class Source:
             sorted(blobs),
             oids={p: o for p, o in blobs.items() if isinstance(o, str)},
             malformed=malformed,
+            etag=response.headers.get("etag"),
         )

@@ -1,7 +1,8 @@
 """Sensors and schedules: discover new rounds and changed files, request the runs.
 
-Belongs here: turning ``pipeline.discovery.discover`` into a sensor (cursor = the
-validators of the last tick) and a daily full re-check. Discovery rules and probing
+Belongs here: turning ``pipeline.discovery.discover`` into a sensor (cursor = what
+candidate rounds looked like at the last tick) and ``verify_known`` into a daily
+re-check by content. Discovery rules and probing
 live in ``pipeline.discovery``; downstream cross-release assets follow by their eager
 automation conditions.
 """
@@ -12,9 +13,10 @@ import dagster as dg
 
 from pipeline.defs.partitions import RELEASES, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
-from pipeline.discovery import cursor_validators, discover
+from pipeline.discovery import Discovery, cursor_validators, discover, verify_known
 from pipeline.ingest import ever_served
 from pipeline.manifest import is_version, load_manifest, release_for, version_key
+from pipeline.snapshots import SnapshotStore
 
 #: Assets materialized per release partition; everything else follows downstream.
 PER_RELEASE = [
@@ -29,23 +31,40 @@ PER_RELEASE = [
 PER_RELEASE_KEYS = [dg.AssetKey(k) for k in PER_RELEASE]
 
 
+def known_releases(instance: dg.DagsterInstance, store: SnapshotStore) -> list[str]:
+    """The rounds to verify: the manifest's, and partitions the source served.
+
+    A malformed key an older version let in (e.g. "v6.0" and a newline) is not a
+    round, and neither is a partition the source never served a file for (a typo
+    given to `ingest --release`): it must not become the frontier new rounds are
+    probed from.
+    """
+    manifest = [r.version for r in load_manifest()]
+    existing = instance.get_dynamic_partitions(RELEASES)
+    served = {v for v in filter(is_version, existing) if ever_served(store, v)}
+    return sorted(served | set(manifest), key=version_key)
+
+
 def discovery_tick(
     instance: dg.DagsterInstance,
     cursor: str | None,
     source: SourceResource,
     data_dir: DataDirResource,
+    thorough: bool = False,
 ) -> dg.SensorResult:
-    """One discovery tick: partitions to add, runs to request, the next cursor."""
-    manifest = [r.version for r in load_manifest()]
+    """One discovery tick: partitions to add, runs to request, the next cursor.
+
+    ``thorough``: known rounds are compared by content, whatever validators say.
+    """
     existing = set(instance.get_dynamic_partitions(RELEASES))
-    # A malformed key an older version let in (e.g. "v6.0\n") is not a round, and
-    # neither is a partition the source never served a file for (a typo given to
-    # `ingest --release`): it must not become the frontier new rounds are probed from.
     store = data_dir.store()
-    served = {v for v in filter(is_version, existing) if ever_served(store, v)}
-    known = sorted(served | set(manifest), key=version_key)
+    known = known_releases(instance, store)
     found = discover(
-        source.get(), [release_for(v) for v in known], cursor_validators(cursor), store
+        source.get(),
+        [release_for(v) for v in known],
+        cursor_validators(cursor),
+        store,
+        thorough=thorough,
     )
     to_add = [v for v in [*known, *found.new_releases] if v not in existing]
     validators = found.validators
@@ -58,7 +77,7 @@ def discovery_tick(
             )
             for version, reason in [
                 *((v, "new release") for v in found.new_releases),
-                *((v, "changed upstream") for v in found.changed_releases),
+                *((v, found.reasons[v]) for v in found.changed_releases),
             ]
         ],
         dynamic_partitions_requests=(
@@ -74,8 +93,10 @@ def discovery_tick(
     default_status=dg.DefaultSensorStatus.STOPPED,
     description=(
         "Hourly: probes for the next minor and major round after the newest known one "
-        "and re-probes known summary files with conditional requests; requests a run "
-        "for each new or changed release. A quiet tick downloads nothing."
+        "and verifies every known round against what the store recorded when it was "
+        "read (conditional requests, ls-remote, listing fingerprints; the content's "
+        "hash where validators differ); requests a run for each new, changed or lost "
+        "release. A quiet tick downloads nothing."
     ),
 )
 def release_discovery(
@@ -91,15 +112,31 @@ def release_discovery(
     name="daily_full_check",
     cron_schedule="0 6 * * *",
     target=dg.AssetSelection.assets(*PER_RELEASE_KEYS),
-    default_status=dg.DefaultScheduleStatus.STOPPED,
+    default_status=dg.DefaultScheduleStatus.RUNNING,
     description=(
-        "Daily: re-fetch every known release (content hashes decide whether anything "
-        "changed), in case a server's validators missed a change."
+        "Daily, on by default: verifies every stored round against the source by "
+        "content (each summary's sha256, each raw tree's blob ids or file hashes; "
+        "over git the commit), whatever a server's validators say, and requests a "
+        "run only for a round whose content changed or that the source lost."
     ),
 )
-def daily_full_check(context: dg.ScheduleEvaluationContext) -> list[dg.RunRequest]:
-    """One run per known release partition."""
+def daily_full_check(
+    context: dg.ScheduleEvaluationContext,
+    source: SourceResource,
+    data_dir: DataDirResource,
+) -> list[dg.RunRequest]:
+    """One run per known release whose source no longer matches the store."""
+    store = data_dir.store()
+    existing = set(context.instance.get_dynamic_partitions(RELEASES))
+    found = Discovery()
+    known = [v for v in known_releases(context.instance, store) if v in existing]
+    verify_known(
+        source.get(), [release_for(v) for v in known], store, found, thorough=True
+    )
     return [
-        dg.RunRequest(partition_key=v, tags={"mlperf-ledger/reason": "daily check"})
-        for v in context.instance.get_dynamic_partitions(RELEASES)
+        dg.RunRequest(
+            partition_key=v,
+            tags={"mlperf-ledger/reason": f"daily check: {found.reasons[v]}"},
+        )
+        for v in found.changed_releases
     ]

@@ -18,6 +18,7 @@ import pytest
 from pipeline import runner
 from pipeline.discovery import quiet_tick
 from pipeline.source import Source
+from tests.conftest import MIRROR_ALT
 
 PROBE = (
     "import sys\n"
@@ -91,9 +92,28 @@ def test_an_unreachable_source_is_an_error_message_not_a_traceback(built):
     )
 
 
-def test_a_changed_file_is_not_quiet(built):
+def test_without_a_cursor_the_store_decides_and_dagster_stays_asleep(built):
+    """What ``ingest`` leaves (no cursor) is what ``update`` compares with."""
+    env, root = built
+    (root / "data" / "discovery_cursor.json").unlink()
+    done = _update(env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "nothing new or changed upstream: no run requested",
+        "dagster imported: False",
+    ]
+
+
+def test_a_changed_file_is_not_quiet_and_a_touched_one_is(built):
     # Last: it changes the module's mirror.
     env, root = built
     summary = root / "upstream" / "inference_results_v6.1" / "summary.json"
     os.utime(summary, (1_900_000_000, 1_900_000_000))  # a new Last-Modified
+    # The same bytes: the content's hash decides, and no run is needed.
+    assert quiet_tick(Source(env["MLPERF_SOURCE"]), root / "data")
+    summary.chmod(0o644)  # copied from the read-only mirror
+    summary.write_bytes(
+        (MIRROR_ALT / "inference_results_v6.1" / "summary.json").read_bytes()
+    )
     assert not quiet_tick(Source(env["MLPERF_SOURCE"]), root / "data")
+

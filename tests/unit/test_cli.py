@@ -413,3 +413,71 @@ def test_a_bad_variable_is_refused_before_anything_is_built(
         return
     assert (code, err) == (2, f"error: {message}\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mirror"]
+
+
+def test_watch_verifies_stored_rounds_by_content_on_its_first_tick_then_daily(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import contextlib
+    import types
+
+    from pipeline import cli, runner
+
+    clock = iter([0.0, 0.0, 3600.0, 90_000.0, 90_000.0])
+    asked: list[bool] = []
+
+    def sleep(seconds: int) -> None:
+        if len(asked) == 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(
+        cli,
+        "time",
+        types.SimpleNamespace(
+            monotonic=lambda: next(clock), sleep=sleep, strftime=lambda _: "now"
+        ),
+    )
+    monkeypatch.setattr(
+        runner, "exclusive", lambda **_: contextlib.nullcontext("instance")
+    )
+    monkeypatch.setattr(
+        runner, "update", lambda instance, progress, thorough: asked.append(thorough)
+    )
+    monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))
+    assert main(["watch", "--data-dir", str(tmp_path / "data")]) == 130
+    assert asked == [True, False, True]
+    assert capsys.readouterr().out.splitlines() == [
+        "watching every 3600 s (Ctrl-C to stop)",
+        "now tick (verifying stored rounds by content)",
+        "now tick",
+        "now tick (verifying stored rounds by content)",
+    ]
+
+
+def test_update_full_compares_stored_rounds_by_content(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import contextlib
+
+    from pipeline import discovery, runner
+
+    asked: list[tuple[str, bool]] = []
+
+    def quiet(source, data, *, thorough):  # noqa: ANN001, ANN202
+        asked.append(("quiet_tick", thorough))
+        return False
+
+    def update(instance, progress, thorough):  # noqa: ANN001, ANN202
+        asked.append(("update", thorough))
+        return []
+
+    monkeypatch.setattr(discovery, "quiet_tick", quiet)
+    monkeypatch.setattr(runner, "update", update)
+    monkeypatch.setattr(runner, "exclusive", lambda **_: contextlib.nullcontext())
+    monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))
+    assert main(["update", "--full", "--data-dir", str(tmp_path / "data")]) == 0
+    assert main(["update", "--data-dir", str(tmp_path / "data")]) == 0
+    assert asked == [
+        ("quiet_tick", True), ("update", True), ("quiet_tick", False),
+        ("update", False),
+    ]  # fmt: skip
