@@ -59,6 +59,9 @@ ATTACHED_SCHEMA: dict[str, pl.DataType] = {
     "is_mixed_accelerators": pl.Boolean,
     "is_accelerator_mapped": pl.Boolean,
     "is_accelerator_unclassified": pl.Boolean,
+    # Upstream's spelling; ``accelerator_name`` becomes the registry's one name
+    # (vendor and model) wherever the registry knows the chip.
+    "accelerator_name_upstream": pl.String,
 }
 #: Output of ``unmapped_accelerators`` (one row per raw name the registry lacks).
 UNMAPPED_SCHEMA: dict[str, pl.DataType] = {
@@ -348,6 +351,13 @@ def attach_accelerators(
     """
     registry = registry or load_accelerators()
     existing = results.collect_schema().names()
+    # Attaching twice reads upstream's spelling again, not the canonical name.
+    if "accelerator_name_upstream" in existing:
+        results = results.with_columns(
+            accelerator_name=pl.coalesce(
+                "accelerator_name_upstream", "accelerator_name"
+            )
+        )
     results = results.drop([c for c in ATTACHED_SCHEMA if c in existing])
     # Everything the registry says of a raw name, one row per name.
     by_name = (
@@ -427,6 +437,14 @@ def attach_accelerators(
             & ~cpu,
             is_accelerator_mapped=pl.col("accelerator_id").is_not_null(),
             is_accelerator_unclassified=~cpu & pl.col("_unclassified").fill_null(False),
+            accelerator_name_upstream=pl.col("accelerator_name"),
+        )
+        .with_columns(
+            # One name per chip on every page, chart and download ("NVIDIA VR200"
+            # and "NVIDIA Vera Rubin" are one accelerator); aliases stay upstream's.
+            accelerator_name=pl.when(pl.col("is_accelerator_mapped") & ~cpu)
+            .then(canonical_name())
+            .otherwise(pl.col("accelerator_name"))
         )
         .select(*[c for c in existing if c not in ATTACHED_SCHEMA], *ATTACHED_SCHEMA)
         .cast(ATTACHED_SCHEMA)
@@ -441,6 +459,15 @@ def attach_accelerators(
             if "result_per_accelerator" in existing
             else []
         )
+    )
+
+
+def canonical_name() -> pl.Expr:
+    """The registry's one name of an accelerator: vendor and model."""
+    return pl.concat_str(
+        [pl.col("accelerator_vendor"), pl.col("accelerator_model")],
+        separator=" ",
+        ignore_nulls=True,
     )
 
 

@@ -351,11 +351,16 @@ STRICTEST_LEVEL = {
 def headline_pairs(pairs: pl.DataFrame) -> pl.DataFrame:
     """What a headline or top-N may cite.
 
-    Pairs at the strictest level, without a warning, between consecutive appearances
-    (a system's gain since its previous round, never across one it also has).
+    Pairs at the strictest level and at one scale (never a per-accelerator ratio of
+    two system sizes: a 36-GPU system against a 72-GPU one is a looser reading),
+    without a warning, between consecutive appearances (a system's gain since its
+    previous round, never across one it also has).
     """
     strictest = pl.col("identity_level") == pl.col("kind").replace_strict(
         STRICTEST_LEVEL, default=None
     )
+    one_scale = ~pl.col("is_per_accelerator").fill_null(False)
     consecutive = pl.col("is_consecutive").fill_null(True)
-    return pairs.filter(strictest.fill_null(False) & unflagged() & consecutive)
+    return pairs.filter(
+        strictest.fill_null(False) & one_scale & unflagged() & consecutive
+    )

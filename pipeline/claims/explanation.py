@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.analysis.accelerators import AcceleratorRegistry
-from pipeline.claims.readings import Reading, is_in
+from pipeline.claims.readings import Reading, is_in, latency_checkable
 from pipeline.claims.registry import Claim
 
 _PAIR_TABLES = {
@@ -117,7 +117,15 @@ _PREVIEW = (
     "a preview submission (not yet available)",
     "preview submissions (not yet available)",
 )
-_INFERRED = ("marked inferred upstream", "marked inferred upstream")
+_INFERRED = (
+    "inferred from another scenario's run",
+    "inferred from other scenarios' runs",
+)
+#: Upstream's mark where nothing read can tell (``is_inferred_unverified``).
+_MARKED = (
+    "marked inferred upstream, a mark its checker also gives measured results",
+    "marked inferred upstream, a mark their checker also gives measured results",
+)
 
 
 def scale_text(rep: Mapping[str, Any]) -> str:
@@ -137,6 +145,7 @@ def reading_caveats(
     caveats = [
         _flag_caveat(rep, ends, "is_preview", _PREVIEW),
         _flag_caveat(rep, ends, "is_inferred", _INFERRED),
+        _flag_caveat(rep, ends, "is_inferred_unverified", _MARKED),
     ]
     rdi = [e for e in ends if rep[f"availability_{e}"] == "rdi"]
     if rdi:
@@ -204,12 +213,12 @@ def _missing_end(
         ),
         (is_in("scenario", claim.scenarios), f"no {context} results in {end.release}"),
     ]
-    if claim.kind == "absolute_result":
+    if claim.kind == "absolute_result" and not latency_checkable(claim):
         steps.append(
             (
                 pl.col("is_higher_better").fill_null(False),
                 f"{context} results in {end.release} are latencies; absolute claims "
-                "are checked on throughput only",
+                "are checked on throughput unless stated exactly or about",
             )
         )
     if end.accelerators:

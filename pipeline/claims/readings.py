@@ -96,6 +96,7 @@ END_SCHEMA: dict[str, pl.DataType] = {
     "availability": pl.String,
     "is_preview": pl.Boolean,
     "is_inferred": pl.Boolean,
+    "is_inferred_unverified": pl.Boolean,
 }
 END_COLUMNS = [f"{name}_{end}" for end in ("old", "new") for name in END_SCHEMA]
 
@@ -185,19 +186,31 @@ def _result_filter(claim: Claim, reading: Reading) -> pl.Expr:
     return cond
 
 
+def latency_checkable(claim: Claim) -> bool:
+    """An absolute claim whose qualifier reads the same for a latency."""
+    return claim.qualifier in ("exactly", "about")
+
+
 def absolute_matches(
     results: pl.LazyFrame, claim: Claim, reading: Reading
 ) -> pl.LazyFrame:
     """Results an absolute claim is about, as the ``_new`` end (``_old`` is null).
 
-    Throughput only: "over 600,000 tokens/s" reads naturally, while "at least" a
-    latency would mean the opposite of what the qualifier says. A per-accelerator
+    A latency is checked only when stated "exactly" or "about" ("21 seconds per
+    request"): "at least" or "up to" a latency would mean the opposite of what the
+    qualifier says of a throughput; its best result is the lowest. A per-accelerator
     claim is compared (and its best result chosen) on each result per accelerator.
     """
     value = "result_per_accelerator" if claim.per_accelerator else "result_value"
-    rows = results.filter(_result_filter(claim, reading) & pl.col("is_higher_better"))
+    rows = results.filter(
+        _result_filter(claim, reading)
+        & (pl.col("is_higher_better") | pl.lit(latency_checkable(claim)))
+    )
     if not reading.keeps_identity:
-        rows = rows.sort([value, "result_key"], descending=[True, False]).unique(
+        score = pl.when(pl.col("is_higher_better")).then(pl.col(value)).otherwise(
+            -pl.col(value)
+        )
+        rows = rows.sort([score, "result_key"], descending=[True, False]).unique(
             subset=["scenario"], keep="first", maintain_order=True
         )
     return rows.select(

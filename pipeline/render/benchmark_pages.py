@@ -117,6 +117,7 @@ def _cell() -> pl.Expr:
             pl.col("result_key"),
             pl.col("is_preview"),
             pl.col("is_inferred"),
+            pl.col("is_inferred_unverified"),
         ),
         pl.format(
             "<br><small>{} · {} ×</small>",

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from pipeline.analysis.benchmarks import model_label, model_lineage
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
 from pipeline.render.escape import safe_url
 from pipeline.render.site_data import release_order, with_accelerators
@@ -84,12 +85,18 @@ COLUMNS: dict[str, pl.DataType] = {
     "power_value": pl.Float64(),
     "power_unit": pl.String(),
     "software": pl.String(),
+    # Open division only: model, declared weight types and platform lineage, which
+    # must be equal for two results to be one model as run (benchmarks.toml).
+    "model_as_run": pl.String(),
     "result_key": pl.String(),
     "result_url": pl.String(),
 }
 #: Canonical columns a caller may leave out (``SiteData`` requires fewer than
 #: ``RESULTS_SCHEMA``); they ship as nulls.
-OPTIONAL = ("category", "platform", "power_value", "power_unit")
+OPTIONAL = (
+    "category", "platform", "power_value", "power_unit", "model_upstream",
+    "weight_data_types",
+)  # fmt: skip
 
 #: The filter form: data field -> label. ``power`` is derived in the browser
 #: (``power_value`` present or not); ``category`` matches each of a row's
@@ -115,15 +122,21 @@ def explorer_rows(results: pl.DataFrame) -> pl.DataFrame:
     """
     present = set(results.columns)
     missing = [
-        pl.lit(None, dtype=COLUMNS[c]).alias(c) for c in OPTIONAL if c not in present
+        pl.lit(None, dtype=COLUMNS.get(c, pl.String())).alias(c)
+        for c in OPTIONAL
+        if c not in present
     ]
     order = release_order(results["release"])
     rank = {r: i for i, r in enumerate(order)}
     return (
         with_accelerators(results.with_columns(missing))
         .lazy()
+        .with_columns(model_lineage=model_lineage())
         .with_columns(
             accelerator=pl.col("accelerator_label"),
+            model_as_run=pl.when(pl.col("division") == "open").then(
+                model_label()
+            ),
             result_url=safe_url(pl.col("result_url"), html=False),
             _rank=pl.col("release").replace_strict(
                 rank, default=len(order), return_dtype=pl.Int32

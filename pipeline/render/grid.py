@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.render.site_data import best_results, with_accelerators
+from pipeline.render.site_data import SYSTEM_IDENTITY, best_results, with_accelerators
 
-#: What identifies one system's row.
-SYSTEM = (
-    "division", "submitter", "system_name", "accelerator_label",
-    "total_accelerators", "availability",
-)  # fmt: skip
+#: What identifies one system's row: the one definition every count uses.
+SYSTEM = SYSTEM_IDENTITY
 
 
 def round_grid(results: pl.DataFrame) -> pl.DataFrame:

@@ -35,6 +35,7 @@ from pipeline.render.site import (
 )
 from pipeline.render.site_data import (
     release_order,
+    system_label,
     vendor_of,
 )
 from pipeline.render.slugs import slug
@@ -73,6 +74,7 @@ def _end_cell(suffix: str) -> pl.Expr:
         None,
         col("is_preview"),
         col("is_inferred"),
+        col("is_inferred_unverified"),
     )
     return pl.concat_str(
         pl.format("<b>{}</b> ", escape(col("release"))),
@@ -85,7 +87,7 @@ def _end_cell(suffix: str) -> pl.Expr:
         pl.format(
             '<details class="ledger-more"><summary>{} · {} · {}</summary>',
             escape(col("submitter")),
-            escape(col("system_name")),
+            escape(system_label(suffix)),
             chips(
                 f"total_accelerators{suffix}",
                 f"accelerator_name{suffix}",
@@ -173,10 +175,17 @@ def pair_table(
     efficiency_title: str = "Efficiency",
     limit: int | None = None,
 ) -> str:
-    """A sortable table of pairs (from ``pair_cells``), best ratio first."""
+    """A sortable table of pairs (from ``pair_cells``): headline pairs first.
+
+    Within each group the best ratio leads; a looser reading (another submitter's
+    best, per accelerator across sizes) never ranks above a strict pair.
+    """
     if cells.height == 0:
         return "_No pairs._\n"
-    shown = cells.sort("ratio", descending=True, nulls_last=True)
+    order = [c for c in ("is_headline", "is_strict") if c in cells.columns]
+    shown = cells.sort(
+        [*order, "ratio"], descending=True, nulls_last=True, maintain_order=True
+    )
     if limit is not None:
         shown = shown.head(limit)
     columns = {"c_ratio": "Ratio"}
@@ -282,7 +291,7 @@ def _pair_label() -> pl.Expr:
         "{} · {} · {}",
         pl.col("scenario"),
         pl.col("submitter_new"),
-        pl.col("system_name_new"),
+        system_label("_new"),
     )
 
 
@@ -315,8 +324,8 @@ HEADLINE_DEFINITIONS = {
     "accelerator count and nodes) since its previous round with a result, newer ÷ "
     "older result; pairs without a plausibility warning only.",
     "generations": "successor ÷ predecessor accelerator, both results from one "
-    "submitter in the same round, benchmark, scenario and division; pairs without a "
-    "warning only.",
+    "submitter at the same accelerator count in the same round, benchmark, scenario "
+    "and division; pairs without a warning only.",
     "scaling": "one submitter's one system family (same accelerator, accelerators per "
     "node and software) at two accelerator counts in one round; efficiency = "
     "throughput ratio ÷ count ratio (100% = linear); pairs without a warning only, "

@@ -36,6 +36,7 @@ from pipeline.render.site import (
     page_link,
     sorted_groups,
 )
+from pipeline.render.site_data import is_accelerator_type, system_label, systems_count
 from pipeline.render.tables import (
     disclosure,
     external_link,
@@ -74,7 +75,7 @@ def _result_cells(frame: pl.DataFrame) -> pl.DataFrame:
         c_submitter=escape(pl.col("submitter")),
         c_system=pl.format(
             "{}<br><small>{}</small>",
-            escape(pl.col("system_name")),
+            escape(system_label()),
             escape(pl.col("platform")),
         ),
         c_chips=chips("total_accelerators", "accelerator_name", "nodes"),
@@ -84,6 +85,7 @@ def _result_cells(frame: pl.DataFrame) -> pl.DataFrame:
             pl.col("result_key"),
             pl.col("is_preview"),
             pl.col("is_inferred"),
+            pl.col("is_inferred_unverified"),
         ),
         c_per_accelerator=number(pl.col("result_per_accelerator")).fill_null("—"),
         c_software=disclosure(pl.col("software").fill_null("not stated")),
@@ -125,9 +127,9 @@ def _stat_exprs() -> dict[str, pl.Expr]:
     return {
         "results": pl.len(),
         "submitters": pl.col("submitter").n_unique(),
-        "systems": pl.col("system_name").n_unique(),
+        "systems": systems_count(),
         "accelerators": pl.col("accelerator_id")
-        .filter(~pl.col("is_cpu_only"))
+        .filter(is_accelerator_type())
         .n_unique(),
         "benchmarks": pl.col("benchmark").n_unique(),
         "preview": pl.col("is_preview").sum(),
@@ -216,7 +218,7 @@ def release_page(
         results.group_by("submitter")
         .agg(
             pl.len().alias("results"),
-            pl.col("system_name").n_unique().alias("systems"),
+            systems_count().alias("systems"),
             pl.col("accelerator_label").unique().sort().alias("chips"),
             pl.col("division").unique().sort().alias("divisions"),
         )

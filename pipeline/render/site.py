@@ -24,6 +24,7 @@ from pipeline.render.coverage import (
 from pipeline.render.escape import escape
 from pipeline.render.site_data import (
     SiteData,
+    is_accelerator_type,
 )
 from pipeline.render.slugs import capped, name_hash
 from pipeline.render.tables import (
@@ -196,7 +197,7 @@ def new_in(
     """Values of ``column`` whose first appearance in the ledger is ``release``."""
     rows = site.results.filter(pl.col(column).is_not_null())
     if column == "accelerator_id":
-        rows = rows.filter(~pl.col("is_cpu_only"))
+        rows = rows.filter(is_accelerator_type())
     label = label or column
     firsts = (
         rows.with_columns(index=release_index(site.releases))

@@ -130,6 +130,8 @@ def with_accelerators(results: pl.DataFrame) -> pl.DataFrame:
     )
     return results.with_columns(
         is_cpu_only=cpu_only,
+        is_mixed_accelerators=given("is_mixed_accelerators", pl.lit(False)),
+        is_inferred_unverified=given("is_inferred_unverified", pl.lit(False)),
         accelerator_id=given(
             "accelerator_id",
             pl.when(cpu_only).then(pl.format("cpu: {}", host)).otherwise(name),
@@ -141,6 +143,54 @@ def with_accelerators(results: pl.DataFrame) -> pl.DataFrame:
         accelerator_label=pl.when(cpu_only)
         .then(pl.format("CPU only: {}", host))
         .otherwise(pl.coalesce(model, name)),
+    )
+
+
+#: What makes one system wherever a page counts systems: one row of the round's grid
+#: (``grid.round_grid``), so the grid, Latest, Home and the release pages agree.
+SYSTEM_IDENTITY = (
+    "division", "submitter", "system_name", "accelerator_label",
+    "total_accelerators", "availability",
+)  # fmt: skip
+
+
+def systems_count() -> pl.Expr:
+    """How many systems rows hold (``SYSTEM_IDENTITY``), as an aggregation."""
+    return pl.struct(SYSTEM_IDENTITY).n_unique()
+
+
+def is_accelerator_type() -> pl.Expr:
+    """Rows of one kind of accelerator: not CPU-only, not a mix of two chips.
+
+    A mixed system ("NVIDIA + AMD H200 SXM + Instinct MI350X") is not a new
+    accelerator type; its chips are counted where they appear alone.
+    """
+    return ~pl.col("is_cpu_only").fill_null(False) & ~pl.col(
+        "is_mixed_accelerators"
+    ).fill_null(False)
+
+
+def system_label(suffix: str = "") -> pl.Expr:
+    """A system's name as pages show it, never stating a size the result lacks.
+
+    Upstream names a system once ("NVIDIA GB300 NVL72 (72x GB300-288GB_aarch64,
+    TensorRT)") and reuses the name for a four-rack, 288-GPU result; where the name's
+    leading "(N x" disagrees with the row's accelerator count, the label says both.
+    Plain text: callers escape it for their context.
+    """
+    name = pl.col(f"system_name{suffix}")
+    total = pl.col(f"total_accelerators{suffix}")
+    stated = name.str.extract(r"\((\d+)\s*x\s*[A-Za-z]", 1).cast(
+        pl.Int32, strict=False
+    )
+    return (
+        pl.when(stated.is_not_null() & (total > 0) & (stated != total))
+        .then(
+            pl.format(
+                "{} [named for {}; this result: {} accelerators]", name, stated, total
+            )
+        )
+        .otherwise(name)
     )
 
 

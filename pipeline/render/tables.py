@@ -24,8 +24,15 @@ PREVIEW_BADGE = (
     'not yet available when the result was published">preview</span>'
 )
 INFERRED_BADGE = (
-    '<span class="ledger-badge ledger-badge--inferred" title="Inferred: upstream '
-    'derived this result from a run of another scenario">inferred</span>'
+    '<span class="ledger-badge ledger-badge--inferred" title="Inferred: derived from '
+    'a run of another scenario of the same system (see Methodology)">inferred</span>'
+)
+#: Upstream's mark where its checker also marks measured results and nothing read
+#: can tell (``is_inferred_unverified``): what is known, no more.
+MARKED_BADGE = (
+    '<span class="ledger-badge ledger-badge--inferred" title="Marked inferred '
+    "upstream by a checker that also marks measured results so; whether it was "
+    'inferred is not known (see Methodology)">marked inferred upstream</span>'
 )
 DERIVED_NOTICE = (
     '!!! warning "Derived, unofficial — not MLPerf results"\n'
@@ -137,11 +144,21 @@ def percent(expr: pl.Expr) -> pl.Expr:
     return _named_like(pl.format("{}%", _fixed(expr.cast(pl.Float64) * 100, 0)), expr)
 
 
-def badges(is_preview: pl.Expr, is_inferred: pl.Expr) -> pl.Expr:
-    """HTML badges marking preview and inferred results ("" when neither applies)."""
+def badges(
+    is_preview: pl.Expr, is_inferred: pl.Expr, unverified: pl.Expr | None = None
+) -> pl.Expr:
+    """HTML badges marking preview and inferred results ("" when neither applies).
+
+    ``unverified``: upstream marks the result inferred and nothing read can tell.
+    """
+    marked = pl.lit(False) if unverified is None else unverified.fill_null(False)
     return pl.concat_str(
         pl.when(is_preview).then(pl.lit(" " + PREVIEW_BADGE)).otherwise(pl.lit("")),
-        pl.when(is_inferred).then(pl.lit(" " + INFERRED_BADGE)).otherwise(pl.lit("")),
+        pl.when(is_inferred)
+        .then(pl.lit(" " + INFERRED_BADGE))
+        .when(marked)
+        .then(pl.lit(" " + MARKED_BADGE))
+        .otherwise(pl.lit("")),
     )
 
 
@@ -168,15 +185,16 @@ def result_cell(
     key: pl.Expr | None,
     is_preview: pl.Expr,
     is_inferred: pl.Expr,
+    unverified: pl.Expr | None = None,
 ) -> pl.Expr:
     """A value linked to its upstream result folder, followed by its badges.
 
     ``key`` (the result key) becomes the link's tooltip; pass None where the key is
-    printed next to the value anyway.
+    printed next to the value anyway. ``unverified``: as for ``badges``.
     """
     return pl.concat_str(
         external_link(number(value), url, title=key),
-        badges(is_preview.fill_null(False), is_inferred.fill_null(False)),
+        badges(is_preview.fill_null(False), is_inferred.fill_null(False), unverified),
     )
 
 

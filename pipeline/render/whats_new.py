@@ -29,7 +29,7 @@ from pipeline.render.site import (
     notice,
     page_link,
 )
-from pipeline.render.site_data import best_results
+from pipeline.render.site_data import best_results, system_label
 from pipeline.render.tables import html_table, result_cell
 
 #: Rows of each top list.
@@ -41,17 +41,18 @@ def _in_round(pairs: pl.DataFrame, release: str) -> pl.DataFrame:
 
 
 def successors(site: Site, release: str) -> pl.DataFrame:
-    """Same-scale generation pairs of ``release``, best results of each chip first.
+    """Strict generation pairs of ``release``: one submitter, one scale.
 
-    One per chip pair, benchmark, scenario, division and count.
+    The strictest reading only (``is_strict``: both chips measured by one submitter
+    at the same accelerator count); another submitter's best on the newer chip is a
+    looser reading, kept on the generation pages. One per chip pair, benchmark,
+    scenario, division and count.
     """
     pairs = _in_round(site.pairs["generations"], release).filter(
-        ~pl.col("is_per_accelerator")
+        ~pl.col("is_per_accelerator") & pl.col("is_strict")
     )
-    best_first = pl.col("identity_level").str.contains("best_of_any")
     return pairs.sort(
-        [best_first, "benchmark", "scenario", "result_key_new"],
-        descending=[True, False, False, False],
+        ["benchmark", "scenario", "result_key_new"],
     ).unique(
         [
             "chip_new", "chip_old", "benchmark", "scenario", "division",
@@ -209,7 +210,7 @@ def _new_benchmarks_section(site: Site, release: str) -> Section:
             c_leader=pl.format(
                 "{} · {}",
                 escape(pl.col("submitter")),
-                escape(pl.col("system_name")),
+                escape(system_label()),
             ),
             c_result=pl.concat_str(
                 result_cell(
@@ -218,6 +219,7 @@ def _new_benchmarks_section(site: Site, release: str) -> Section:
                     pl.col("result_key"),
                     pl.col("is_preview"),
                     pl.col("is_inferred"),
+                    pl.col("is_inferred_unverified"),
                 ),
                 pl.format(" {}", escape(pl.col("result_unit"))),
             ),

@@ -228,3 +228,48 @@ def test_the_explorer_shows_a_rounds_official_style_grid(
     page.click("button[data-action=grid]")
     assert grid.is_hidden() and "view=grid" not in page.url
     context.close()
+
+
+def _numbers(html: str) -> dict[str, int]:
+    """The figures of a page's first numbers block ("492 results", ...)."""
+    import re
+
+    block = html.split('class="ledger-numbers"', 1)[1].split("</div></div>", 1)[0]
+    return {
+        label.strip(): int(value.replace(",", ""))
+        for value, label in re.findall(r"<strong>([\d,]+)</strong>([^<]+)", block)
+    }
+
+
+def test_grid_latest_and_home_count_the_same_systems(full_site: BuiltSite) -> None:
+    generated = full_site.root / "generated"
+    home = _numbers((full_site.root / "index.html").read_text())
+    latest = _numbers((generated / "latest.html").read_text())
+    grid = (generated / "downloads" / "grids" / f"{NEWEST}.csv").read_text()
+    rows = len(grid.strip().splitlines()) - 1
+    assert home["systems"] == latest["systems"] == rows == 119
+    # New accelerator types: mixed systems are none; the list names each one.
+    listed = (
+        (full_site.root / "index.html")
+        .read_text()
+        .split("New accelerators: ", 1)[1]
+        .split(".", 1)[0]
+    )
+    assert listed == "AMD Instinct MI350P, AMD Radeon 8060S Graphics, NVIDIA Vera Rubin"
+    assert home["new accelerator types"] == 3
+
+
+def test_headlines_come_from_strict_unwarned_pairs(full_site: BuiltSite) -> None:
+    generated = full_site.root / "generated"
+    index = generated / "generations.html"
+    text = index.read_text()
+    largest = text.split("largest <strong>", 1)[1].split("×", 1)[0]
+    # RedHat's 6.14x H200 -> B200 (v6.0 qwen3-vl Server) is warned above 5x.
+    assert float(largest) <= 5.0
+    # The open-division 28.38x of two models (v4.1 llama2-70b-99) is on no page.
+    page = (generated / "generations" / "llama2-70b-99.html").read_text()
+    assert "28.38×" not in page
+    assert "H200-SXM-141GBx1_TRT_DepthPruned" not in page or "GPTQ" not in page
+    # One name per chip: Nebius's "NVIDIA VR200" appears only inside system names.
+    rubin = (generated / "accelerators" / "nvidia-vera-rubin.html").read_text()
+    assert "× NVIDIA VR200" not in rubin and "36 × NVIDIA Vera Rubin" in rubin

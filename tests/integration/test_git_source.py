@@ -21,6 +21,7 @@ from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.extract.summary import summary_tables
 from pipeline.manifest import load_manifest
 from pipeline.source import NotPublished, Source
+from pipeline.transform.inferred import judge_by_tree
 from tests.conftest import MIRROR, MIRROR_ALT
 from tests.gitserver import GitServer, commit_folder, git, mirror_repositories
 
@@ -107,16 +108,21 @@ def folder_rows(version: str) -> pl.DataFrame:
             fetched = source.fetch(repository, name)
         except NotPublished:
             continue
-        return summary_tables(
+        summary = summary_tables(
             fetched.content,
             release=version,
             repository=repository,
             source_file=name,
             sha256=hashlib.sha256(fetched.content).hexdigest(),
         )[0]
-    paths = source.list_tree(repository)
+        # As the pipeline does: a round's raw tree, where read, decides `inferred`.
+        return judge_by_tree(summary, tree_rows(source, repository, version))
+    return tree_rows(source, repository, version)
+
+
+def tree_rows(source: Source, repository: str, version: str) -> pl.DataFrame:
     return scan_raw_tree(
-        paths,
+        source.list_tree(repository),
         lambda p: source.fetch(repository, p).content,
         release=version,
         repository=repository,

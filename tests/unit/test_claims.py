@@ -554,7 +554,13 @@ def test_preview_and_inferred_ends_are_caveats_and_flags():
     assert out["availability_new"] == "preview"
     assert out["caveats"] == [
         "one end is a preview submission (not yet available): v6.0 Acme acme_box",
-        "one end is marked inferred upstream: v6.0 Acme acme_box",
+        "one end is inferred from another scenario's run: v6.0 Acme acme_box",
+    ]
+    marked = gain_rows(153.8, is_inferred_unverified=True)
+    out = one(evaluate([claim(identity_level="system")], *marked))
+    assert out["caveats"] == [
+        "one end is marked inferred upstream, a mark its checker also gives measured "
+        "results: v6.0 Acme acme_box",
     ]
     both = [
         row(release="v5.1", result_value=100.0, availability="preview"),
@@ -776,8 +782,25 @@ def test_absolute_claims_on_latency_are_not_reproducible():
     out = evaluate([c], *rows)
     assert one(out, reading="best_of_any")["reason"] == (
         "not reproducible: llama2-70b-99 SingleStream (closed) results in v6.1 are "
-        "latencies; absolute claims are checked on throughput only"
+        "latencies; absolute claims are checked on throughput unless stated exactly "
+        "or about"
     )
+
+
+def test_an_exact_latency_claim_is_checked_on_the_lowest_latency():
+    # NVIDIA's v6.0 table: Wan 2.2 "21 secs" per request (SingleStream).
+    rows = [
+        row(release="v6.1", scenario="SingleStream", result_unit="Latency (ms)",
+            result_value=40243.7, result_key="slow"),
+        row(release="v6.1", scenario="SingleStream", result_unit="Latency (ms)",
+            result_value=21034.0, result_key="fast", submitter="Beta"),
+    ]  # fmt: skip
+    c = absolute_claim(
+        accelerators=["nvidia-h100-sxm"], scenarios=["SingleStream"],
+        figure=21000, decimals=-3, qualifier="exactly", total_accelerators=[8],
+    )  # fmt: skip
+    best = one(evaluate([c], *rows), reading="best_of_any")
+    assert (best["verdict"], best["result_key_new"]) == ("consistent", "fast")
 
 
 # --------------------------------------------------------------------------------------

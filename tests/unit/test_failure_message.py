@@ -25,9 +25,13 @@ def published() -> int:
 
 
 def test_the_failed_blocking_check_is_said_with_what_it_names() -> None:
-    instance = dg.DagsterInstance.ephemeral()
-    result = dg.materialize([pages, published], instance=instance, raise_on_error=False)
-    assert not result.success
-    assert failure_message(instance, result.run_id) == (
-        f"blocking check pages:one_page_per_entity failed: {SAID}"
-    )
+    # Entered, so Dagster's current definitions-state storage is this instance's and
+    # not one a test before it left behind.
+    with dg.DagsterInstance.ephemeral() as instance:
+        result = dg.materialize(
+            [pages, published], instance=instance, raise_on_error=False
+        )
+        assert not result.success
+        assert failure_message(instance, result.run_id) == (
+            f"blocking check pages:one_page_per_entity failed: {SAID}"
+        )

@@ -36,6 +36,7 @@ from pipeline.render.charts.style import (
     status_opacity,
     value_scale,
 )
+from pipeline.render.site_data import system_label
 from pipeline.render.tables import number
 from pipeline.transform.results import SCENARIOS
 
@@ -88,7 +89,7 @@ def scaling_label() -> pl.Expr:
     return pl.format(
         "{} · {} ({})",
         pl.col("submitter_new"),
-        pl.col("system_name_new"),
+        system_label("_new"),
         pl.col("scenario"),
     )
 
@@ -127,7 +128,7 @@ def _pair_rows(
             pl.col(f"result_key{suffix}"),
             pl.col(f"release{suffix}"),
             pl.format(
-                "{} · {}", pl.col(f"submitter{suffix}"), pl.col(f"system_name{suffix}")
+                "{} · {}", pl.col(f"submitter{suffix}"), system_label(suffix)
             ).alias(f"system{suffix}"),
             pl.format(
                 "{} × {}",
@@ -286,7 +287,7 @@ def ratio_strip_chart(
     """Ratios grouped by benchmark on a log axis: the headline view of many pairs."""
     frame = _pair_frame(
         pairs,
-        pl.format("{} · {}", pl.col("submitter_new"), pl.col("system_name_new")),
+        pl.format("{} · {}", pl.col("submitter_new"), system_label("_new")),
         compare,
     )
     spec = fill(

@@ -369,7 +369,8 @@
       ["Round", "release"], ["Benchmark", "benchmark"], ["Scenario", "scenario"],
       ["Division", "division"], ["Submitter", "submitter"], ["System", "system_name"],
       ["Accelerator", "accelerator"], ["Chips", "total_accelerators"],
-      ["Availability", "availability"], ["Software", "software"], ["Result key", "result_key"],
+      ["Availability", "availability"], ["Software", "software"],
+      ["Model as run (open division)", "model_as_run"], ["Result key", "result_key"],
     ];
 
     /* Why two results cannot be divided, or "" when a ratio means something. */
@@ -380,6 +381,11 @@
       if (a.result_unit !== b.result_unit) why.push("different units");
       if (a.division !== b.division) {
         why.push("different divisions (the open division may change the model)");
+      } else if (a.division === "open" && a.model_as_run !== b.model_as_run) {
+        /* The same rule as the pair tables (benchmarks.toml): one model as run means
+           the same submitted model, weight data types, submitter and platform lineage. */
+        why.push("open division: the models as run are not shown to be the same (" +
+          show(a.model_as_run) + " vs " + show(b.model_as_run) + ")");
       }
       return why.join("; ");
     }

@@ -195,3 +195,42 @@ def test_labels_travel_with_a_headline_and_warnings_keep_a_pair_out() -> None:
     # Preview is a disclosure: the 1.5x gain is a headline, with its badge; the 4x
     # gain above every same-hardware gain on record is not.
     assert headline_pairs(pairs)["ratio"].to_list() == [1.5]
+
+
+def _generation_pairs(old_value: float, new_value: float, new_count: int = 8):
+    # The committed registry: H200's predecessor is H100.
+    results = frame(
+        row(release="v6.0", result_value=old_value, total_accelerators=8),
+        row(
+            release="v6.0",
+            accelerator_name="NVIDIA H200-SXM-141GB",
+            platform="acme_h200",
+            result_value=new_value,
+            total_accelerators=new_count,
+            nodes=new_count // 8,
+        ),
+    )
+    return paired(results, "generation_ratio")
+
+
+def test_a_generation_ratio_above_five_is_warned_and_never_a_headline() -> None:
+    # RedHat's v6.0 qwen3-vl Server H200 -> B200 was 6.14x at one scale.
+    pairs = _generation_pairs(100.0, 614.0)
+    strict = pairs.filter(
+        (pl.col("identity_level") == "same_submitter") & ~pl.col("is_per_accelerator")
+    )
+    assert strict["flags"].to_list() == [["large_generation_ratio"]]
+    assert strict["flag_reasons"].to_list() == [
+        "hardware-generation ratio above 5x (ratio 6.14 > 5)"
+    ]
+    assert headline_pairs(pairs).height == 0
+    assert headline_pairs(_generation_pairs(100.0, 180.0))["ratio"].to_list() == [1.8]
+
+
+def test_a_per_accelerator_ratio_of_two_sizes_is_no_headline() -> None:
+    # A 16-GPU H200 system against an 8-GPU H100 one: only per accelerator.
+    pairs = _generation_pairs(100.0, 360.0, new_count=16)
+    same_submitter = pairs.filter(pl.col("identity_level") == "same_submitter")
+    assert same_submitter["is_per_accelerator"].to_list() == [True]
+    assert same_submitter["flags"].to_list() == [[]]
+    assert headline_pairs(pairs).height == 0

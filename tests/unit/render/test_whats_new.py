@@ -75,9 +75,17 @@ def test_sections_pick_what_they_say_they_pick(
             "result_key": key, "nodes": chips // 8,
         }  # fmt: skip
 
-    generation = {"kind": "generation_ratio", "identity_level": "best_of_any"}
+    generation = {"kind": "generation_ratio", "identity_level": "same_submitter"}
     generations = pairs(
         pair(AMD_V60, MI325X_V60, **generation, ratio=1.18),
+        # Another submitter's best on the new chip: a looser reading, not what's new.
+        pair(
+            AMD_V60,
+            MI325X_V60 | {"result_key": "beta", "submitter": "Beta"},
+            kind="generation_ratio",
+            identity_level="best_of_any",
+            ratio=1.47,
+        ),
         # The same chips normalised per accelerator: not "at the same scale".
         pair(
             AMD_V60,
@@ -113,6 +121,7 @@ def test_sections_pick_what_they_say_they_pick(
     latest = (out / "latest.md").read_text()
     new = _section(home, "### New accelerators against their predecessors in v6.0")
     assert "1.18×" in new and "2.50×" not in new and "1.12×" not in new
+    assert "1.47×" not in new
     assert "The 1 pairs of accelerators that appeared before v6.0 are on" in new
     assert "1.12×" in _section(latest, "### New accelerators against")
     scaled = _section(home, "### Scaling at the largest size")
