@@ -39,6 +39,7 @@ from pipeline.source import (
     NotPublished,
     Probe,
     SourceError,
+    TooLarge,
 )
 
 #: Sparse checkout and partial clone as used here need git 2.25 or newer.
@@ -121,6 +122,8 @@ class GitSource:
     _commits: dict[str, str] = field(default_factory=dict, init=False, repr=False)
     _rounds: dict[str, _Round] = field(default_factory=dict, init=False, repr=False)
     _blobs: dict[str, bytes] = field(default_factory=dict, init=False, repr=False)
+    #: Blob id -> size of fetched blobs over ``max_bytes``: never read.
+    _oversized: dict[str, int] = field(default_factory=dict, init=False, repr=False)
 
     is_http = False
     pins_commits = True
@@ -432,6 +435,7 @@ class GitSource:
                 if p in round_.entries and round_.entries[p][0] != "120000"
             }
             - set(self._blobs)
+            - set(self._oversized)
         )
         if not oids:
             return
@@ -455,11 +459,24 @@ class GitSource:
                 stdin="".join(f"{oid}\n" for oid in oids).encode(),
                 network=True,
             )
+            # The pack went to disk (git's own process): each blob's size is known
+            # before a byte of it is read here, so one over the cap is refused
+            # and never held in memory.
+            sizes = self._run(
+                [*git_dir, "cat-file", "--batch-check"],
+                remote=round_.remote,
+                what="sizing fetched files",
+                stdin="".join(f"{oid}\n" for oid in oids).encode(),
+            )
+            for oid, size in _parse_batch_check(sizes):
+                if size > self.max_bytes:
+                    self._oversized[oid] = size
+            readable = [oid for oid in oids if oid not in self._oversized]
             batch = self._run(
                 [*git_dir, "cat-file", "--batch"],
                 remote=round_.remote,
                 what="reading fetched files",
-                stdin="".join(f"{oid}\n" for oid in oids).encode(),
+                stdin="".join(f"{oid}\n" for oid in readable).encode(),
             )
         self._blobs.update(_parse_batch(batch))
 
@@ -484,13 +501,11 @@ class GitSource:
             raise NotPublished(f"{url}: a symbolic link; not followed")
         if entry[1] not in self._blobs:
             self.prefetch(repo, [path])
+        if entry[1] in self._oversized:
+            raise TooLarge(url, f"{self._oversized[entry[1]]} bytes", self.max_bytes)
         content = self._blobs.get(entry[1])
         if content is None:
             raise SourceError(f"{url}: the server did not send this file")
-        if len(content) > self.max_bytes:
-            raise SourceError(
-                f"{url}: {len(content)} bytes exceeds the cap of {self.max_bytes}"
-            )
         return Fetched(
             url=url,
             content=content,
@@ -535,6 +550,14 @@ def _parse_batch(output: bytes) -> Iterator[tuple[str, bytes]]:
         size = int(header[2])
         yield header[0], output[position : position + size]
         position += size + 1
+
+
+def _parse_batch_check(output: bytes) -> Iterator[tuple[str, int]]:
+    """``git cat-file --batch-check`` output: (blob id, size) per object present."""
+    for line in output.decode("ascii", "replace").splitlines():
+        parts = line.split(" ")
+        if len(parts) == 3 and parts[2].isdigit():  # "<oid> missing" is skipped
+            yield parts[0], int(parts[2])
 
 
 def _last_lines(stderr: str) -> str:

@@ -25,11 +25,15 @@ from pipeline.source import (
     OutsideSource,
     Source,
     SourceError,
+    TooLarge,
+    cap_text,
 )
 
 INGESTED = "ingested"
 RAW_TREE_ONLY = "raw tree only"
 NOT_IN_SOURCE = "not in source"
+#: A raw tree whose source failed while its round's summary went on alone.
+SOURCE_ERROR = "source error"
 
 
 class IngestError(RuntimeError):
@@ -53,6 +57,10 @@ class RawOutcome:
     downloaded: int = 0
     #: Files the raw tree snapshot holds (None: not a tree, or not known).
     files_read: int | None = None
+    #: Raw-tree files refused for their size, and how that reads ("1 file over the
+    #: 64 MB cap: <path>"); the rest of the tree is read.
+    over_cap: tuple[str, ...] = ()
+    over_cap_note: str = ""
 
     def to_json(self) -> dict:
         """Plain dict, stored by the IO manager and shown by ``status``."""
@@ -66,6 +74,11 @@ class RawOutcome:
             "disagreement": self.disagreement,
             "downloaded": self.downloaded,
             "files_read": self.files_read,
+            **(
+                {"over_cap": list(self.over_cap), "over_cap_note": self.over_cap_note}
+                if self.over_cap
+                else {}
+            ),
         }
 
 
@@ -325,6 +338,23 @@ class _TreeFileFailed(Exception):
         self.error = error
 
 
+#: Paths an over-cap note names before it says how many more there are.
+OVER_CAP_SHOWN = 3
+
+
+def over_cap_note(paths: list[str], max_bytes: int) -> str:
+    """What a run line and Audit say of refused files: "1 file over the 64 MB cap: a".
+
+    The cap is the source's (``DEFAULT_MAX_BYTES``, 64 MB, unless set smaller).
+    """
+    shown = ", ".join(paths[:OVER_CAP_SHOWN])
+    more = len(paths) - OVER_CAP_SHOWN
+    files = "1 file" if len(paths) == 1 else f"{len(paths)} files"
+    return f"{files} over the {cap_text(max_bytes)} cap: {shown}" + (
+        f" and {more} more" if more > 0 else ""
+    )
+
+
 def fetch_raw_tree(
     release: Release, source: Source, store: SnapshotStore
 ) -> RawOutcome:
@@ -363,6 +393,8 @@ def fetch_raw_tree(
                 f"{version}: raw tree unchanged{_at(commit)} (nothing fetched)",
                 commit=commit,
                 files_read=checked.get("files"),
+                over_cap=tuple(checked.get("over_cap", ())),
+                over_cap_note=checked.get("over_cap_note", ""),
             )
         listing = source.listing(repo, DIVISIONS)
     except NotPublished:
@@ -394,6 +426,7 @@ def fetch_raw_tree(
     )
     files: dict[str, str] = {}
     unread: dict[str, str] = {}
+    over_cap: list[str] = []
     downloaded = 0
 
     def read(path: str) -> bytes:
@@ -406,6 +439,12 @@ def fetch_raw_tree(
             return store.read_blob(stored[path])
         try:
             content = source.fetch(repo, path).content
+        except TooLarge as exc:
+            # Refused while reading: one named rejection, the rest is read.
+            unread[path] = str(exc)
+            if path not in over_cap:
+                over_cap.append(path)
+            raise  # the scan rejects what needed it, with this reason
         except (NotPublished, OutsideSource) as exc:
             unread[path] = str(exc)
             raise  # the scan rejects that folder with this reason
@@ -423,7 +462,7 @@ def fetch_raw_tree(
         stage_raw_tree(paths, read, release=version)
         for path in wanted:
             if is_submitter_csv(path):
-                with contextlib.suppress(NotPublished, OutsideSource):
+                with contextlib.suppress(NotPublished, OutsideSource, TooLarge):
                     read(path)  # recorded under "unread" with the reason
     except _TreeFileFailed as exc:
         if downloaded:
@@ -446,9 +485,15 @@ def fetch_raw_tree(
     snapshot, is_new = store.put(
         version, TREE_FILE, fetched, commit=commit, commit_date=listing.commit_date
     )
+    note = over_cap_note(over_cap, source.max_bytes) if over_cap else ""
     if commit:
         store.mark_checked(
-            version, TREE_FILE, commit, sha256=snapshot.sha256, files=len(files)
+            version,
+            TREE_FILE,
+            commit,
+            sha256=snapshot.sha256,
+            files=len(files),
+            **({"over_cap": over_cap, "over_cap_note": note} if over_cap else {}),
         )
     else:
         record_tree_served(store, version, source, repo, listing, files, snapshot)
@@ -460,6 +505,7 @@ def fetch_raw_tree(
         f"{version}: raw tree of {len(paths)} paths, {len(files)} files read, "
         f"{downloaded} downloaded{_at(commit)} "
         f"({'new snapshot' if is_new else 'unchanged'} {snapshot.sha256[:12]})"
+        + (f"; {note}" if note else "")
         + (
             f"; {len(listing.malformed)} listing entries name no file (kept in the "
             f"snapshot): {listing.malformed[0]}"
@@ -469,6 +515,8 @@ def fetch_raw_tree(
         commit=commit,
         downloaded=downloaded,
         files_read=len(files),
+        over_cap=tuple(over_cap),
+        over_cap_note=note,
     )
 
 

@@ -25,6 +25,7 @@ from pipeline import runlock, settings
 from pipeline.defs.automation import PER_RELEASE
 from pipeline.defs.history import latest_metadata
 from pipeline.discovery import CURSOR_FILE, KNOWN_FILE, cursor_validators
+from pipeline.ingest import SOURCE_ERROR
 from pipeline.manifest import (
     is_version,
     load_manifest,
@@ -558,6 +559,12 @@ def describe_release(
         rejected = latest_metadata(instance, "core_mlperf__tree_rejected", version)
         tree_note = (
             f"; raw tree: {rows.get('rows')} rows, {rejected.get('rows')} rejected"
+            + (f", {tree['over_cap']}" if tree.get("over_cap") else "")
+        )
+    elif tree.get("status") == SOURCE_ERROR:
+        # Its message says why ("v6.0 raw tree not refreshed: <url>: <cause>").
+        tree_note = "; " + str(tree.get("message", SOURCE_ERROR)).removeprefix(
+            f"{version} "
         )
     loss = ""
     if core.get("rejected"):

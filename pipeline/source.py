@@ -60,6 +60,34 @@ class OutsideSource(SourceError):
     """A mirror path resolves outside the mirror (symlink or ``..``); never read."""
 
 
+def cap_text(max_bytes: int) -> str:
+    """The size cap as a run line says it: "64 MB" (MiB, as the constant is written).
+
+    A cap that is no whole number of MB (a test's) is said in bytes: "1000-byte".
+    """
+    mib = 1024 * 1024
+    if max_bytes >= mib and max_bytes % mib == 0:
+        return f"{max_bytes // mib} MB"
+    return f"{max_bytes}-byte"
+
+
+class TooLarge(SourceError):
+    """A file over the size cap, refused while reading: never held whole in memory.
+
+    Every source raises it with the same words (the file, its size where known,
+    the cap), so a raw tree names it as one refused file and reads the rest.
+    """
+
+    def __init__(self, url: str, what: str, max_bytes: int) -> None:
+        short = cap_text(max_bytes)
+        super().__init__(
+            f"{url}: {what} exceeds the cap of {max_bytes} bytes"
+            + ("" if short.endswith("-byte") else f" ({short})")
+            + "; not read"
+        )
+        self.max_bytes = max_bytes
+
+
 @dataclass(frozen=True)
 class Fetched:
     """Bytes of one upstream file and what the source said about them."""
@@ -287,13 +315,17 @@ class Source:
             raise NotPublished(f"{url}: not published (no such file in the mirror)")
         stat = file.stat()
         if stat.st_size > self.max_bytes:
-            raise SourceError(
-                f"{url}: {stat.st_size} bytes exceeds the cap of {self.max_bytes}"
-            )
+            raise TooLarge(url, f"{stat.st_size} bytes", self.max_bytes)
+        # Read with the cap checked as it reads: a file growing after the stat is
+        # stopped at one byte past the cap, never read whole.
+        with file.open("rb") as handle:
+            content = handle.read(self.max_bytes + 1)
+        if len(content) > self.max_bytes:
+            raise TooLarge(url, "the file (it grew while read)", self.max_bytes)
         stat_time = dt.datetime.fromtimestamp(stat.st_mtime, dt.UTC)
         return Fetched(
             url=url,
-            content=file.read_bytes(),
+            content=content,
             fetched_at=_now(),
             # The probe's validator, so what was read can be compared with it later.
             etag=_stamp(stat),
@@ -436,12 +468,12 @@ class Source:
                     return _Reply(response.status_code, response.headers, b"", url)
                 declared = int(response.headers.get("content-length") or 0)
                 if declared > self.max_bytes:
-                    raise self._too_big(url, f"{declared} bytes")
+                    raise TooLarge(url, f"{declared} bytes", self.max_bytes)
                 body = bytearray()
                 for chunk in response.iter_bytes():
                     body.extend(chunk)
                     if len(body) > self.max_bytes:
-                        raise self._too_big(url, "body")
+                        raise TooLarge(url, "the body", self.max_bytes)
                     if time.monotonic() >= deadline:
                         raise self._past_deadline(url)
                 return _Reply(
@@ -463,9 +495,6 @@ class Source:
             f"{url}: not finished within the overall deadline of "
             f"{self.deadline_s:g} s; gave up"
         )
-
-    def _too_big(self, url: str, what: str) -> SourceError:
-        return SourceError(f"{url}: {what} exceeds the cap of {self.max_bytes} bytes")
 
     def _check_status(self, url: str, response: _Reply) -> None:
         if response.status_code == 404:

@@ -21,7 +21,13 @@ from pipeline.defs.ranges import Part, PerPartition, each_partition, outputs
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.extract.submitter_csv import submitter_rows
-from pipeline.ingest import TREE_FILE, RawOutcome, fetch_raw_tree, stored_tree
+from pipeline.ingest import (
+    SOURCE_ERROR,
+    TREE_FILE,
+    RawOutcome,
+    fetch_raw_tree,
+    stored_tree,
+)
 from pipeline.lineage import code_version
 from pipeline.manifest import SUMMARY_NAMES, release_for, version_key
 from pipeline.registry import REGISTRY_DIR
@@ -95,7 +101,7 @@ def raw_mlperf__tree(
             # the last tree snapshot and say why.
             outcome = RawOutcome(
                 release.version,
-                "source error",
+                SOURCE_ERROR,
                 kept,
                 False,
                 f"{release.version} raw tree not refreshed: {exc}"
@@ -111,6 +117,9 @@ def raw_mlperf__tree(
                     {"sha256": snap.sha256, "fetched_at": snap.fetched_at}
                     if snap
                     else {}
+                )
+                | (
+                    {"over_cap": outcome.over_cap_note} if outcome.over_cap else {}
                 )
             },
             snap.sha256 if snap else outcome.status,

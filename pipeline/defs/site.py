@@ -26,6 +26,7 @@ from pipeline import settings
 from pipeline.claims import load_claims
 from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
+from pipeline.ingest import SOURCE_ERROR
 from pipeline.lineage import code_version, git_commit, mermaid
 from pipeline.manifest import release_for, version_key
 from pipeline.publish import mkdocs_build, publish, stage_project
@@ -104,11 +105,25 @@ def rounds_table(store: SnapshotStore, raw: dict, tree: dict) -> pl.DataFrame:
                 ),
                 "files_read": files,
                 "summary": summary.get("status"),
-                "raw_tree": listing.get("status"),
+                "raw_tree": tree_state(listing),
                 "disagreement": summary.get("disagreement") or None,
             }
         )
     return pl.DataFrame(rows, schema=ROUNDS_SCHEMA)
+
+
+def tree_state(outcome: dict) -> str | None:
+    """What Audit says of a round's raw tree: its status, and why where it matters.
+
+    A tree whose source failed says the reason, and files refused for their size
+    are named ("ingested; 1 file over the 64 MB cap: <path>").
+    """
+    status = outcome.get("status")
+    if status == SOURCE_ERROR:
+        return f"{status}: {outcome.get('message', '')}"
+    if outcome.get("over_cap_note"):
+        return f"{status}; {outcome['over_cap_note']}"
+    return status
 
 
 def lineage_of() -> str:
