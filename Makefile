@@ -29,8 +29,13 @@ browser-deps:
 	  echo "installing Debian's chromium for the browser test"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# actionlint checks the workflows (.github/workflows) the way GitHub reads them:
+# expressions, job outputs, permissions, action inputs.
+WORKFLOWS := $(wildcard .github/workflows/*.yml)
+
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/actionlint $(WORKFLOWS)
 
 # Unit tests only (hand-written records, no Dagster run, no browser), on two
 # pytest-xdist workers; modules marked slow are left out.
@@ -43,6 +48,7 @@ test-fast: venv
 # files, spread over the workers.
 test: venv browser-deps
 	$(BIN)/ruff check .
+	$(BIN)/actionlint $(WORKFLOWS)
 	$(BIN)/pytest -n 2 --dist loadfile
 
 site: venv
