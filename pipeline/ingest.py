@@ -135,16 +135,20 @@ def _find_summary(
     source: Source,
     listing: Listing | None,
     kept: Snapshot | None,
-) -> tuple[Fetched | None, str]:
+) -> tuple[Fetched | None, str, dict[str, str]]:
     """The round's summary file (fetched) and its path, or (None, manifest path).
 
     With a listing (the git source) only the names it has are read; otherwise each
-    name is asked for, conditionally where a version of it is stored.
+    name is asked for, conditionally where a version of it is stored. The third
+    value says why each name asked for was not read: a file that became a link
+    (out of the mirror, or a git symlink) is no file of the round, so it is lost
+    like a deleted one, and the outcome says which it was.
     """
     names = candidate_paths(release)
     if listing is not None:
         listed = set(listing.paths)
         names = [name for name in names if name in listed]
+    why: dict[str, str] = {}
     for path in names:
         same = kept if kept is not None and kept.path == path else None
         try:
@@ -154,10 +158,11 @@ def _find_summary(
                 etag=same.etag if same else None,
                 last_modified=same.last_modified if same else None,
             )
-        except NotPublished:
+        except (NotPublished, OutsideSource) as exc:
+            why[path] = str(exc)
             continue
-        return fetched, path
-    return None, release.summary_path
+        return fetched, path, why
+    return None, release.summary_path, why
 
 
 def fetch_release(release: Release, source: Source, store: SnapshotStore) -> RawOutcome:
@@ -203,12 +208,15 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
     # only its summary names are asked for (a root file is its own prefix).
     names = tuple(candidate_paths(release))
     listing = source.listing(release.repository, names) if commit else None
-    fetched, path = _find_summary(release, source, listing, previous)
+    fetched, path, why = _find_summary(release, source, listing, previous)
     where = source.url_for(release.repository, release.summary_path or "")
     if fetched is None:
+        rows_from = (
+            f"the kept snapshot {previous.sha256[:12]}" if previous else "the raw tree"
+        )
         disagreement = (
             f"releases.toml expects {release.summary_path}, but the source has no "
-            f"summary file{_at(commit)}; rows come from the raw tree"
+            f"summary file{_at(commit)}; rows come from {rows_from}"
             if release.has_summary
             else ""
         )
@@ -234,13 +242,19 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
                 commit=commit,
             )
         if previous is not None:
+            # Lost content is said as lost, with where the rows come from now.
+            reason = why.get(previous.path) or (
+                f"{source.url_for(release.repository, previous.path)}: not in the "
+                f"source{_at(commit)}"
+            )
             return RawOutcome(
                 version,
                 NOT_IN_SOURCE,
                 previous,
                 False,
-                f"{version}: {where} is not in the source now; keeping snapshot "
-                f"{previous.sha256[:12]} fetched {previous.fetched_at}",
+                f"{version}: {previous.path} lost upstream ({reason}); rows from "
+                f"the kept snapshot {previous.sha256[:12]} fetched "
+                f"{previous.fetched_at}",
                 commit=commit,
                 disagreement=disagreement,
             )

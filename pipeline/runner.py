@@ -25,7 +25,7 @@ from pipeline import runlock, settings
 from pipeline.defs.automation import PER_RELEASE
 from pipeline.defs.history import latest_metadata
 from pipeline.discovery import CURSOR_FILE, KNOWN_FILE, cursor_validators
-from pipeline.ingest import SOURCE_ERROR
+from pipeline.ingest import NOT_IN_SOURCE, SOURCE_ERROR
 from pipeline.manifest import (
     is_version,
     load_manifest,
@@ -486,12 +486,19 @@ def run_releases(
         if ranged.success:
             outcomes |= {v: RunOutcome(v, True, ranged.run_id, "") for v in block}
             continue
+        # Named here: the reruns may all succeed, and then nothing below would.
         progress(
-            f"one run for {block[0]} to {block[-1]} failed; running each release "
-            "on its own so the others still publish (the failure is named below)"
+            f"one run for {block[0]} to {block[-1]} failed (run {ranged.run_id[:8]}): "
+            f"{ranged.message}; running each release on its own so the others "
+            "still publish"
         )
         for version in block:
             outcomes[version] = run_assets(instance, PER_RELEASE, partition=version)
+        if all(outcomes[v].success for v in block):
+            progress(
+                f"each of {block[0]} to {block[-1]} succeeded on its own: the failure "
+                f"of their one run (run {ranged.run_id[:8]}, above) was no release's"
+            )
     shown = [v for v in versions if v in outcomes]
     for index, version in enumerate(shown, start=1):
         why = f"{reasons[version]}: " if reasons and version in reasons else ""
@@ -578,6 +585,12 @@ def describe_release(
         message = str(raw.get("message") or f"{version}: {raw.get('status')}")
         return (
             message + (tree_note or f"; raw tree: {tree.get('status', 'n/a')}") + loss
+        )
+    if raw.get("status") == NOT_IN_SOURCE:
+        # The source lost the file and a kept snapshot stands in: never "unchanged".
+        return (
+            f"{raw.get('message')}: {core.get('rows')} rows, {core.get('rejected')} "
+            f"rejected, checks {core.get('checks')}" + tree_note + loss
         )
     is_new = bool(raw.get("is_new")) or _stored_since(version, since)
     state = "new snapshot" if is_new else "unchanged"

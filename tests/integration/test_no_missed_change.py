@@ -52,6 +52,16 @@ class Upstream:
             server = stack.enter_context(GitServer(root / "git"))
             self.base = f"git+{server.url}"
 
+    def link_away(self) -> None:
+        """Upstream's summary becomes a symbolic link (out of the round's folder)."""
+        summary = self.folder / "summary.json"
+        summary.unlink()
+        summary.symlink_to(MIRROR_ALT / ROUND / "summary.json")
+        if self.kind == "git":
+            commit_folder(
+                self.repo, self.folder, "Link v6.1", date="2026-02-01T00:00:00Z"
+            )
+
     def correct(self) -> None:
         """Upstream publishes the later v6.1 summary."""
         (self.folder / "summary.json").write_bytes(NEW)
@@ -145,3 +155,32 @@ def test_a_file_touched_but_not_changed_is_verified_by_its_hash_not_rerun(
     code, lines = _run(capsys, "update")
     assert (code, lines) == (0, ["nothing new or changed upstream: no run requested"])
     assert _status_sha(capsys) == _sha(OLD)[:12]
+
+
+@pytest.mark.parametrize("upstream", ["folder", "git"], indirect=True)
+def test_a_summary_turned_into_a_link_is_lost_not_unchanged(
+    upstream: Upstream, capsys: pytest.CaptureFixture
+) -> None:
+    """Item 4: the content the source lost is named, with where the rows come from."""
+    code, lines = _run(capsys, "ingest", "--release", "v6.1")
+    assert code == 0, lines
+    upstream.link_away()
+    code, lines = _run(capsys, "update")
+    assert code == 0, lines
+    (line,) = [line for line in lines if line.startswith("[1/1] ")]
+    why = (
+        "a symbolic link; not followed"
+        if upstream.kind == "git"
+        else "resolves outside the source root (symlink to a file outside the "
+        "mirror); not read"
+    )
+    # Over git discovery sees a new commit; what it holds is for the run to say.
+    reason = "changed upstream" if upstream.kind == "git" else "no longer in the source"
+    assert line.startswith(f"[1/1] {reason}: v6.1: summary.json lost upstream (")
+    assert f"summary.json: {why}); rows from the kept snapshot {_sha(OLD)[:12]} " in (
+        line
+    )
+    assert line.endswith(": 492 rows, 0 rejected, checks 6/6 passed")
+    assert "unchanged" not in line
+    code, lines = _run(capsys, "update")
+    assert (code, lines) == (0, ["nothing new or changed upstream: no run requested"])
