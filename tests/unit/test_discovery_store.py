@@ -252,19 +252,19 @@ def test_the_daily_check_is_on_and_requests_only_a_round_whose_content_changed(
     fetch_release(V61, Source(base), store)
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("release", ["v6.1"])
-        context = dg.build_schedule_context(
-            instance=instance,
-            resources={
-                "source": SourceResource(base=base),
-                "data_dir": DataDirResource(path=str(tmp_path / "data")),
-            },
-        )
-        assert daily_full_check(context) == []
-        # Same size, same time stamp: only content tells it changed.
-        stat = mirror.stat()
-        mirror.write_bytes(OLD.replace(b"Vera Rubin", b"Vera Rub1n", 1))
-        os.utime(mirror, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-        (request,) = daily_full_check(context)
+        resources = {
+            "source": SourceResource(base=base),
+            "data_dir": DataDirResource(path=str(tmp_path / "data")),
+        }
+        # Entered, so the instance the context opens is closed with it (left open,
+        # Dagster's current defs-state storage pointed at it after the test).
+        with dg.build_schedule_context(instance=instance, resources=resources) as c:
+            assert daily_full_check(c) == []
+            # Same size, same time stamp: only content tells it changed.
+            stat = mirror.stat()
+            mirror.write_bytes(OLD.replace(b"Vera Rubin", b"Vera Rub1n", 1))
+            os.utime(mirror, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+            (request,) = daily_full_check(c)
     assert request.partition_key == "v6.1"
     assert request.tags == {"mlperf-ledger/reason": "daily check: changed upstream"}
 
