@@ -39,6 +39,7 @@ from pipeline.render import (
     claims_page,
     data_page,
     explorer,
+    feed,
     history_page,
     home,
     interactivity_page,
@@ -105,6 +106,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     claims_page.build,
     changes_page.build,
     performance_page.build,
+    feed.build,
 ]
 
 

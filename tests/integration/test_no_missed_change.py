@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
+import feedparser
 import polars as pl
 import pytest
 
@@ -133,6 +134,15 @@ def test_a_correction_after_site_is_published_by_the_next_update(
     site = upstream.work / "build" / "site" / "generated"
     changes = html.unescape((site / "changes.html").read_text())
     assert "NVIDIA VeraRubin NVL72" in changes and "NVIDIA Vera Rubin NVL72" in changes
+    # The site's feed announces it, linking the Changes and the release page.
+    feed = feedparser.parse((site / "feed.xml").read_bytes())
+    (entry,) = [e for e in feed.entries if "corrected upstream" in e.title]
+    assert entry.title == "MLPerf Inference v6.1 corrected upstream: 6 results changed"
+    links = {link.rel: link.href for link in entry.links}
+    assert links == {
+        "alternate": "changes.html#changes-v6-1",
+        "related": "releases/v6.1.html",
+    }
 
     # The correction is now what is stored: the next update has nothing to do.
     code, lines = _run(capsys, "update")
