@@ -7,7 +7,7 @@ import re
 import polars as pl
 
 from pipeline.labels import NO_NAME
-from pipeline.render.escape import escape, safe_url
+from pipeline.render.escape import escape
 from pipeline.render.flags_section import flags_section
 from pipeline.render.provenance import NOT_RECORDED, with_upstream
 from pipeline.render.site import (
@@ -125,9 +125,8 @@ def _crosscheck_section(report: pl.DataFrame) -> list[str]:
     def side(prefix: str) -> pl.Expr:
         value = number(pl.col(f"{prefix}_value"))
         linked = pl.format(
-            '<a href="{}">{}</a> {}',
-            safe_url(pl.col(f"{prefix}_url")),
-            value,
+            "{} {}",
+            external_link(value, pl.col(f"{prefix}_url")),
             escape(pl.col(f"{prefix}_unit")),
         )
         return pl.when(pl.col(f"{prefix}_value").is_not_null()).then(linked)

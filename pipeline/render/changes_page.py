@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.render.escape import escape, safe_url
+from pipeline.render.escape import escape
 from pipeline.render.site import Site
 from pipeline.render.site_data import release_order
-from pipeline.render.tables import html_table, relative
+from pipeline.render.tables import external_link, html_table, relative
 from pipeline.transform.corrections import CORRECTIONS_SCHEMA
 
 #: Path under the generated folder, and the docs-relative path links resolve against.
@@ -27,13 +27,11 @@ INTRO = (
 
 
 def _cells(frame: pl.DataFrame) -> pl.DataFrame:
-    key = escape(pl.col("result_key"))
-    link = pl.format('<a href="{}">{}</a>', safe_url(pl.col("result_url")), key)
+    # The key stays when its URL is refused (a Location with U+00A0): the one link
+    # helper falls back to the text, where a formatted <a> would turn the cell null.
     return frame.with_columns(
         c_seen=escape(pl.col("seen_at").str.slice(0, 10)),
-        c_key=pl.when(pl.col("result_url").is_not_null())
-        .then(link)
-        .otherwise(escape(pl.col("result_key"))),
+        c_key=external_link(escape(pl.col("result_key")), pl.col("result_url")),
         c_change=escape(pl.col("change")),
         c_field=escape(pl.col("field")).fill_null("—"),
         c_old=escape(pl.col("old_value")).fill_null("—"),

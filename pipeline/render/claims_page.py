@@ -21,7 +21,14 @@ import polars as pl
 from pipeline.claims import EVALUATION_SCHEMA, Claim
 from pipeline.render.escape import escape, safe_url
 from pipeline.render.site import GENERATED, Site
-from pipeline.render.tables import FIXED_LIMIT, joined, markdown_table, number, relative
+from pipeline.render.tables import (
+    FIXED_LIMIT,
+    external_link,
+    joined,
+    markdown_table,
+    number,
+    relative,
+)
 
 PAGE_TITLE = "Claims"
 NOTICE = (
@@ -126,18 +133,8 @@ def _end_cell(end: str) -> pl.Expr:
         escape(pl.col(f"submitter_{end}")),
         escape(pl.col(f"platform_{end}")),
     )
-    href = safe_url(pl.col(f"result_url_{end}"))
-    linked = (
-        pl.when(href.is_not_null())
-        .then(
-            pl.format(
-                '<a href="{}" title="{}">{}</a>',
-                href,
-                escape(pl.col(f"result_key_{end}")),
-                text,
-            )
-        )
-        .otherwise(text)
+    linked = external_link(
+        text, pl.col(f"result_url_{end}"), title=pl.col(f"result_key_{end}")
     )
     details = pl.format(
         " · {} accelerators · {}",

@@ -9,6 +9,7 @@ get a leading ``'`` (``neutralise_formula``); Parquet keeps the exact values.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,12 +63,23 @@ def neutralise_formula(text: pl.Expr) -> pl.Expr:
     )
 
 
+def neutralise_header(name: str) -> str:
+    """A column name as a CSV header cell: ``neutralise_formula`` for one string.
+
+    Header cells are cells too: a round's grid names its columns after upstream's
+    benchmarks ("=HYPERLINK(...) · Offline (Tokens/s)").
+    """
+    clean = re.sub(CSV_CONTROL, "\ufffd", name)
+    return FORMULA_GUARD + clean if re.match(FORMULA_START, clean) else clean
+
+
 def flat_for_csv(frame: pl.DataFrame) -> pl.DataFrame:
     """The CSV form of a table: nested columns as text, formula-leading text quoted.
 
     CSV has no lists or structs, so lists are joined with "; " and structs written as
     JSON objects (one value per cell; a missing struct is an empty cell). Every text
-    cell then goes through ``neutralise_formula``. Parquet keeps the exact table.
+    cell, and every header, then goes through ``neutralise_formula``. Parquet keeps
+    the exact table.
     """
     exprs = []
     for name, dtype in frame.schema.items():
@@ -83,7 +95,19 @@ def flat_for_csv(frame: pl.DataFrame) -> pl.DataFrame:
             exprs.append(column)
             continue
         exprs.append(neutralise_formula(text).alias(name))
-    return frame.select(exprs)
+    flat = frame.select(exprs)
+    # A guarded "=x" could meet a column already named "'=x": the later one is
+    # numbered, so no header is lost.
+    names: dict[str, str] = {}
+    for column in flat.columns:
+        header = neutralise_header(column)
+        taken = set(names.values())
+        number = 2
+        while header in taken:
+            header = f"{neutralise_header(column)} ({number})"
+            number += 1
+        names[column] = header
+    return flat.rename(names)
 
 
 def write_downloads(

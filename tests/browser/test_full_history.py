@@ -183,6 +183,30 @@ def test_compare_link_round_trips(
     again.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
     text = again.inner_text(".ledger-explorer__verdict")
     assert text.startswith("Not comparable: different benchmarks")
+    # Two open-division runs of llama2-70b-99 in v4.1 by different submitters (GPTQ
+    # int4 on H100, depth-pruned fp16 on H200): not one model as run.
+    gptq, pruned = (
+        next(
+            r for r in rows
+            if r["release"] == "v4.1" and r["division"] == "open"
+            and r["benchmark"] == "llama2-70b-99" and r["scenario"] == "Offline"
+            and needle in (r["platform"] or "")
+        )
+        for needle in ("GPTQ", "DepthPruned")
+    )  # fmt: skip
+    again.goto(
+        explorer + "?compare=" + quote(gptq["result_key"] + "," + pruned["result_key"])
+    )
+    again.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    text = again.inner_text(".ledger-explorer__verdict")
+    assert text.startswith(
+        "Not comparable: open division: the models as run are not shown to be the same"
+    )
+    # Keys from the address are looked up in a Map: the prototype is no result.
+    again.goto(explorer + "?compare=__proto__,constructor")
+    again.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    assert again.locator(".ledger-explorer__verdict").count() == 0
+    assert "NaN" not in again.inner_text("#ledger-explorer")
     context.close()
 
 

@@ -142,7 +142,10 @@ def test_both_ends_of_a_lineage_step_occur_in_one_round(attached):
 
 def test_spellings_across_rounds_are_one_accelerator(attached):
     def ids_of(pattern: str) -> set[str]:
-        rows = attached.filter(pl.col("accelerator_name").str.contains(pattern))
+        # Upstream's spellings (accelerator_name is the registry's one name now).
+        rows = attached.filter(
+            pl.col("accelerator_name_upstream").str.contains(pattern)
+        )
         return set(rows["accelerator_id"])
 
     assert ids_of(r"T4$") == {"nvidia-t4"}
@@ -155,7 +158,9 @@ def test_spellings_across_rounds_are_one_accelerator(attached):
 
 
 def test_multi_node_mixed_systems_are_mixed(attached):
-    mixed = attached.filter(pl.col("accelerator_name").str.contains("Nodes?:"))
+    mixed = attached.filter(
+        pl.col("accelerator_name_upstream").str.contains("Nodes?:")
+    )
     assert mixed.height > 0
     assert mixed["accelerator_id"].unique().to_list() == [
         "mixed-nvidia-a100-sxm-80gb-a30"

@@ -399,7 +399,7 @@
     function renderCompare(byKey) {
       var panel = root.querySelector(".ledger-explorer__compare");
       panel.textContent = "";
-      var rows = picked.map(function (key) { return byKey[key]; }).filter(Boolean);
+      var rows = picked.map(function (key) { return byKey.get(key); }).filter(Boolean);
       if (!rows.length) {
         panel.hidden = true;
         return;
@@ -569,9 +569,11 @@
         row._search = SEARCHED.map(function (f) { return show(row[f]); }).join(" \u0001 ").toLowerCase();
       });
       fillOptions(rows);
-      var byKey = {};
+      /* A Map, not a plain object: a key from the address ("__proto__",
+         "constructor") must find no result rather than the object's prototype. */
+      var byKey = new Map();
       rows.forEach(function (row) {
-        byKey[row.result_key] = row;
+        byKey.set(row.result_key, row);
         var energy = perJoule(row);
         row._per_joule = energy ? energy.value : null;
       });
@@ -580,7 +582,7 @@
         .map(function (c) { return c.field; });
       var state = readUrl(sortable);
       applyToForm(state);
-      picked = state.compare.filter(function (key) { return byKey[key]; });
+      picked = state.compare.filter(function (key) { return byKey.has(key); });
       renderCompare(byKey);
       root.addEventListener("click", function (event) {
         var target = event.target;

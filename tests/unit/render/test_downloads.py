@@ -81,3 +81,16 @@ def test_data_page_says_how_csv_text_is_guarded(
         "In the CSV files, a text cell that starts with `=`, `+`, `-`, `@`, a tab or "
         "a carriage return gets a leading `'`"
     ) in (out / "data.md").read_text()
+
+
+def test_header_cells_are_formula_guarded_and_never_collide() -> None:
+    from pipeline.render.downloads import flat_for_csv
+
+    frame = pl.DataFrame(
+        {"=HYPERLINK(\"x\") · Offline": [1.0], "'=HYPERLINK(\"x\") · Offline": [2.0],
+         "plain": ["@SUM(A1)"]}
+    )  # fmt: skip
+    assert flat_for_csv(frame).write_csv().splitlines() == [
+        '"\'=HYPERLINK(""x"") · Offline","\'=HYPERLINK(""x"") · Offline (2)",plain',
+        "1.0,2.0,'@SUM(A1)",
+    ]
