@@ -66,7 +66,9 @@ def pytest_configure_node(node) -> None:  # noqa: ANN001 (xdist's WorkerControll
     site's URL is written into its sitemap.xml, and Material's instant navigation
     only takes over links listed there, port included, so every worker must reach
     the site at that one URL: the controller serves the folder for the whole run,
-    from before any worker starts (the folder need not exist yet).
+    from before any worker starts (the folder need not exist yet). It is served
+    under a path (``SITE_PREFIX``), as GitHub Pages serves a project site, so
+    every page visit also proves the site works there.
     """
     config = node.config
     shared = config.stash.get(_SHARED_SITE, None)
@@ -76,11 +78,11 @@ def pytest_configure_node(node) -> None:  # noqa: ANN001 (xdist's WorkerControll
         factory = getattr(config, "_tmp_path_factory", None)
         if factory is None:
             return  # each worker builds its own site
-        from tests.browser.server import serve
+        from tests.browser.server import SITE_PREFIX, serve
 
         folder = factory.getbasetemp() / "site"
         stack = ExitStack()
-        url = stack.enter_context(serve(folder / "build" / "site"))
+        url = stack.enter_context(serve(folder / "build" / "site", SITE_PREFIX))
         config.add_cleanup(stack.close)
         shared = config.stash[_SHARED_SITE] = {"folder": str(folder), "url": url}
     node.workerinput[SHARED_SITE] = shared

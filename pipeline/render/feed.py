@@ -14,6 +14,13 @@ content is HTML (``type="html"``) whose upstream strings went through
 ``escape.escape`` and whose upstream links through ``escape.safe_url`` first.
 Links are absolute under the site's URL when it has one; without one they are
 relative to the feed, as RFC 4287 allows.
+
+Every page's head names the feed (``<link rel="alternate" type=
+"application/atom+xml">``, ``site/overrides/main.html``). Material's JavaScript
+fetches ``sitemap.xml`` next to every ``link[rel=alternate]`` it finds (its
+language switch reads alternates from there), so ``generated/sitemap.xml`` is
+written too: an empty sitemap, naming no page, without which every page load would
+request a missing file. The site's own sitemap stays ``sitemap.xml`` at the root.
 """
 
 from __future__ import annotations
@@ -36,6 +43,14 @@ from pipeline.render.site import GENERATED, Site
 #: The feed's path under the generated folder (linked from every page's head by
 #: ``site/overrides/main.html``).
 FEED = "feed.xml"
+#: Next to the feed for Material's sake (see the module docstring).
+SITEMAP_STUB = "sitemap.xml"
+SITEMAP_STUB_TEXT = (
+    '<?xml version="1.0" encoding="utf-8"?>\n'
+    "<!-- Empty on purpose (pipeline/render/feed.py); the site's sitemap is the "
+    "root's. -->\n"
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>\n'
+)
 TITLE = "mlperf-ledger: new MLPerf Inference rounds and upstream corrections"
 #: Changes listed in a correction's entry; the Changes page has all of them.
 LISTED_CHANGES = 10
@@ -301,3 +316,4 @@ def build(site: Site) -> None:
     """Write ``generated/feed.xml`` from the rounds and corrections the site shows."""
     entries = round_entries(site) + correction_entries(site)
     site.write_page(FEED, render_feed(entries, settings.site_url()))
+    site.write_page(SITEMAP_STUB, SITEMAP_STUB_TEXT)

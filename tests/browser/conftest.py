@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.server import serve
+from tests.browser.server import SITE_PREFIX, serve
 from tests.conftest import ROOT, SHARED_SITE
 
 #: Debian's Chromium: Playwright's own browser download is not reachable here.
@@ -146,7 +146,9 @@ def built_site(
     mirror: Path,
 ) -> Iterator[BuiltSite]:
     """The site exactly as `make site` builds it: the Dagster pipeline end to end,
-    from a copy of the real mirror with one hostile record added, served on 127.0.0.1.
+    from a copy of the real mirror with one hostile record added, served on 127.0.0.1
+    under ``SITE_PREFIX`` (as GitHub Pages serves a project site), its site URL set
+    to that address as the publishing workflow sets it.
 
     ``build_seconds`` is how long the pipeline took, in whichever process built it.
     """
@@ -157,6 +159,6 @@ def built_site(
         yield BuiltSite((work / "build" / "site").resolve(), shared["url"], seconds)
         return
     work = tmp_path_factory.mktemp("pipeline")
-    with serve(work / "build" / "site") as url:
+    with serve(work / "build" / "site", SITE_PREFIX) as url:
         seconds = _build(work, mirror, url)
         yield BuiltSite((work / "build" / "site").resolve(), url, seconds)

@@ -124,6 +124,9 @@ class Visitor:
         self.site = site
         self.real_search_index = real_search_index
         self.origin = urlparse(site.url).netloc
+        #: The path the site is served under ("/sub/path/"): responses are recorded
+        #: by their path in the site ("/search/search_index.json").
+        self.prefix = urlparse(site.url).path
         #: Messages of every alert(), confirm() or prompt() any visited page opened.
         self.dialogs: list[str] = []
         self.context = browser.new_context(
@@ -167,6 +170,8 @@ class Visitor:
         # index fetched by Material's worker included (context-wide events).
         size = int(response.headers.get("content-length", "0") or 0)
         path = urlparse(response.url).path
+        if path.startswith(self.prefix):
+            path = "/" + path[len(self.prefix) :]
         if path == SEARCH_INDEX and not self.real_search_index:
             size = self.search_index_bytes
         self.current["total"] += size

@@ -1,4 +1,9 @@
-"""A loopback HTTP server for a built site, as nginx serves it in production.
+"""A loopback HTTP server for a built site, as nginx or GitHub Pages serve it.
+
+The site can be served under a path (``serve(folder, prefix="/sub/path/")``), as
+GitHub Pages serves a project site at ``https://<owner>.github.io/<repo>/``: nothing
+is served outside it, so a root-absolute link or asset fails. A missing file under
+the prefix gets the site's own ``404.html`` with status 404, as both hosts do.
 
 Kept apart from conftest.py so that the root conftest (the pytest-xdist controller,
 which serves the site the workers share) can import it without this package's
@@ -15,14 +20,43 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+#: Where the shared browser-test site is served: under a path, never at the root.
+SITE_PREFIX = "/sub/path/"
+
 
 class QuietHandler(SimpleHTTPRequestHandler):
     """Serves ``<file>.gz`` as ``<file>`` with Content-Encoding: gzip when the client
     accepts it, as nginx's ``gzip_static on;`` does with the build's precompressed
     files (``mkdocs_hooks.precompress``)."""
 
+    #: The URL path the folder is served under ("/" or "/sub/path/").
+    prefix = "/"
+
     def log_message(self, *args: object) -> None:
         pass
+
+    def translate_path(self, path: str) -> str:
+        """The file for ``path`` under the prefix; outside it, a file never there."""
+        if not (path + "/").startswith(self.prefix):
+            return str(Path(self.directory) / ".outside-the-served-path")
+        return super().translate_path("/" + path[len(self.prefix) :])
+
+    def send_error(
+        self, code: int, message: str | None = None, explain: str | None = None
+    ) -> None:
+        """A missing page under the prefix gets the site's 404.html (status 404)."""
+        page = Path(self.directory) / "404.html"
+        inside = (self.path + "/").startswith(self.prefix)
+        if code != 404 or not inside or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     def send_head(self):  # noqa: ANN201 (http.server's own signature)
         path = Path(self.translate_path(self.path))
@@ -53,15 +87,16 @@ class QuietServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(folder: Path) -> Iterator[str]:
-    """``folder`` over HTTP on 127.0.0.1 (a free port), as its base URL.
+def serve(folder: Path, prefix: str = "/") -> Iterator[str]:
+    """``folder`` over HTTP on 127.0.0.1 (a free port) at ``prefix``, as its URL.
 
     The folder need not exist yet: the site's own URL is known before it is built.
     """
-    server = QuietServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(folder)))
+    handler = type("Handler", (QuietHandler,), {"prefix": prefix})
+    server = QuietServer(("127.0.0.1", 0), partial(handler, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
     finally:
         server.shutdown()
         server.server_close()

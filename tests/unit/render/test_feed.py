@@ -244,3 +244,15 @@ def test_hostile_correction_values_stay_text(
     parsed = feedparser.parse(text)
     assert parsed.bozo == 0
     assert "<script" not in parsed.entries[0].summary
+
+
+def test_an_empty_sitemap_sits_next_to_the_feed(
+    data: SiteData, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Material fetches sitemap.xml next to every <link rel="alternate">: without
+    # this file every page load requested a missing generated/sitemap.xml.
+    monkeypatch.setenv("MLPERF_LEDGER_SITE_URL", SITE_URL)
+    _feed_only(data, tmp_path)
+    stub = ET.parse(tmp_path / "generated" / "sitemap.xml").getroot()
+    assert stub.tag == "{http://www.sitemaps.org/schemas/sitemap/0.9}urlset"
+    assert list(stub) == []  # names no page, with or without a site URL
