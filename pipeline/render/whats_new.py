@@ -117,8 +117,8 @@ def _successor_section(
         before=(
             f"{lead}Each accelerator of {escape(release)} against its registered "
             "predecessor on the same benchmark, scenario and division at the same "
-            "accelerator count (the best result of each chip, whoever submitted it): "
-            f"above 1× the successor is faster.{rest}\n",
+            "accelerator count, both measured by one submitter: above 1× the "
+            f"successor is faster.{rest}\n",
         ),
         chart=chart,
         table=pair_table(
@@ -281,9 +281,12 @@ def accelerator_opening(
     """
     if "generations" not in site.pairs:  # a render of accelerator pages alone
         return []
+    # The strict reading only, as What's new: the round is the newest with such a
+    # pair, so the chart is never empty.
     pairs = site.pairs["generations"].filter(
         (pl.col("accelerator_id_new") == accelerator)
         & ~pl.col("is_per_accelerator")
+        & pl.col("is_strict")
         & ~warned()
     )
     if pairs.height == 0:
@@ -294,12 +297,15 @@ def accelerator_opening(
     shown = successors(site, release).filter(
         pl.col("accelerator_id_new") == accelerator
     )
+    if shown.height == 0:
+        return []
     predecessor = ", ".join(sorted(set(shown["chip_old"].to_list())))
     return [
         f"\n## Against its predecessor in {escape(release)}\n",
         f"Against {escape(predecessor)} at the same accelerator count, per benchmark "
-        "and scenario (the best result of each chip); above 1× this accelerator is "
-        "faster. Derived, unofficial ratios; both results are linked.\n",
+        "and scenario (both chips measured by one submitter); above 1× this "
+        "accelerator is faster. Derived, unofficial ratios; both results are "
+        "linked.\n",
         *site.sections(
             page,
             [
