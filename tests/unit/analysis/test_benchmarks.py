@@ -312,3 +312,44 @@ def test_single_stream_and_server_stay_comparable_across_their_metric_updates():
          "result_unit_new": "Queries/s"},
     )  # fmt: skip
     assert flags(comparable(frame, load_compatibility())) == [(True, None)] * 3
+
+
+def test_a_same_model_entry_needs_two_platforms_and_a_unique_lineage():
+    from pipeline.analysis.benchmarks import parse_same_model
+
+    entry = {
+        "lineage": "L", "submitter": "Krai", "releases": ["v5.1"],
+        "platforms": ["a", "b"], "evidence": "both folders name one model",
+    }  # fmt: skip
+    with pytest.raises(CompatibilityError) as error:
+        parse_same_model({"same_model": [entry | {"platforms": ["a"]}]}, "t.toml")
+    assert "platforms: expected two or more platform folders" in str(error.value)
+    with pytest.raises(CompatibilityError) as error:
+        parse_same_model({"same_model": [entry, entry]}, "t.toml")
+    assert str(error.value) == "t.toml: [[same_model]] lineage listed twice: L"
+
+
+def test_a_lineage_is_one_system_family_at_any_size_and_version():
+    from pipeline.analysis.benchmarks import SameModel, model_lineage
+
+    joined = SameModel(
+        "Krai vLLM", "Krai", ("v5.1",), ("h100_x8_vllm", "h200_x8_vllm"), ""
+    )
+    rows = pl.DataFrame(
+        {
+            "submitter": ["Krai", "Krai", "Krai", "Krai", "Other"],
+            "release": ["v1.0", "v2.1", "v5.1", "v5.1", "v5.1"],
+            "platform": [
+                "xavier-armnn-v21.02-neon", "xavier-armnn-v22.05-neon",
+                "h100_x8_vllm", "h200_x8_vllm", "h200_x8_vllm",
+            ],
+        }
+    )  # fmt: skip
+    lineages = rows.select(model_lineage([joined])).to_series().to_list()
+    assert lineages == [
+        "Krai/xavier-armnn-neon",
+        "Krai/xavier-armnn-neon",
+        "Krai vLLM",
+        "Krai vLLM",
+        "Other/h200__vllm",  # system_family drops the count, keeps its "_"
+    ]

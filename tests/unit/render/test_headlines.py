@@ -264,3 +264,24 @@ def test_methodology_states_every_headline_definition() -> None:
     text = " ".join((ROOT / "site" / "methodology.md").read_text().split())
     for kind, definition in HEADLINE_DEFINITIONS.items():
         assert definition in text, kind
+
+
+def test_pair_tables_list_strict_pairs_before_larger_looser_ones() -> None:
+    from pipeline.render.pairs_pages import pair_table
+
+    cells = pl.DataFrame(
+        {
+            "ratio": [28.4, 1.3, 2.0],
+            "is_headline": [False, True, False],
+            "is_strict": [False, True, True],
+            "c_ratio": ["28.40× per accelerator", "1.30×", "2.00× warned"],
+            "c_comparison": ["best_of_any", "same_submitter", "same_submitter"],
+            "c_old": ["a", "b", "c"],
+            "c_new": ["d", "e", "f"],
+        }
+    )
+    table = pair_table(cells, ("Older", "Newer"))
+    order = [
+        table.index(t) for t in ("1.30×", "2.00× warned", "28.40× per accelerator")
+    ]
+    assert order == sorted(order)

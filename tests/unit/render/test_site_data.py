@@ -57,3 +57,24 @@ def test_releases_sort_by_version_number() -> None:
         "v6.1",
         "v10.0",
     ]
+
+
+def test_a_system_label_never_states_a_size_the_result_lacks() -> None:
+    from pipeline.render.site_data import system_label
+
+    rows = pl.DataFrame(
+        {
+            "system_name": [
+                "NVIDIA GB300 NVL72 (72x GB300-288GB_aarch64, TensorRT)",
+                "NVIDIA GB300 NVL72 (72x GB300-288GB_aarch64, TensorRT)",
+                "Dell R760 (2x Intel Xeon)",
+            ],
+            "total_accelerators": [288, 72, 0],
+        }
+    )
+    assert rows.select(system_label()).to_series().to_list() == [
+        "NVIDIA GB300 NVL72 (72x GB300-288GB_aarch64, TensorRT) "
+        "[named for 72; this result: 288 accelerators]",
+        "NVIDIA GB300 NVL72 (72x GB300-288GB_aarch64, TensorRT)",
+        "Dell R760 (2x Intel Xeon)",
+    ]
