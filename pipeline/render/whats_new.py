@@ -46,7 +46,7 @@ def successors(site: Site, release: str) -> pl.DataFrame:
     The strictest reading only (``is_strict``: both chips measured by one submitter
     at the same accelerator count); another submitter's best on the newer chip is a
     looser reading, kept on the generation pages. One per chip pair, benchmark,
-    scenario, division and count.
+    scenario, division, count and submitter: two submitters' pairs are both shown.
     """
     pairs = _in_round(site.pairs["generations"], release).filter(
         ~pl.col("is_per_accelerator") & pl.col("is_strict")
@@ -56,7 +56,7 @@ def successors(site: Site, release: str) -> pl.DataFrame:
     ).unique(
         [
             "chip_new", "chip_old", "benchmark", "scenario", "division",
-            "total_accelerators_new",
+            "total_accelerators_new", "submitter_new",
         ],
         keep="first",
         maintain_order=True,

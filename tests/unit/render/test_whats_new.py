@@ -78,6 +78,13 @@ def test_sections_pick_what_they_say_they_pick(
     generation = {"kind": "generation_ratio", "identity_level": "same_submitter"}
     generations = pairs(
         pair(AMD_V60, MI325X_V60, **generation, ratio=1.18),
+        # Another submitter's own pair of the same chips: shown too.
+        pair(
+            AMD_V60 | {"result_key": "gamma-old", "submitter": "Gamma"},
+            MI325X_V60 | {"result_key": "gamma-new", "submitter": "Gamma"},
+            **generation,
+            ratio=1.09,
+        ),
         # Another submitter's best on the new chip: a looser reading, not what's new.
         pair(
             AMD_V60,
@@ -121,7 +128,7 @@ def test_sections_pick_what_they_say_they_pick(
     latest = (out / "latest.md").read_text()
     new = _section(home, "### New accelerators against their predecessors in v6.0")
     assert "1.18×" in new and "2.50×" not in new and "1.12×" not in new
-    assert "1.47×" not in new
+    assert "1.47×" not in new and "1.09×" in new
     assert "The 1 pairs of accelerators that appeared before v6.0 are on" in new
     assert "1.12×" in _section(latest, "### New accelerators against")
     scaled = _section(home, "### Scaling at the largest size")
