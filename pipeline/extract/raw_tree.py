@@ -600,3 +600,22 @@ def scan_raw_tree(
     )
     results_df, rejected_df = pl.collect_all([results, rejected])
     return results_df, rejected_df
+
+
+def system_files(
+    paths: list[str], *, release: str, rules: RoundRules | None = None
+) -> dict[tuple[str, str, str], str]:
+    """(division, submitter, system folder) -> the system file the scan reads for it.
+
+    The systems table (``pipeline.transform.systems``) describes exactly the systems
+    that have results, from the files the scan read; a listed file that is not there
+    becomes a quarantined row there, not a gap.
+    """
+    rules = rules or rules_for(release)
+    return {
+        (division, submitter, system): _system_file(rules, division, submitter, system)
+        for (division, submitter, system, _, _), files in _scenario_folders(
+            paths, rules
+        ).items()
+        if "loadgen" in files
+    }
