@@ -200,6 +200,9 @@ def bench_results() -> tuple[dict | None, str | None]:
         "raw": dg.AssetIn("raw_mlperf__summary"),
         "tree": dg.AssetIn("raw_mlperf__tree"),
         "submitter": dg.AssetIn("core_mlperf__submitter_check"),
+        "systems": dg.AssetIn("out_mlperf__systems"),
+        "system_fields": dg.AssetIn("out_mlperf__system_fields"),
+        "systems_quarantined": dg.AssetIn("core_mlperf__systems_quarantined"),
     },
     check_specs=[
         dg.AssetCheckSpec(
@@ -230,6 +233,9 @@ def out_site__pages(
     raw: dict,
     tree: dict,
     submitter: pl.LazyFrame,
+    systems: pl.LazyFrame,
+    system_fields: pl.LazyFrame,
+    systems_quarantined: pl.LazyFrame,
 ):
     """Render the pages into ``build/staging/project``; check one page per entity."""
     build = settings.build_dir()
@@ -241,9 +247,12 @@ def out_site__pages(
             strict=True,
         )
     )
-    corrections_df, evaluations, excluded = pl.collect_all(
-        [corrections, claims, exclusions]
-    )
+    corrections_df, evaluations, excluded, systems_df, fields_df, quarantined_df = (
+        pl.collect_all(
+            [corrections, claims, exclusions, systems, system_fields,
+             systems_quarantined]
+        )
+    )  # fmt: skip
     bench, bench_problem = bench_results()
     data = SiteData(
         **frames,
@@ -259,6 +268,9 @@ def out_site__pages(
         claim_evaluations=evaluations,
         bench=bench,
         bench_problem=bench_problem,
+        systems=systems_df,
+        system_fields=fields_df,
+        systems_quarantined=quarantined_df,
     )
     written = render_site(data, project / "site" / "generated")
     generated = project / "site" / "generated"

@@ -43,6 +43,13 @@ TABLE_DESCRIPTIONS = {
     "corrections": "Upstream corrections: fields changed between snapshots of a "
     "release.",
     "claims": "Vendor claims evaluated under each reading, with cited results.",
+    "systems": "Declared system descriptions (the submitter's declaration, not a "
+    "measurement): one row per round, division, submitter and system, with "
+    "system_id, the one identity across rounds, and capacities in bytes where "
+    "stated.",
+    "system_fields": "Every declared field of every system as written, with its "
+    "canonical name, source file and sha256 (unknown fields kept).",
+    "systems_quarantined": "System files that could not be read, with the reason.",
 }
 
 
@@ -228,7 +235,10 @@ def build(site: Site) -> None:
         "accelerator_histories": site.histories,
         "flagged_pairs": site.flagged,
     }
-    for name in ("crosscheck", "exclusions", "corrections"):
+    for name in (
+        "crosscheck", "exclusions", "corrections", "systems", "system_fields",
+        "systems_quarantined",
+    ):  # fmt: skip
         if getattr(data, name) is not None:
             tables[name] = getattr(data, name)
     if data.claim_evaluations is not None:

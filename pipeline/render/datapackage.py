@@ -23,6 +23,7 @@ import polars as pl
 
 from pipeline.analysis.pairing import PAIR_IDENTITY
 from pipeline.render.downloads import FORMULA_GUARD, Download
+from pipeline.transform.systems import SYSTEM_FIELDS_KEY, SYSTEMS_KEY
 
 DESCRIPTOR = "datapackage.json"
 PARQUET_MEDIATYPE = "application/vnd.apache.parquet"
@@ -43,6 +44,8 @@ LICENSES: tuple[dict[str, str], ...] = (
 PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "results": ("release", "result_key"),
     "snapshots": ("release", "path"),
+    "systems": SYSTEMS_KEY,
+    "system_fields": SYSTEM_FIELDS_KEY,
     **{
         name: PAIR_IDENTITY
         for name in ("software_gains", "generation_ratios", "scaling", "flagged_pairs")

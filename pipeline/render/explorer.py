@@ -40,6 +40,7 @@ from pipeline.render.escape import safe_url
 from pipeline.render.site_data import release_order, with_accelerators
 from pipeline.render.tables import relative
 from pipeline.render.vendor import TABULATOR
+from pipeline.transform.systems import with_system_id
 
 if TYPE_CHECKING:
     from pipeline.render.site import Site
@@ -90,6 +91,27 @@ COLUMNS: dict[str, pl.DataType] = {
     "model_as_run": pl.String(),
     "result_key": pl.String(),
     "result_url": pl.String(),
+    # The declared description (out_mlperf__systems), columns off by default: the
+    # system's identity across rounds and what a buyer filters by, with units.
+    "system_id": pl.String(),
+    "accelerator_memory": pl.String(),
+    "accelerator_memory_size": pl.String(),
+    "accelerator_memory_gb": pl.Float64(),
+    "accelerator_interconnect": pl.String(),
+    "host_memory": pl.String(),
+    "host_memory_gb": pl.Float64(),
+    "cooling": pl.String(),
+    "framework": pl.String(),
+    "operating_system": pl.String(),
+}
+#: Description columns and the systems table's column each comes from.
+DESCRIPTION = {
+    "accelerator_memory": "accelerator_memory_capacity",
+    "accelerator_interconnect": "accelerator_interconnect",
+    "host_memory": "host_memory_capacity",
+    "cooling": "cooling",
+    "framework": "framework",
+    "operating_system": "operating_system",
 }
 #: Canonical columns a caller may leave out (``SiteData`` requires fewer than
 #: ``RESULTS_SCHEMA``); they ship as nulls.
@@ -111,10 +133,45 @@ FILTERS: tuple[tuple[str, str], ...] = (
     ("benchmark", "Benchmark"),
     ("scenario", "Scenario"),
     ("power", "Power"),
+    ("accelerator_memory_size", "Accelerator memory"),
+    ("accelerator_interconnect", "Interconnect"),
+    ("cooling", "Cooling"),
 )
 
 
-def explorer_rows(results: pl.DataFrame) -> pl.DataFrame:
+def _gigabytes(column: str) -> pl.Expr:
+    return (pl.col(f"{column}_bytes") / 1e9).round(3)
+
+
+def with_description(
+    results: pl.DataFrame, systems: pl.DataFrame | None
+) -> pl.DataFrame:
+    """Results with their system's id and declared description columns (or nulls)."""
+    keyed = with_system_id(results)
+    place = ["release", "division", "submitter", "platform", "system_id"]
+    if systems is None or not set(place) <= set(keyed.columns):
+        return keyed.with_columns(
+            pl.lit(None, dtype=COLUMNS[c]).alias(c)
+            for c in (*DESCRIPTION, "accelerator_memory_size", "accelerator_memory_gb",
+                      "host_memory_gb")
+        )  # fmt: skip
+    described = systems.select(
+        *place,
+        *(pl.col(source).alias(name) for name, source in DESCRIPTION.items()),
+        accelerator_memory_gb=_gigabytes("accelerator_memory_capacity"),
+        host_memory_gb=_gigabytes("host_memory_capacity"),
+    ).with_columns(
+        accelerator_memory_size=pl.format(
+            "{} GB",
+            pl.col("accelerator_memory_gb").cast(pl.String).str.replace(r"\.0$", ""),
+        )
+    )
+    return keyed.join(described, on=place, how="left", nulls_equal=True)
+
+
+def explorer_rows(
+    results: pl.DataFrame, systems: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """The canonical results as the explorer ships them: one row per result.
 
     Newest round first (version order, not text order), then by result key, so the
@@ -129,7 +186,7 @@ def explorer_rows(results: pl.DataFrame) -> pl.DataFrame:
     order = release_order(results["release"])
     rank = {r: i for i, r in enumerate(order)}
     return (
-        with_accelerators(results.with_columns(missing))
+        with_description(with_accelerators(results.with_columns(missing)), systems)
         .lazy()
         .with_columns(model_lineage=model_lineage())
         .with_columns(
@@ -148,12 +205,12 @@ def explorer_rows(results: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def explorer_data(results: pl.DataFrame) -> bytes:
+def explorer_data(results: pl.DataFrame, systems: pl.DataFrame | None = None) -> bytes:
     """The gzip'd JSON data file: metadata, then every row as an object.
 
     Deterministic: same rows, same bytes (gzip header without name or time).
     """
-    rows = explorer_rows(results)
+    rows = explorer_rows(results, systems)
     meta = {
         "format": FORMAT,
         "rows": rows.height,
@@ -184,7 +241,9 @@ def _filter_controls() -> str:
         '<button type="button" class="md-button md-button--primary" '
         'data-action="download">Download CSV of these rows</button>'
         '<button type="button" class="md-button" data-action="grid" '
-        'aria-pressed="false">Grid of one round</button></div>'
+        'aria-pressed="false">Grid of one round</button>'
+        '<button type="button" class="md-button" data-action="describe" '
+        'aria-pressed="false">Description columns</button></div>'
         "</form>"
     )
 
@@ -201,6 +260,8 @@ def explorer_page(rows: int, page: str = PAGE) -> str:
         "data-library": relative(base, LIBRARY),
         "data-styles": " ".join(relative(base, s) for s in STYLES),
         "data-rows": str(rows),
+        "data-systems": relative(base, "generated/systems.md").removesuffix(".md")
+        + ".html",
     }
     attributes = " ".join(f'{k}="{v}"' for k, v in attrs.items())
     downloads = relative(base, "generated/data.md")
@@ -234,10 +295,17 @@ ratio when they can be compared and why not when they cannot; the address bar ke
 the pair, so the link shares it. **Grid of one round** shows the round chosen in the
 Round filter the official way: one row per system, a column per benchmark ×
 scenario. **Per joule** is work per energy where power was measured.
+**Description columns** shows what each system's submitter declared (accelerator
+memory in GB, 10<sup>9</sup> bytes, as declared; interconnect, host memory, cooling,
+framework, operating system); a system's name links to its description across
+rounds on the [Systems]({relative(base, "generated/systems.md")}) page. The
+description is the submitter's declaration, not a measurement.
 """
 
 
-def write_explorer(results: pl.DataFrame, out_dir: Path) -> list[Path]:
+def write_explorer(
+    results: pl.DataFrame, out_dir: Path, systems: pl.DataFrame | None = None
+) -> list[Path]:
     """Write the page and its data file under ``out_dir`` (``site/generated``).
 
     Returns:
@@ -245,7 +313,7 @@ def write_explorer(results: pl.DataFrame, out_dir: Path) -> list[Path]:
     """
     data_path = out_dir / DATA_FILE
     data_path.parent.mkdir(parents=True, exist_ok=True)
-    data_path.write_bytes(explorer_data(results))
+    data_path.write_bytes(explorer_data(results, systems))
     page_path = out_dir / PAGE
     page_path.parent.mkdir(parents=True, exist_ok=True)
     page_path.write_text(explorer_page(results.height), encoding="utf-8")
@@ -258,4 +326,4 @@ def build(site: Site) -> None:
     Reads ``site.data.results``, the canonical table as the downloads hold it (nulls
     stay null, not the pages' placeholder name), so its CSV matches the Data page's.
     """
-    site.written += write_explorer(site.data.results, site.out_dir)
+    site.written += write_explorer(site.data.results, site.out_dir, site.data.systems)

@@ -47,6 +47,7 @@ from pipeline.render import (
     performance_page,
     power_page,
     release_pages,
+    system_pages,
 )
 from pipeline.render.audit_page import lineage_edges
 from pipeline.render.bundle import write_bundle
@@ -101,6 +102,7 @@ PAGE_BUILDERS: list[PageBuilder] = [
     interactivity_page.build,
     power_page.build,
     explorer.build,
+    system_pages.build,
     data_page.build,
     audit_page.build,
     claims_page.build,

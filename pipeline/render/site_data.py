@@ -282,6 +282,12 @@ class SiteData:
     #: file cannot be shown (``performance_page.load_results``).
     bench: dict | None = None
     bench_problem: str | None = None
+    #: The declared system descriptions (``transform.systems.SYSTEMS_SCHEMA``) and
+    #: every declared field (``DECLARED_SCHEMA``); None: no Systems page.
+    systems: pl.DataFrame | None = None
+    system_fields: pl.DataFrame | None = None
+    #: System files that could not be read (``QUARANTINE_SCHEMA``), or None.
+    systems_quarantined: pl.DataFrame | None = None
 
     def __post_init__(self) -> None:
         _require(self.results, RESULTS_COLUMNS, "results")

@@ -491,6 +491,10 @@ CAPACITY_FIELDS = (
 )
 
 SYSTEMS_KEY = ("release", "division", "submitter", "platform", "system_id")
+#: What identifies one declared field (a summary's columns share one file).
+SYSTEM_FIELDS_KEY = (
+    "release", "division", "submitter", "platform", "source_kind", "field_order",
+)  # fmt: skip
 
 SYSTEMS_SCHEMA: dict[str, pl.DataType] = {
     "release": pl.String,

@@ -30,6 +30,13 @@
     "release", "benchmark", "scenario", "result_unit", "submitter", "system_name",
     "platform", "division", "category", "availability", "accelerator",
     "accelerator_name", "host_cpu_name", "software", "result_key",
+    "accelerator_memory", "accelerator_interconnect", "host_memory", "cooling",
+    "framework", "operating_system",
+  ];
+  /* The declared description's columns: off until "Description columns" is pressed. */
+  var DESCRIPTION = [
+    "accelerator_memory_gb", "accelerator_memory", "accelerator_interconnect",
+    "host_cpu_name", "host_memory_gb", "cooling", "framework", "operating_system",
   ];
 
   function start() {
@@ -131,6 +138,19 @@
       var value = show(cell.getValue());
       if (value) cell.getElement().title = value;
       return document.createTextNode(value);
+    }
+
+    /* The system's name, linked to its description on the Systems page. */
+    function systemCell(cell) {
+      var row = cell.getRow().getData();
+      var value = show(cell.getValue());
+      var base = root.getAttribute("data-systems");
+      if (!base || !/^[a-z0-9-]+$/.test(show(row.system_id))) return textCell(cell);
+      var link = document.createElement("a");
+      link.setAttribute("href", resolve(base) + "#" + row.system_id);
+      link.textContent = value || "(unnamed system)";
+      link.title = value + " — its declared description across rounds";
+      return link;
     }
 
     function numberCell(cell) {
@@ -239,7 +259,7 @@
           formatter: resultCell, frozen: true, cssClass: "ledger-explorer__value",
         }),
         text("Submitter", "submitter", { maxWidth: narrow ? 110 : 220 }),
-        text("System", "system_name", { maxWidth: narrow ? 130 : 280 }),
+        text("System", "system_name", { maxWidth: narrow ? 130 : 280, formatter: systemCell }),
         text("Unit", "result_unit"),
         text("Round", "release", { sorter: versionSorter }),
         text("Benchmark", "benchmark"),
@@ -257,6 +277,17 @@
         },
         text("Software", "software", { maxWidth: 280 }),
         text("Result key", "result_key", { maxWidth: 280 }),
+        numeric("Accelerator memory (GB)", "accelerator_memory_gb", { visible: false }),
+        text("Accelerator memory (declared)", "accelerator_memory", { visible: false, maxWidth: 200 }),
+        text("Interconnect", "accelerator_interconnect", { visible: false, maxWidth: 240 }),
+        text("Host CPU", "host_cpu_name", { visible: false, maxWidth: 240 }),
+        numeric("Host memory (GB)", "host_memory_gb", { visible: false }),
+        text("Cooling", "cooling", { visible: false, maxWidth: 200 }),
+        text("Framework", "framework", { visible: false, maxWidth: 280 }),
+        text("Operating system", "operating_system", { visible: false, maxWidth: 200 }),
+        hidden("host_memory", true),
+        hidden("accelerator_memory_size", true),
+        hidden("system_id", true),
         hidden("power_unit", true),
         hidden("is_higher_better", false),
         hidden("platform", true),
@@ -264,7 +295,6 @@
         hidden("is_inferred", false),
         hidden("accelerator_name", true),
         hidden("nodes", false),
-        hidden("host_cpu_name", true),
         hidden("result_url", true),
         {
           title: "", field: "_compare", formatter: compareCell, headerSort: false,
@@ -627,6 +657,18 @@
         if (key === applied) return;
         applied = key;
         table.setFilter(matcher(current));
+      }
+
+      var describeButton = form.querySelector("[data-action=describe]");
+      if (describeButton) {
+        describeButton.addEventListener("click", function () {
+          var on = describeButton.getAttribute("aria-pressed") !== "true";
+          describeButton.setAttribute("aria-pressed", on ? "true" : "false");
+          DESCRIPTION.forEach(function (field) {
+            var column = table.getColumn(field);
+            if (column) { if (on) column.show(); else column.hide(); }
+          });
+        });
       }
 
       var gridButton = form.querySelector("[data-action=grid]");

@@ -210,7 +210,8 @@ REACHED = (
     "pipeline.render.audit_page", "pipeline.render.benchmark_pages",
     "pipeline.render.changes_page", "pipeline.render.home",
     "pipeline.render.pairs_pages", "pipeline.render.release_pages",
-    "pipeline.render.site", "pipeline.render.tables",
+    "pipeline.render.site", "pipeline.render.system_pages",
+    "pipeline.render.tables",
 )  # fmt: skip
 NOT_REACHED_YET = (
     "pipeline.render.accelerator_pages", "pipeline.render.claims_page",

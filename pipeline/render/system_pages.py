@@ -1,0 +1,297 @@
+"""Systems: every system's declared description across rounds, loaded on demand.
+
+One page (``PAGE``) lists every system (one row per identity, ``transform.systems``:
+submitter, platform, accelerator, count, nodes) with an anchor per system, so any
+page links a result to ``systems.md#<system_id>`` and MkDocs checks the link. The
+description itself is one small JSON file per system (``DATA_DIR``), which the
+page's script (``site/assets/js/systems.js``) fetches when the address names the
+system and shows: the declared description per round with what changed between
+rounds, every result in every round, the software-gain chain with each step's
+ratio, and power where measured. A thousand systems cost a thousand small files,
+never a thousand pages (build time and page budgets).
+
+Every declared string is hostile: the page's cells go through ``escape``; the JSON
+files carry the text as declared and the script inserts it with ``textContent``
+only; result URLs pass ``safe_url``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from pipeline.render.escape import escape, safe_url
+from pipeline.render.site_data import with_accelerators
+from pipeline.render.tables import relative
+from pipeline.transform.systems import system_fields, with_system_id
+
+if TYPE_CHECKING:
+    from pipeline.render.site import Site
+
+PAGE = "systems.md"
+DATA_DIR = "systems"
+FORMAT = "mlperf-ledger system v1"
+SCRIPT = "assets/js/systems.js"
+DECLARED_NOTE = (
+    "The description is the submitter's declaration (its system JSON, or the "
+    "round's summary where no system JSON was read), shown as declared: not "
+    "measured or checked by MLCommons or by this site."
+)
+
+
+def link_of(page: str, system_id: str) -> str:
+    """The link from ``page`` (docs-relative) to one system's description."""
+    return f"{relative(page, f'generated/{PAGE}')}#{system_id}"
+
+
+def keyed_results(results: pl.DataFrame) -> pl.DataFrame:
+    """Results with ``system_id`` (one identity across rounds) and labels."""
+    return with_system_id(with_accelerators(results))
+
+
+def _release_rank(releases: list[str]) -> pl.Expr:
+    return pl.col("release").replace_strict(
+        {r: i for i, r in enumerate(releases)}, default=len(releases),
+        return_dtype=pl.Int32,
+    )  # fmt: skip
+
+
+def _descriptions(
+    systems: pl.DataFrame, fields: pl.DataFrame, releases: list[str]
+) -> pl.DataFrame:
+    """Per system and round, the declared fields in registry order (closed first)."""
+    mapping = system_fields()
+    order = {name: i for i, name in enumerate(mapping.fields)}
+    labels = {name: spec.label for name, spec in mapping.fields.items()}
+    place = ["release", "division", "submitter", "platform"]
+    return (
+        fields.lazy()
+        .filter(
+            pl.col("value").is_not_null() & (pl.col("value").str.strip_chars() != "")
+        )
+        .join(systems.lazy().select(*place, "system_id"), on=place, nulls_equal=True)
+        .with_columns(
+            _json=pl.when(pl.col("source_kind") == "system_json").then(0).otherwise(1),
+            _field_rank=pl.col("field").replace_strict(
+                order, default=len(order), return_dtype=pl.Int32
+            ),
+            label=pl.col("field")
+            .replace_strict(labels, default=None, return_dtype=pl.String)
+            .fill_null(pl.col("field_upstream")),
+            _division=(pl.col("division") != "closed").cast(pl.Int8),
+        )
+        # One value per system, round and field: the system JSON's, closed first.
+        .sort("_json", "_division", "field_order")
+        .unique(["system_id", "release", "field"], keep="first", maintain_order=True)
+        .with_columns(_release=_release_rank(releases))
+        .sort("system_id", "_release", "_field_rank", "field")
+        .with_columns(
+            previous=pl.col("value").shift(1).over(["system_id", "field"]),
+            previous_release=pl.col("release").shift(1).over(["system_id", "field"]),
+        )
+        .with_columns(
+            changed=pl.col("previous").is_not_null()
+            & (pl.col("previous") != pl.col("value"))
+        )
+        .collect()
+    )
+
+
+def system_documents(
+    results: pl.DataFrame,
+    systems: pl.DataFrame,
+    fields: pl.DataFrame,
+    gains: pl.DataFrame,
+    releases: list[str],
+) -> dict[str, dict]:
+    """Each system's JSON document, keyed by system id.
+
+    Identity, each round's declared description, what changed between rounds,
+    every result, the software-gain chain (system level) and power.
+    """
+    keyed = keyed_results(results)
+    described = _descriptions(systems, fields, releases)
+    rounds = described.group_by("system_id", "release", maintain_order=True).agg(
+        pl.col("source_file").first(),
+        pl.col("snapshot_sha256").first().alias("sha256"),
+        pl.col("source_kind").first(),
+        pl.struct("field", "label", "value", "source_file").alias("fields"),
+    )
+    changes = described.filter("changed").select(
+        "system_id", pl.col("previous_release").alias("from"),
+        pl.col("release").alias("to"), "field", "label",
+        pl.col("previous").alias("old"), pl.col("value").alias("new"),
+    )  # fmt: skip
+    shown = keyed.with_columns(
+        url=safe_url(pl.col("result_url"), html=False),
+        _release=_release_rank(releases),
+    ).sort("_release", "benchmark", "scenario", "division", "result_key")
+    result_rows = shown.select(
+        "system_id", "release", "division", "benchmark", "scenario",
+        pl.col("result_value").alias("value"), pl.col("result_unit").alias("unit"),
+        pl.col("power_value").alias("power"), "power_unit", "system_name", "software",
+        pl.col("result_key").alias("key"), "url",
+    )  # fmt: skip
+    ids = keyed.select("result_key", "release", "system_id")
+    chain = (
+        gains.filter(pl.col("identity_level") == "system")
+        .join(
+            ids.rename(
+                {"result_key": "result_key_old", "release": "release_old",
+                 "system_id": "_old"}
+            ),
+            on=["result_key_old", "release_old"],
+        )
+        .join(
+            ids.rename({"result_key": "result_key_new", "release": "release_new"}),
+            on=["result_key_new", "release_new"],
+        )
+        .filter(pl.col("_old") == pl.col("system_id"))
+        .sort("benchmark", "scenario", "division", "release_old", "release_new")
+        .select(
+            "system_id", "division", "benchmark", "scenario",
+            pl.col("release_old").alias("from"), pl.col("release_new").alias("to"),
+            "ratio", pl.col("is_consecutive").alias("consecutive"),
+            pl.col("result_value_old").alias("old"),
+            pl.col("result_value_new").alias("new"), "result_unit",
+            "software_old", "software_new",
+        )
+    )  # fmt: skip
+    identity = (
+        keyed.sort(_release_rank(releases))
+        .group_by("system_id", maintain_order=True)
+        .agg(
+            pl.col("submitter").first(),
+            pl.col("platform").first(),
+            pl.col("accelerator_label").first().alias("accelerator"),
+            pl.col("total_accelerators").first(),
+            pl.col("nodes").first(),
+            pl.col("system_name")
+            .drop_nulls()
+            .unique(maintain_order=True)
+            .alias("names"),
+            pl.col("release").unique(maintain_order=True).alias("releases"),
+        )
+    )
+    parts = {
+        "rounds": rounds,
+        "changes": changes,
+        "results": result_rows,
+        "gains": chain,
+    }
+    grouped = {
+        name: {
+            key[0]: part.drop("system_id").to_dicts()
+            for key, part in frame.partition_by(
+                "system_id", as_dict=True, maintain_order=True
+            ).items()
+        }
+        for name, frame in parts.items()
+    }
+    documents = {}
+    for row in identity.to_dicts():
+        system_id = row.pop("system_id")
+        documents[system_id] = {
+            "format": FORMAT,
+            "id": system_id,
+            **row,
+            "declared_note": DECLARED_NOTE,
+            **{name: grouped[name].get(system_id, []) for name in parts},
+        }
+    return documents
+
+
+def index_rows(documents: dict[str, dict]) -> list[str]:
+    """One table row per system, its anchor the system id (cells escaped)."""
+    rows = []
+    for system_id, doc in sorted(
+        documents.items(), key=lambda item: (item[1]["submitter"] or "", item[0])
+    ):
+        names = " · ".join(escape(n) for n in doc["names"][:3])
+        chips = (
+            f"{doc['total_accelerators'] or '?'} × {escape(doc['accelerator'] or '')}"
+            f" · {doc['nodes'] or 1} node{'s' if (doc['nodes'] or 1) > 1 else ''}"
+        )
+        rows.append(
+            f'<tr id="{system_id}"><td>{escape(doc["submitter"] or "")}</td>'
+            f"<td>{names}<br><small><code>{escape(doc['platform'] or '')}</code>"
+            f"</small></td><td>{chips}</td>"
+            f"<td>{', '.join(escape(r) for r in doc['releases'])}</td>"
+            f'<td style="text-align: right;">{len(doc["results"]):,}</td>'
+            f'<td><a href="#{system_id}" data-system="{system_id}">description'
+            "</a></td></tr>"
+        )
+    return rows
+
+
+def systems_page(documents: dict[str, dict]) -> str:
+    """The page: what a description is, the view's container and the index."""
+    base = f"generated/{PAGE}"
+    source = relative(base, f"generated/{DATA_DIR}/")
+    table = (
+        '<table class="ledger-systems__index" data-search-exclude>'
+        "<thead><tr><th>Submitter</th><th>System (names as declared) and platform"
+        "</th><th>Accelerators</th><th>Rounds</th><th>Results</th><th></th></tr>"
+        "</thead><tbody>" + "".join(index_rows(documents)) + "</tbody></table>"
+    )
+    return f"""---
+title: Systems
+search:
+  exclude: true
+---
+
+# Systems
+
+Every system in the ledger, followed across rounds: one system is one submitter's
+platform (upstream's system folder) with the same accelerator, accelerator count
+and node count, the identity the software gains pair on; its declared names may
+vary. **{len(documents):,}** systems. Choose **description** to see what the
+submitter declared in each round (what changed from the round before is marked),
+every result it has in every round, its software-gain chain with each step's ratio,
+and power where it was measured.
+
+!!! note "Declared, not measured"
+    {DECLARED_NOTE}
+
+<div id="ledger-systems" class="ledger-systems" data-source="{source}">
+<section class="ledger-systems__view" aria-live="polite" hidden></section>
+<noscript>The description view needs JavaScript; every field is in the
+<code>systems</code> and <code>system_fields</code> downloads on the Data page.
+</noscript>
+</div>
+
+{table}
+"""
+
+
+def build(site: Site) -> None:
+    """The Systems page and one JSON per system (``pages.PAGE_BUILDERS``)."""
+    from pipeline.transform.systems import DECLARED_SCHEMA, SYSTEMS_SCHEMA
+
+    data = site.data
+    # Written without descriptions too: the Explorer and other pages link here.
+    systems = (
+        data.systems
+        if data.systems is not None
+        else pl.DataFrame(schema=SYSTEMS_SCHEMA)
+    )
+    fields = (
+        data.system_fields
+        if data.system_fields is not None
+        else pl.DataFrame(schema=DECLARED_SCHEMA)
+    )
+    documents = system_documents(
+        data.results, systems, fields, data.gains, site.releases
+    )
+    folder = site.out_dir / DATA_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    for system_id, document in documents.items():
+        path = folder / f"{system_id}.json"
+        path.write_text(
+            json.dumps(document, ensure_ascii=False, separators=(",", ":")),
+            encoding="utf-8",
+        )
+        site.written.append(path)
+    site.write_page(PAGE, systems_page(documents))
