@@ -30,6 +30,7 @@ from pipeline.render.site import (
     notice,
 )
 from pipeline.render.slugs import slug, unique_slugs
+from pipeline.render.system_pages import with_system_ids
 from pipeline.render.tables import (
     badges,
     external_link,
@@ -320,9 +321,9 @@ def render_accelerator_pages(
     Returns:
         Accelerator id -> docs-relative path of its page (``generated/...``).
     """
-    histories = histories.select(list(HISTORY_SCHEMA)).with_columns(
-        display_name(pl.col(c)).alias(c) for c in hp.NAMED
-    )
+    histories = with_system_ids(
+        histories.select(list(HISTORY_SCHEMA)), site.results
+    ).with_columns(display_name(pl.col(c)).alias(c) for c in hp.NAMED)
     order = {r: i for i, r in enumerate(site.releases)}
     points = (
         hp._labelled(histories, status, min_rounds=1)

@@ -28,6 +28,7 @@ from pipeline.render.site import (
 )
 from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.slugs import anchor_of, anchor_text
+from pipeline.render.system_pages import system_link
 from pipeline.render.tables import (
     external_link,
     html_table,
@@ -189,10 +190,13 @@ def _cells(shown: pl.DataFrame) -> pl.DataFrame:
             escape(pl.col("result_unit")),
         ),
         c_result=pl.format(
-            "{} · {}<br><small>{} · system result {} {}<br>{} · {} · software: "
+            "{} · {}{}<br><small>{} · system result {} {}<br>{} · {} · software: "
             "{}</small>",
             escape(pl.col("submitter")),
             escape(pl.col("system_name")),
+            pl.format(" <small>({})</small>", system_link())
+            if "system_id" in shown.columns
+            else pl.lit(""),
             counts,
             number(pl.col("result_value")),
             escape(pl.col("result_unit")),

@@ -64,7 +64,6 @@ from pipeline.render.site import (
 from pipeline.render.site_data import (
     SiteData,
     release_order,
-    with_accelerators,
     with_names,
 )
 from pipeline.render.slugs import unique_slugs
@@ -114,7 +113,9 @@ PAGE_BUILDERS: list[PageBuilder] = [
 
 def _prepare(data: SiteData, out_dir: Path) -> Site:
     """The render state every builder reads: names, pairs, histories, slugs."""
-    results = with_names(with_accelerators(data.results))
+    # Each result's system id (its description on the Systems page), computed from
+    # the canonical columns before the pages' placeholder names fill them in.
+    results = with_names(system_pages.keyed_results(data.results))
     site = Site(
         data=data,
         results=results,
@@ -128,7 +129,15 @@ def _prepare(data: SiteData, out_dir: Path) -> Site:
     page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
     site.pairs = {
         name: with_names(
-            pairs_pages.merge_levels(pairs_pages.with_vendor(frame, results))
+            system_pages.with_system_ids(
+                system_pages.with_system_ids(
+                    pairs_pages.merge_levels(pairs_pages.with_vendor(frame, results)),
+                    results,
+                    suffix="_old",
+                ),
+                results,
+                suffix="_new",
+            )
         )
         for name, frame in (
             ("gains", page_gains),

@@ -39,6 +39,7 @@ from pipeline.render.site_data import (
     vendor_of,
 )
 from pipeline.render.slugs import slug
+from pipeline.render.system_pages import system_link
 from pipeline.render.tables import (
     html_table,
     markdown_table,
@@ -51,7 +52,7 @@ from pipeline.render.tables import (
 )
 
 
-def _end_cell(suffix: str) -> pl.Expr:
+def _end_cell(suffix: str, *, linked: bool = False) -> pl.Expr:
     """One end of a pair in one cell: release and linked value, then a disclosure.
 
     The disclosure's summary names the submitter, system and chips; opened, it adds
@@ -95,10 +96,11 @@ def _end_cell(suffix: str) -> pl.Expr:
             ),
         ),
         pl.format(
-            "software: {} · {}<br><code>{}</code></details>",
+            "software: {} · {}<br><code>{}</code>{}</details>",
             escape(col("software").fill_null("not stated")),
             escape(col("availability")),
             escape(col("result_key")),
+            pl.format("<br>{}", system_link(suffix)) if linked else pl.lit(""),
         ),
     )
 
@@ -162,8 +164,8 @@ def pair_cells(pairs: pl.DataFrame, rounds: pl.DataFrame | None = None) -> pl.Da
         .then(pl.format("<br><small>{}</small>", escape(skipped)))
         .otherwise(pl.lit(""))
         + _flag_cell(),
-        c_old=_end_cell("_old"),
-        c_new=_end_cell("_new"),
+        c_old=_end_cell("_old", linked="system_id_old" in pairs.columns),
+        c_new=_end_cell("_new", linked="system_id_new" in pairs.columns),
     )
 
 

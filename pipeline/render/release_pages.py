@@ -37,6 +37,7 @@ from pipeline.render.site import (
     sorted_groups,
 )
 from pipeline.render.site_data import is_accelerator_type, system_label, systems_count
+from pipeline.render.system_pages import system_link
 from pipeline.render.tables import (
     disclosure,
     external_link,
@@ -70,13 +71,15 @@ RESULT_COLUMNS = {
 
 def _result_cells(frame: pl.DataFrame) -> pl.DataFrame:
     """Display cells of ranked canonical results, computed once per page."""
+    linked = "system_id" in frame.columns
     return frame.with_columns(
         c_rank=pl.col("rank").cast(pl.String),
         c_submitter=escape(pl.col("submitter")),
         c_system=pl.format(
-            "{}<br><small>{}</small>",
+            "{}<br><small>{}{}</small>",
             escape(system_label()),
             escape(pl.col("platform")),
+            pl.format(" · {}", system_link()) if linked else pl.lit(""),
         ),
         c_chips=chips("total_accelerators", "accelerator_name", "nodes"),
         c_result=result_cell(

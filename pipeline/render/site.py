@@ -27,6 +27,7 @@ from pipeline.render.site_data import (
     is_accelerator_type,
 )
 from pipeline.render.slugs import capped, name_hash
+from pipeline.render.system_pages import SYSTEMS_HREF, href_for
 from pipeline.render.tables import (
     DERIVED_NOTICE,
     relative,
@@ -90,7 +91,13 @@ class Site:
         return self.slugs[kind][name]
 
     def write_page(self, rel: str, text: str) -> str:
-        """Write ``generated/<rel>``; returns its docs-relative path."""
+        """Write ``generated/<rel>``; returns its docs-relative path.
+
+        Links to a system's description (``system_pages.system_link``) become
+        relative to the page here; a partial is shown on the home page.
+        """
+        shown = "index.md" if rel.startswith("partials/") else f"{GENERATED}/{rel}"
+        text = text.replace(SYSTEMS_HREF, href_for(shown))
         path = self.out_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -41,14 +41,68 @@ DECLARED_NOTE = (
 )
 
 
+#: Stands for the Systems page's address in cells computed once for pages at
+#: several depths; ``Site.write_page`` makes it relative to the page it writes.
+SYSTEMS_HREF = "ledger:systems-page"
+
+
 def link_of(page: str, system_id: str) -> str:
     """The link from ``page`` (docs-relative) to one system's description."""
     return f"{relative(page, f'generated/{PAGE}')}#{system_id}"
 
 
+def href_for(page: str) -> str:
+    """What ``SYSTEMS_HREF`` becomes on ``page``: the built Systems page, relative."""
+    return relative(page, f"generated/{PAGE.removesuffix('.md')}.html")
+
+
+def system_link(suffix: str = "") -> pl.Expr:
+    """A link to the row's system description ("" where the row has no system id).
+
+    Ids are lower-case letters, digits and hyphens (``transform.systems``); escaped
+    all the same.
+    """
+    system_id = pl.col(f"system_id{suffix}")
+    return (
+        pl.when(system_id.is_not_null())
+        .then(
+            pl.format(
+                '<a class="ledger-system-link" href="{}#{}">system description</a>',
+                pl.lit(SYSTEMS_HREF),
+                escape(system_id),
+            )
+        )
+        .otherwise(pl.lit(""))
+    )
+
+
+def with_system_ids(
+    frame: pl.DataFrame, keyed: pl.DataFrame, *, suffix: str = ""
+) -> pl.DataFrame:
+    """``frame`` with ``system_id<suffix>``, found by its end's round and result key.
+
+    ``keyed``: results with ``system_id`` (``keyed_results``).
+    """
+    release, key = f"release{suffix}", f"result_key{suffix}"
+    if not {release, key} <= set(frame.columns) or "system_id" not in keyed.columns:
+        return frame
+    ids = keyed.select(
+        pl.col("release").alias(release),
+        pl.col("result_key").alias(key),
+        pl.col("system_id").alias(f"system_id{suffix}"),
+    ).unique([release, key], keep="first")
+    return frame.drop(f"system_id{suffix}", strict=False).join(
+        ids, on=[release, key], how="left", nulls_equal=True
+    )
+
+
 def keyed_results(results: pl.DataFrame) -> pl.DataFrame:
-    """Results with ``system_id`` (one identity across rounds) and labels."""
-    return with_system_id(with_accelerators(results))
+    """Results with ``system_id`` (one identity across rounds) and labels.
+
+    The id is computed from the canonical columns before any page default fills
+    them in, exactly as ``out_mlperf__systems`` computes it.
+    """
+    return with_accelerators(with_system_id(results))
 
 
 def _release_rank(releases: list[str]) -> pl.Expr:

@@ -30,6 +30,7 @@ from pipeline.render.site import (
     page_link,
 )
 from pipeline.render.site_data import best_results, system_label
+from pipeline.render.system_pages import system_link
 from pipeline.render.tables import html_table, result_cell
 
 #: Rows of each top list.
@@ -208,9 +209,12 @@ def _new_benchmarks_section(site: Site, release: str) -> Section:
                 escape(pl.col("division")),
             ),
             c_leader=pl.format(
-                "{} · {}",
+                "{} · {}{}",
                 escape(pl.col("submitter")),
                 escape(system_label()),
+                pl.format("<br><small>{}</small>", system_link())
+                if "system_id" in rows.columns
+                else pl.lit(""),
             ),
             c_result=pl.concat_str(
                 result_cell(

@@ -89,8 +89,11 @@ def test_software_gain_row_cites_both_ends(site: Path) -> None:
         '<details class="ledger-more"><summary>AMD · Supermicro AS-8125GS-TNMR2 · 8 × '
         "AMD Instinct MI300X 192GB HBM3 · 1 node</summary>software: ROCm 6.4.1, vLLM "
         "0.9.2 · available<br><code>5&#46;1-0001&#58;llama2-70b-99&#58;Offline</code>"
-        "</details>" in row
+        '<br><a class="ledger-system-link" href="../systems.html#'
+        'amd-8xmi300x-2xepyc-9575f--ef432e3414">system description</a></details>' in row
     )
+    # Both ends are one system (same submitter, platform, chips and nodes): one id.
+    assert row.count("#amd-8xmi300x-2xepyc-9575f--ef432e3414") == 2
 
 
 def test_every_ratio_page_shows_the_notice(site: Path) -> None:
