@@ -258,24 +258,27 @@ def system_documents(
 
 
 def index_rows(documents: dict[str, dict]) -> list[str]:
-    """One table row per system, its anchor the system id (cells escaped)."""
+    """One table row per system, its anchor the system id (cells escaped).
+
+    Kept small: the page lists every system of every round under the 300 KB
+    HTML budget; the name links the row's own anchor, which opens the description.
+    """
     rows = []
     for system_id, doc in sorted(
         documents.items(), key=lambda item: (item[1]["submitter"] or "", item[0])
     ):
-        names = " · ".join(escape(n) for n in doc["names"][:3])
-        chips = (
-            f"{doc['total_accelerators'] or '?'} × {escape(doc['accelerator'] or '')}"
-            f" · {doc['nodes'] or 1} node{'s' if (doc['nodes'] or 1) > 1 else ''}"
-        )
+        names = doc["names"]
+        name = escape(names[-1] if names else doc["platform"] or "unnamed")
+        more = f" (+{len(names) - 1} names)" if len(names) > 1 else ""
+        nodes = doc["nodes"] or 1
         rows.append(
             f'<tr id="{system_id}"><td>{escape(doc["submitter"] or "")}</td>'
-            f"<td>{names}<br><small><code>{escape(doc['platform'] or '')}</code>"
-            f"</small></td><td>{chips}</td>"
-            f"<td>{', '.join(escape(r) for r in doc['releases'])}</td>"
-            f'<td style="text-align: right;">{len(doc["results"]):,}</td>'
-            f'<td><a href="#{system_id}" data-system="{system_id}">description'
-            "</a></td></tr>"
+            f'<td><a href="#{system_id}">{name}</a>{more}<br>'
+            f"<code>{escape(doc['platform'] or '')}</code></td>"
+            f"<td>{doc['total_accelerators'] or '?'} × "
+            f"{escape(doc['accelerator'] or '')} · {nodes}</td>"
+            f"<td>{' '.join(escape(r) for r in doc['releases'])}</td>"
+            f"<td>{len(doc['results']):,}</td></tr>"
         )
     return rows
 
@@ -283,11 +286,11 @@ def index_rows(documents: dict[str, dict]) -> list[str]:
 def systems_page(documents: dict[str, dict]) -> str:
     """The page: what a description is, the view's container and the index."""
     base = f"generated/{PAGE}"
-    source = relative(base, f"generated/{DATA_DIR}/")
+    source = relative(base, f"generated/{DATA_DIR}") + "/"
     table = (
         '<table class="ledger-systems__index" data-search-exclude>'
-        "<thead><tr><th>Submitter</th><th>System (names as declared) and platform"
-        "</th><th>Accelerators</th><th>Rounds</th><th>Results</th><th></th></tr>"
+        "<thead><tr><th>Submitter</th><th>System (newest name) and platform</th>"
+        "<th>Accelerators · nodes</th><th>Rounds</th><th>Results</th></tr>"
         "</thead><tbody>" + "".join(index_rows(documents)) + "</tbody></table>"
     )
     return f"""---
@@ -301,7 +304,7 @@ search:
 Every system in the ledger, followed across rounds: one system is one submitter's
 platform (upstream's system folder) with the same accelerator, accelerator count
 and node count, the identity the software gains pair on; its declared names may
-vary. **{len(documents):,}** systems. Choose **description** to see what the
+vary. **{len(documents):,}** systems. Choose a system's name to see what the
 submitter declared in each round (what changed from the round before is marked),
 every result it has in every round, its software-gain chain with each step's ratio,
 and power where it was measured.

@@ -1,0 +1,169 @@
+"""The systems table and a system's description on real data: NVIDIA's GB300 NVL72.
+
+The mirror holds NVIDIA's 72-GPU GB300 NVL72 system in three rounds: v5.1 and v6.0
+with their raw trees (system JSONs) and summaries, v6.1 as a summary only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.analysis import attach_accelerators
+from pipeline.extract.raw_tree import system_files
+from pipeline.render.explorer import explorer_rows
+from pipeline.render.site_data import release_order
+from pipeline.render.system_pages import system_documents
+from pipeline.source import Source
+from pipeline.transform.systems import (
+    read_system_files,
+    summary_system_fields,
+    systems_table,
+)
+from tests.analysed import analyse
+
+PLATFORM = "GB300-NVL72_GB300-288GB_aarch64x72_TRT"
+SYSTEM_ID = "nvidia-gb300-nvl72-gb300-288gb-aarch64x72-trt--e5ca0a56e8"
+SUMMARIES = {
+    "v4.1": "summary_results.json",
+    "v5.1": "summary_results.json",
+    "v6.0": "summary_results.json",
+    "v6.1": "summary.json",
+}
+V60_FRAMEWORK = (
+    "TensorRT 10.14, CUDA 13.1, cuDNN 9.17, TensorRT-LLM feat/1.2-mlpinf, NVIDIA "
+    "Dynamo mlperf-v6.0-dynamo-v0.8.0, vLLM CentML:mlperf-inf-mm-q3vl-v6.0"
+)
+V61_FRAMEWORK = V60_FRAMEWORK.removesuffix("v6.0") + "v6.1"
+
+
+@pytest.fixture(scope="module")
+def declared(mirror: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    source = Source(base=str(mirror))
+    found, refused = [], []
+    for release in ("v5.1", "v6.0"):
+        repo = f"inference_results_{release}"
+        systems = system_files(source.list_tree(repo), release=release)
+        fields, quarantined = read_system_files(
+            systems,
+            lambda path, repo=repo: source.fetch(repo, path).content,
+            release=release,
+        )
+        found.append(fields)
+        refused.append(quarantined)
+    for release, name in SUMMARIES.items():
+        content = (mirror / f"inference_results_{release}" / name).read_bytes()
+        found.append(
+            summary_system_fields(
+                content,
+                release=release,
+                source_file=name,
+                sha256=hashlib.sha256(content).hexdigest(),
+            )
+        )
+    return pl.concat(found), pl.concat(refused)
+
+
+@pytest.fixture(scope="module")
+def results(mirror_results: pl.DataFrame) -> pl.DataFrame:
+    return attach_accelerators(mirror_results.lazy()).collect()
+
+
+@pytest.fixture(scope="module")
+def table(declared, results: pl.DataFrame) -> pl.DataFrame:
+    return systems_table(declared[0], results)
+
+
+def test_every_system_file_of_the_trees_is_read(declared) -> None:
+    fields, quarantined = declared
+    assert quarantined.is_empty()
+    files = fields.filter(pl.col("source_kind") == "system_json")
+    counts = files.group_by("release").agg(pl.col("source_file").n_unique())
+    assert dict(counts.sort("release").iter_rows()) == {"v5.1": 125, "v6.0": 111}
+
+
+def test_gb300_nvl72_is_one_system_in_three_rounds(table: pl.DataFrame) -> None:
+    rows = table.filter(
+        (pl.col("submitter") == "NVIDIA") & (pl.col("platform") == PLATFORM)
+    ).sort("release")
+    assert rows.select(
+        "release", "system_id", "total_accelerators", "nodes", "results",
+        "description_source", "framework", "accelerator_memory_capacity_bytes",
+    ).rows() == [
+        ("v5.1", SYSTEM_ID, 72, 18, 4, "system_json", "TensorRT 10.13, CUDA 13.0",
+         288 * 10**9),
+        ("v6.0", SYSTEM_ID, 72, 18, 15, "system_json", V60_FRAMEWORK, 288 * 10**9),
+        ("v6.1", SYSTEM_ID, 72, 18, 11, "summary", V61_FRAMEWORK, None),
+    ]  # fmt: skip
+    # Upstream's name varies; the identity holds.
+    assert rows["system_names"].to_list() == [
+        ["(72x GB300-288GB_aarch64, TensorRT)"],
+        ["NVIDIA GB300 NVL72 (72x GB300-288GB_aarch64, TensorRT)"],
+        ["NVIDIA GB300 NVL72 (72x GB300-288GB_aarch64, TensorRT)"],
+    ]
+    assert rows["source_file"].to_list() == [
+        f"closed/NVIDIA/systems/{PLATFORM}.json",
+        f"closed/NVIDIA/systems/{PLATFORM}.json",
+        "summary.json",
+    ]
+    # The 288-GPU system of the same name is another system.
+    larger = table.filter(
+        (pl.col("submitter") == "NVIDIA")
+        & (pl.col("platform") == "GB300-NVL72_GB300-288GB_aarch64x288_TRT")
+    )
+    assert set(larger["system_id"]) != {SYSTEM_ID}
+
+
+def test_gb300_nvl72_description_gain_chain_and_changes(
+    declared, results: pl.DataFrame, table: pl.DataFrame
+) -> None:
+    gains = analyse(results).software_gains
+    documents = system_documents(
+        results,
+        table,
+        declared[0],
+        gains,
+        release_order(results["release"].unique()),
+    )
+    document = documents[SYSTEM_ID]
+    assert document["releases"] == ["v5.1", "v6.0", "v6.1"]
+    # Fields declared with a value: the system JSONs' and the v6.1 summary's.
+    assert [len(r["fields"]) for r in document["rounds"]] == [30, 31, 10]
+    framework = [
+        (c["from"], c["to"], c["old"], c["new"])
+        for c in document["changes"]
+        if c["field"] == "framework"
+    ]
+    assert framework == [
+        ("v5.1", "v6.0", "TensorRT 10.13, CUDA 13.0", V60_FRAMEWORK),
+        ("v6.0", "v6.1", V60_FRAMEWORK, V61_FRAMEWORK),
+    ]
+    chain = [
+        (g["from"], g["to"], round(g["ratio"], 4), g["consecutive"])
+        for g in document["gains"]
+        if (g["benchmark"], g["scenario"]) == ("deepseek-r1", "Offline")
+    ]
+    assert chain == [
+        ("v5.1", "v6.0", 1.5382, True),
+        ("v5.1", "v6.1", 1.6159, False),
+        ("v6.0", "v6.1", 1.0505, True),
+    ]
+    assert len(document["results"]) == 30
+    assert {r["release"] for r in document["results"]} == {"v5.1", "v6.0", "v6.1"}
+
+
+def test_the_explorer_filters_gb300_by_memory_and_interconnect(
+    results: pl.DataFrame, table: pl.DataFrame
+) -> None:
+    rows = explorer_rows(results, table).filter(pl.col("system_id") == SYSTEM_ID)
+    assert rows.group_by("release").agg(
+        pl.col("accelerator_memory_size").unique(),
+        pl.col("accelerator_interconnect").unique(),
+    ).sort("release").rows() == [
+        ("v5.1", ["288 GB"], ["5th-gen NVLink andNVLink Switches"]),
+        ("v6.0", ["288 GB"], ["5th-gen NVLink andNVLink Switches"]),
+        ("v6.1", [None], [None]),
+    ]
