@@ -166,7 +166,9 @@ def with_description(
             pl.col("accelerator_memory_gb").cast(pl.String).str.replace(r"\.0$", ""),
         )
     )
-    return keyed.join(described, on=place, how="left", nulls_equal=True)
+    return keyed.join(
+        described, on=place, how="left", nulls_equal=True, maintain_order="left"
+    )
 
 
 def explorer_rows(

@@ -92,7 +92,7 @@ def with_system_ids(
         pl.col("system_id").alias(f"system_id{suffix}"),
     ).unique([release, key], keep="first")
     return frame.drop(f"system_id{suffix}", strict=False).join(
-        ids, on=[release, key], how="left", nulls_equal=True
+        ids, on=[release, key], how="left", nulls_equal=True, maintain_order="left"
     )
 
 
@@ -203,7 +203,10 @@ def system_documents(
             on=["result_key_new", "release_new"],
         )
         .filter(pl.col("_old") == pl.col("system_id"))
-        .sort("benchmark", "scenario", "division", "release_old", "release_new")
+        .sort(
+            "benchmark", "scenario", "division", "release_old", "release_new",
+            "result_key_old", "result_key_new",
+        )  # fmt: skip
         .select(
             "system_id", "division", "benchmark", "scenario",
             pl.col("release_old").alias("from"), pl.col("release_new").alias("to"),
@@ -214,7 +217,7 @@ def system_documents(
         )
     )  # fmt: skip
     identity = (
-        keyed.sort(_release_rank(releases))
+        keyed.sort(_release_rank(releases), "result_key", nulls_last=True)
         .group_by("system_id", maintain_order=True)
         .agg(
             pl.col("submitter").first(),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -10,6 +11,8 @@ import pytest
 from pipeline.extract.raw_tree import system_files
 from pipeline.registry import RegistryError
 from pipeline.transform.systems import (
+    SYSTEM_FIELDS_KEY,
+    SYSTEMS_KEY,
     SYSTEMS_SCHEMA,
     capacity_bytes,
     capacity_note,
@@ -288,3 +291,79 @@ def test_system_files_names_the_file_each_result_folder_reads() -> None:
     assert system_files(paths, release="v5.1") == {
         ("closed", "A", "box"): "closed/A/systems/box.json"
     }
+
+
+def test_the_downloads_guard_declared_formulas_and_declare_the_keys(
+    tmp_path: Path,
+) -> None:
+    import csv
+
+    import frictionless
+
+    from pipeline.render.datapackage import write_datapackage
+    from pipeline.render.downloads import write_downloads
+
+    body = json.dumps(
+        {"framework": '=HYPERLINK("https://evil.example")', "cooling": HOSTILE}
+    ).encode()
+    systems, read = _files({"closed/NVIDIA/systems/box.json": body})
+    declared, quarantined = read_system_files(systems, read, release="v6.0")
+    table = systems_table(declared, _results())
+    path = write_datapackage(
+        write_downloads(
+            {
+                "systems": (table, "Systems."),
+                "system_fields": (declared, "Fields."),
+                "systems_quarantined": (quarantined, "Quarantined."),
+            },
+            tmp_path,
+        ),
+        ["mlcommons/inference_results_v6.0"],
+        tmp_path,
+    )
+    report = frictionless.validate(str(path))
+    assert report.flatten(["type", "note"]) == []
+    descriptor = json.loads(path.read_text())
+    keys = {r["name"]: r["schema"].get("primaryKey") for r in descriptor["resources"]}
+    assert keys["systems"] == list(SYSTEMS_KEY)
+    assert keys["system_fields"] == list(SYSTEM_FIELDS_KEY)
+    with (tmp_path / "systems.csv").open(newline="", encoding="utf-8") as handle:
+        v60 = [r for r in csv.DictReader(handle) if r["release"] == "v6.0"]
+    assert v60[0]["framework"] == '\'=HYPERLINK("https://evil.example")'
+    assert v60[0]["cooling"] == HOSTILE
+
+
+def test_documents_do_not_depend_on_the_order_of_the_rows() -> None:
+    from pipeline.render.site_data import empty_pairs
+    from pipeline.render.system_pages import system_documents
+
+    body = json.dumps({"framework": "TRT 10.14", "cooling": "air"}).encode()
+    systems, read = _files({"closed/NVIDIA/systems/box.json": body})
+    declared, _ = read_system_files(systems, read, release="v6.0")
+    results = _results().with_columns(
+        result_key=pl.format("{}-{}", "release", pl.int_range(pl.len())),
+        result_value=pl.lit(1.0),
+        result_unit=pl.lit("Tokens/s"),
+        result_url=pl.lit("javascript:alert(1)"),
+        benchmark=pl.lit("llama2-70b-99"),
+        scenario=pl.lit("Offline"),
+        power_value=pl.lit(None, dtype=pl.Float64),
+        power_unit=pl.lit(None, dtype=pl.String),
+        software=pl.lit(HOSTILE),
+        host_cpu_name=pl.lit("Grace"),
+    )
+    releases = ["v5.1", "v6.0", "v6.1"]
+
+    def documents(frame: pl.DataFrame) -> str:
+        table = systems_table(declared, frame)
+        made = system_documents(frame, table, declared, empty_pairs(), releases)
+        return json.dumps(made, sort_keys=False)
+
+    assert documents(results) == documents(results.reverse())
+    (document,) = json.loads(documents(results)).values()
+    assert document["names"] == [" (72x GB300)", "NVIDIA GB300 NVL72", "NVIDIA GB300"]
+    assert document["releases"] == releases
+    # A URL that is not http(s) is never handed to the page's script.
+    assert {r["url"] for r in document["results"]} == {None}
+    assert document["results"][0]["software"] == HOSTILE
+    assert [r["release"] for r in document["rounds"]] == ["v6.0"]
