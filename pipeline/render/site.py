@@ -27,7 +27,6 @@ from pipeline.render.site_data import (
     is_accelerator_type,
 )
 from pipeline.render.slugs import capped, name_hash
-from pipeline.render.system_pages import SYSTEMS_HREF, href_for
 from pipeline.render.tables import (
     DERIVED_NOTICE,
     relative,
@@ -41,6 +40,11 @@ PAGE_INDEX = "partials/pages.json"
 #: Nav section (its index page) -> its children, read by ``mkdocs_hooks``.
 NAV_FILE = "partials/nav.json"
 METHODOLOGY = "methodology.md"
+#: Stands for the Systems page's address in cells computed once for pages at
+#: several depths (``system_pages.system_link``); ``Site.write_page`` makes it
+#: relative to the page it writes.
+SYSTEMS_HREF = "ledger:systems-page"
+SYSTEMS_PAGE = f"{GENERATED}/systems.html"
 GROUP = ["benchmark", "scenario", "division"]
 
 
@@ -97,7 +101,7 @@ class Site:
         relative to the page here; a partial is shown on the home page.
         """
         shown = "index.md" if rel.startswith("partials/") else f"{GENERATED}/{rel}"
-        text = text.replace(SYSTEMS_HREF, href_for(shown))
+        text = text.replace(SYSTEMS_HREF, relative(shown, SYSTEMS_PAGE))
         path = self.out_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipeline.render.escape import escape, safe_url
+from pipeline.render.site import SYSTEMS_HREF
 from pipeline.render.site_data import with_accelerators
 from pipeline.render.tables import relative
 from pipeline.transform.systems import system_fields, with_system_id
@@ -41,19 +42,9 @@ DECLARED_NOTE = (
 )
 
 
-#: Stands for the Systems page's address in cells computed once for pages at
-#: several depths; ``Site.write_page`` makes it relative to the page it writes.
-SYSTEMS_HREF = "ledger:systems-page"
-
-
 def link_of(page: str, system_id: str) -> str:
     """The link from ``page`` (docs-relative) to one system's description."""
     return f"{relative(page, f'generated/{PAGE}')}#{system_id}"
-
-
-def href_for(page: str) -> str:
-    """What ``SYSTEMS_HREF`` becomes on ``page``: the built Systems page, relative."""
-    return relative(page, f"generated/{PAGE.removesuffix('.md')}.html")
 
 
 def system_link(suffix: str = "") -> pl.Expr:

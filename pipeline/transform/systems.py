@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -118,7 +119,7 @@ class SystemFields:
 
 
 def _parse(document: Mapping[str, Any], file: str) -> SystemFields:
-    top = Table.document(document, file)
+    top = Table.document(document, file, SystemFieldsError)
     top.only(("field", "alias", "summary"))
     fields: dict[str, FieldSpec] = {}
     for entry in top.tables("field", non_empty=True):
@@ -164,10 +165,15 @@ def parse_system_fields(document: Mapping[str, Any], file: str) -> SystemFields:
     return _parse(document, file)
 
 
+def load_system_fields(path: str | Path = REGISTRY) -> SystemFields:
+    """Read and check a system-fields registry (the committed one by default)."""
+    return load_registry(path, _parse, SystemFieldsError)
+
+
 @cache
 def system_fields() -> SystemFields:
     """The committed mapping, read once per process."""
-    return load_registry(REGISTRY, _parse, SystemFieldsError)
+    return load_system_fields()
 
 
 def normalised_key(key: str) -> str:

@@ -22,7 +22,7 @@ from pipeline.registry import (
     load_registry,
 )
 from pipeline.render import provenance
-from pipeline.transform import submitter_check
+from pipeline.transform import submitter_check, systems
 
 PIPELINE = Path(__file__).parents[2] / "pipeline"
 
@@ -55,6 +55,7 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
         lambda path: load_registry(path, submitter_check._parse), RegistryError
     ),
     "vocabulary.toml": (lambda path: load_registry(path, _vocabulary), RegistryError),
+    "system_fields.toml": (systems.load_system_fields, systems.SystemFieldsError),
 }  # fmt: skip
 
 
