@@ -107,6 +107,8 @@ def explorer_site(
     (docs / "index.md").write_text("# Home\n\n[Explorer](generated/explorer.md)\n")
     (docs / "generated" / "data.md").parent.mkdir(parents=True)
     (docs / "generated" / "data.md").write_text("# Data\n")
+    # The Explorer links each system's description on the Systems page.
+    (docs / "generated" / "systems.md").write_text("# Systems\n")
     results = _results(mirror_results)
     write_explorer(results, docs / "generated")
     site.mkdir()
