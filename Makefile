@@ -45,11 +45,12 @@ test-fast: venv
 
 # Two workers (pytest-xdist, one per core), whole files per worker so each module's
 # fixtures are built once; the site is built once and its pages visited in several
-# files, spread over the workers.
+# files, spread over the workers. Files go out in collection order, the longest
+# first (tests/conftest.py LONGEST_FIRST), not xdist's most-tests-first.
 test: venv browser-deps
 	$(BIN)/ruff check .
 	$(BIN)/actionlint $(WORKFLOWS)
-	$(BIN)/pytest -n 2 --dist loadfile
+	$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 site: venv
 	mkdir -p $(DAGSTER_HOME)

@@ -87,6 +87,7 @@ from benchmarks.workloads import (
     Measurement,
     bench_analytics,
     bench_cold_build,
+    bench_correction,
     bench_git,
     bench_incremental,
     bench_mkdocs_floor,
@@ -199,6 +200,7 @@ def run(
         bench_noop(h, state)
         git_rounds = bench_git(h)
         bench_incremental(h)
+        bench_correction(h)
         bench_analytics(h, state)
         bench_raw_tree(h)
         bench_snapshot_diff(h)

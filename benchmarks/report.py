@@ -77,6 +77,38 @@ def format_value(value: float | None, unit: str) -> str:
     return f"{value:.3g} {unit}".strip()
 
 
+#: Measurements whose step profile the console report shows.
+PROFILED = ("cold_full", "incremental", "correction", "noop_update")
+
+
+def profile_rows(measurement: Mapping[str, Any]) -> list[tuple[str, float, float]]:
+    """``(part, seconds, share of the whole process)`` of a profiled measurement.
+
+    Each asset step Dagster timed, then what no step accounts for: Dagster's own
+    work inside the runs (launch, events, IO) and the process outside any run
+    (start, imports, instance, discovery, stop). The parts add up to the process.
+    [] when the measurement is not profiled or carries no profile.
+    """
+    if measurement.get("name") not in PROFILED:
+        return []
+    profile = (measurement.get("detail") or {}).get("profile") or {}
+    total = profile.get("timed_s")
+    if not isinstance(total, int | float) or total <= 0:
+        return []
+    steps = [
+        (str(s["step"]), float(s["seconds"])) for s in profile.get("top_steps", [])
+    ]
+    step_s = float(profile.get("step_s") or 0.0)
+    run_s = float(profile.get("run_wall_s") or 0.0)
+    parts = [
+        *steps,
+        ("other steps", step_s - sum(seconds for _, seconds in steps)),
+        ("Dagster outside the steps (launch, events, IO)", run_s - step_s),
+        ("outside any run (start, imports, instance, discovery, stop)", total - run_s),
+    ]
+    return [(name, s, s / total) for name, s in parts if round(s, 3) > 0]
+
+
 def render_report(results: Mapping[str, Any]) -> str:
     """The console summary: every measurement, then every target with its verdict."""
     lines = []
@@ -100,6 +132,14 @@ def render_report(results: Mapping[str, Any]) -> str:
             f"  [{mark}] {t['label']:<56} {value:>9}  {against:>7} floor  "
             f"target {t['target']}{note}"
         )
+    for m in results.get("measurements", []):
+        rows = profile_rows(m)
+        if rows:
+            lines += ["", f"  Where the time goes: {m['label']} (last repetition)"]
+            lines += [
+                f"    {step:<58} {seconds:8.2f} s  {share * 100:5.1f} %"
+                for step, seconds, share in rows
+            ]
     rounds = results.get("git_source") or {}
     if rounds:
         lines += ["", "  Over git, per round (the last cold build):"]

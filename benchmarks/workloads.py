@@ -370,6 +370,73 @@ def bench_incremental(h: Harness) -> Measurement:
     )
 
 
+#: The round an upstream correction is measured on, and where its later version is.
+CORRECTED_RELEASE = "v6.1"
+CORRECTED_FILE = "summary.json"
+
+
+def alt_mirror(mirror: Path) -> Path:
+    """The mirror of later upstream versions next to ``mirror`` (``-alt``)."""
+    return mirror.parent / f"{mirror.name}-alt"
+
+
+def bench_correction(h: Harness) -> Measurement | None:
+    """The full mirror built cold; then upstream corrects a round, and ``update``.
+
+    v6.1's summary is replaced by its later version from the ``-alt`` mirror. As
+    for a new release, the built state is restored before every repetition, so each
+    measures the same step. None (and said) when there is no later version.
+    """
+    name = f"inference_results_{CORRECTED_RELEASE}"
+    corrected = alt_mirror(h.mirror) / name / CORRECTED_FILE
+    if not corrected.is_file():
+        h.say(f"correction: no {corrected}; not measured")
+        return None
+    work = h.root / "correction"
+    every = [v for v, _ in mirror_releases(h.mirror)]
+    mirror = copy_mirror(h.mirror, every, work / "mirror")
+    published = (mirror / name / CORRECTED_FILE).read_bytes()
+    state, pristine = work / "state", work / "pristine"
+    env = h.env_for(state, mirror)
+    h.say("correction: building the full mirror copy (not timed)")
+    state.mkdir(parents=True)
+    base = run_process("correction base", cli("site"), env, h.log("base"))
+    run_process("correction warm-up", cli("update"), env, h.log("warmup"))
+    shutil.copytree(state, pristine, symlinks=True)
+
+    def restore_and_correct() -> None:
+        remove_tree(state)
+        shutil.copytree(pristine, state, symlinks=True)
+        shutil.copyfile(corrected, mirror / name / CORRECTED_FILE)
+
+    def withdraw() -> None:
+        (mirror / name / CORRECTED_FILE).write_bytes(published)
+
+    h.child(
+        Measurement(
+            "read_corrected", f"Floor: read + parse the corrected {CORRECTED_RELEASE}",
+            "floor",
+        ),
+        "read_floor",
+        {"folders": [str(corrected.parent)]},
+    )
+    measurement = Measurement(
+        "correction",
+        f"Upstream corrects {CORRECTED_RELEASE}, then update (whole process)",
+    )
+    measurement.detail.update(
+        corrected_release=CORRECTED_RELEASE, base_build_s=round(base.process_s, 3)
+    )
+    return h.command(
+        measurement,
+        cli("update"),
+        env,
+        expect_runs="some",
+        before=restore_and_correct,
+        after=withdraw,
+    )
+
+
 def bench_analytics(h: Harness, state: Path) -> None:
     """The analytics assets on the cold build's table at every scale, and the floor."""
     table = state / "data" / "assets" / "core_mlperf__all_results" / "_.parquet"

@@ -18,7 +18,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -154,11 +154,35 @@ class _Reply:
     url: str
 
 
-def _listed(file: Path, inside: Path) -> bool:
-    """Whether a walked mirror entry is a file to list; one leading out always is."""
-    if file.is_symlink() and not file.resolve().is_relative_to(inside):
-        return True
-    return file.is_file()
+def _walk_files(top: Path, inside: Path) -> Iterator[str]:
+    """Every file to list below a mirror folder (``os.scandir``, one pass).
+
+    The entries' types come with the folder listing, so a plain file costs no
+    system call of its own (``rglob`` and a check per entry stat-ed each one
+    twice: 37.5k folders and files for 12.7k files). Symlinked folders are not
+    descended into; a symlink leading out of ``inside`` is listed by its name,
+    never stat-ed, so that fetch refuses it and the scan reports it rather than
+    losing it; a symlink inside is listed when it names a file. Folders that
+    cannot be read are skipped, as ``rglob`` skipped them.
+    """
+    folders = [os.fspath(top)]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listed = list(entries)
+        except PermissionError:
+            continue
+        for entry in listed:
+            if entry.is_symlink():
+                # Out of the mirror: listed unseen (``or`` stops before the stat).
+                leads_out = not Path(entry.path).resolve().is_relative_to(inside)
+                if leads_out or entry.is_file():
+                    yield entry.path
+            elif entry.is_dir(follow_symlinks=False):
+                folders.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                yield entry.path
 
 
 def _stamp(stat: os.stat_result) -> str:
@@ -663,20 +687,18 @@ class Source:
                     f"{root}: not published (no such folder in the mirror)"
                 )
             # A division folder leading out of the mirror is refused, not walked;
-            # rglob does not descend into symlinked folders below it. A symlink
-            # leading out is listed by its name inside the mirror, never stat-ed,
-            # so that fetch refuses it and the scan reports it rather than losing it.
+            # below it, see _walk_files.
             inside = self._local_root(repo)
             self._contained(repo, "", "folder")
             for prefix in wanted:
                 self._contained(repo, prefix, "folder")
+            start = len(os.fspath(root)) + 1
             return Listing(
                 sorted(
-                    file.relative_to(root).as_posix()
+                    path[start:].replace(os.sep, "/")
                     for prefix in wanted
                     if (root / prefix).is_dir()
-                    for file in (root / prefix).rglob("*")
-                    if _listed(file, inside)
+                    for path in _walk_files(root / prefix, inside)
                 )
             )
         api = (api_base or self.tree_api_base()).rstrip("/")

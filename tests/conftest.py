@@ -50,6 +50,51 @@ def pytest_configure(config: pytest.Config) -> None:
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
+#: Test files that take longest, longest first (seconds of one 2-core run, serial,
+#: measured with ``--durations``). ``make test`` hands files to its two workers in
+#: collection order (``--no-loadscope-reorder``), so these start first and the
+#: short files fill the gaps at the end. xdist's default order (most tests first)
+#: started them last: a 70 s file beginning when the other worker had nothing left
+#: was minutes of one idle core. The two page parts and the full-history build
+#: lead, so the worker that builds the shared site (``built_site``) is not waited
+#: for by the other, which builds the full history meanwhile.
+LONGEST_FIRST = (
+    "tests/browser/test_pages_0.py",  # ~80 s: the shared site's build and visits
+    "tests/browser/test_full_history.py",  # ~70 s: its own full-history build
+    "tests/integration/test_no_missed_change.py",  # ~60 s
+    "tests/browser/test_pages_1.py",  # ~47 s
+    "tests/integration/test_git_source.py",  # ~58 s
+    "tests/integration/test_update_e2e.py",  # ~33 s
+    "tests/integration/test_ingest_pipeline.py",  # ~31 s
+    "tests/browser/test_site.py",  # ~25 s
+    "tests/integration/test_reproducible.py",  # ~15 s
+    "tests/integration/test_quiet_update.py",  # ~12 s
+    "tests/browser/test_explorer.py",  # ~10 s
+)
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Files of ``LONGEST_FIRST`` first, in its order; each file's own order kept.
+
+    The sort is stable and by file only: tests that run in file order
+    (test_update_e2e.py) keep it. Every worker sorts alike, as xdist requires.
+    """
+    rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
+    last = len(rank)
+
+    def key(item: pytest.Item) -> int:
+        path = Path(str(item.path)).resolve()
+        try:
+            name = path.relative_to(ROOT).as_posix()
+        except ValueError:
+            return last
+        return rank.get(name, last)
+
+    items.sort(key=key)
+
+
 #: ``workerinput`` key of the built site the xdist workers share: its folder and URL.
 SHARED_SITE = "mlperf_ledger_shared_site"
 _SHARED_SITE = pytest.StashKey[dict[str, str]]()

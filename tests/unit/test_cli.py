@@ -481,3 +481,27 @@ def test_update_full_compares_stored_rounds_by_content(
         ("quiet_tick", True), ("update", True), ("quiet_tick", False),
         ("update", False),
     ]  # fmt: skip
+
+
+def test_the_console_script_ends_without_teardown_but_runs_exit_handlers(
+    tmp_path: Path,
+) -> None:
+    """main() without argv ends the process (no teardown): exit handlers still run,
+    buffered output still reaches the pipe, the exit code is the command's."""
+    marker = tmp_path / "atexit-ran"
+    script = (
+        "import atexit, pathlib, sys\n"
+        f"atexit.register(pathlib.Path({str(marker)!r}).write_text, 'yes')\n"
+        "print('buffered before main', end='')\n"
+        "sys.argv = ['mlperf-ledger', 'ingest', '--release', 'bogus']\n"
+        "from pipeline.cli import main\n"
+        "main()\n"
+        "print('never reached')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stdout == "buffered before main"
+    assert done.stderr == "error: --release 'bogus': expected a version like v6.1\n"
+    assert marker.read_text() == "yes"

@@ -36,6 +36,36 @@ def test_local_listing_keeps_only_the_division_folders(tree: Path) -> None:
     ]
 
 
+def test_local_listing_of_links_folders_and_special_files(
+    tree: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """One scandir pass lists what rglob listed: a link out by its name, a link to a
+    file inside; never a link to a folder (nor below it), a dangling link or a FIFO."""
+    import os
+
+    root = tree / REPO
+    outside = tmp_path_factory.mktemp("outside")  # not below the mirror (tree)
+    (outside / "deep").mkdir()
+    (outside / "secret.txt").write_text("s")
+    (outside / "deep" / "more.txt").write_text("m")
+    closed = root / "closed" / "A"
+    (closed / "alias.json").symlink_to(closed / "systems" / "s.json")
+    (closed / "out.txt").symlink_to(outside / "secret.txt")
+    (closed / "out-folder").symlink_to(outside / "deep")
+    (closed / "in-folder").symlink_to(closed / "systems")
+    (closed / "dangling.json").symlink_to(closed / "missing.json")
+    (closed / "empty").mkdir()
+    os.mkfifo(closed / "pipe")
+    assert Source(base=str(tree)).list_tree(REPO) == [
+        "closed/A/alias.json",
+        "closed/A/out-folder",
+        "closed/A/out.txt",
+        "closed/A/results/s/resnet50/Offline/performance/run_1/mlperf_log_summary.txt",
+        "closed/A/systems/s.json",
+        "open/B/systems/t.json",
+    ]
+
+
 def test_local_listing_honours_prefixes(tree: Path) -> None:
     assert Source(base=str(tree)).list_tree(REPO, prefixes=("open",)) == [
         "open/B/systems/t.json"
