@@ -6,7 +6,6 @@ import polars as pl
 
 from pipeline.benchmark_tasks import load_tasks
 from pipeline.render import charts, safe
-from pipeline.render.escape import safe_url
 from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site import (
     GENERATED,
@@ -66,7 +65,7 @@ def _best_chart(
         "result_key",
         "is_preview",
         "is_inferred",
-        safe_url(pl.col("result_url"), html=False).alias("url"),
+        safe.chart_url(pl.col("result_url")).alias("url"),
     )
     y_scale = charts.value_scale(frame["metric"])
     return charts.release_lines_chart(

@@ -17,7 +17,6 @@ from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS, accelerator_his
 from pipeline.labels import display_name
 from pipeline.render import charts, safe
 from pipeline.render.coverage import NOT_IN_SOURCE, skip_note_expr
-from pipeline.render.escape import safe_url
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site import (
     GENERATED,
@@ -283,7 +282,7 @@ def lines_chart(
         "result_key",
         "is_preview",
         "is_inferred",
-        safe_url(pl.col("result_url"), html=False).alias("url"),
+        safe.chart_url(pl.col("result_url")).alias("url"),
     )
     colours = (
         charts.accelerator_scale_spec(frame)

@@ -203,13 +203,13 @@ def ident(value: pl.Expr) -> MdExpr:
 
 
 def numeric(value: pl.Expr) -> MdExpr:
-    """A number as Polars writes it ("97.5", "-3", "1e+20"): digits and signs only.
+    """A number as written ("97.5", "-3", "1,234.5", "1e+20"): digits and signs only.
 
     Anything else is dropped, so even a string column given by mistake cannot carry
     markup; a number is written as it is (escaping would turn "97.5" into
     "97&#46;5", a line-start rule).
     """
-    return MdExpr(value.cast(pl.String).str.replace_all(r"[^0-9.eE+-]", ""))
+    return MdExpr(value.cast(pl.String).str.replace_all(r"[^0-9.,eE+-]", ""))
 
 
 def href(value: pl.Expr) -> MdExpr:
@@ -272,6 +272,16 @@ def link(
     template = f'<a href="{{}}"{{}}{attributes}>{{}}</a>'
     anchor = pl.format(template, href, title_attr, inner)
     return MdExpr(pl.when(href.is_not_null()).then(anchor).otherwise(inner))
+
+
+def chart_url(url: pl.Expr) -> pl.Expr:
+    """An upstream URL for chart data or the Explorer's JSON: http(s) or null.
+
+    JSON context, not markup: ``&`` stays ``&`` (an entity would corrupt the link);
+    the chart files escape ``<``, ``>`` and ``&`` as JSON escapes
+    (``charts.spec.json_text``) and Vega opens only what ``safe_url`` let through.
+    """
+    return safe_url(url, html=False)
 
 
 def accepts(url: str | None) -> bool:
