@@ -42,11 +42,16 @@ HTML_FIELD = "__html__"
 
 
 class _Formatter(string.Formatter):
-    """``Md.format``'s formatter: numbers as written, ``Md`` raw, the rest escaped.
+    """``Md.format``'s formatter: numbers as written, markup raw, the rest escaped.
 
     A number cannot carry markup, and escaping it would turn "1.5" into "1&#46;5"
     (a line-start rule): ints and floats are formatted with their spec, unescaped.
+    Everything else goes through the template's ``escape`` (``Md.escape``).
     """
+
+    def __init__(self, escape_text: Any) -> None:
+        super().__init__()
+        self.escape_text = escape_text
 
     def format_field(self, value: Any, format_spec: str) -> str:
         if hasattr(value, "__html__"):
@@ -55,7 +60,10 @@ class _Formatter(string.Formatter):
             return str(value.__html__())
         if isinstance(value, int | float) and not isinstance(value, bool):
             return format(value, format_spec)
-        return escape(format(value, format_spec) if format_spec else str(value))
+        if value is None:  # as ``escape``: nothing to show, not "None"
+            return ""
+        text = format(value, format_spec) if format_spec else str(value)
+        return str(self.escape_text(text))
 
 
 class Md(Markup):
@@ -78,11 +86,11 @@ class Md(Markup):
 
     def format(self, *args: Any, **kwargs: Any) -> Md:
         """The template with every argument escaped unless it is markup."""
-        return self.__class__(_Formatter().vformat(self, args, kwargs))
+        return self.__class__(_Formatter(self.escape).vformat(self, args, kwargs))
 
     def format_map(self, mapping: Any, /) -> Md:  # type: ignore[override]
         """``format`` with named fields from ``mapping``."""
-        return self.__class__(_Formatter().vformat(self, (), mapping))
+        return self.__class__(_Formatter(self.escape).vformat(self, (), mapping))
 
 
 def md_join(separator: LiteralString, parts: Iterable[Any]) -> Md:
