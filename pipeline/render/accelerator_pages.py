@@ -17,9 +17,9 @@ import polars as pl
 
 from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS
 from pipeline.labels import display_name
-from pipeline.render import charts, whats_new
+from pipeline.render import charts, safe, whats_new
 from pipeline.render import history_page as hp
-from pipeline.render.escape import escape
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site import (
     GENERATED,
     METHODOLOGY,
@@ -37,8 +37,8 @@ from pipeline.render.tables import (
     html_table,
     joined,
     markdown_table,
-    number,
-    ratio,
+    number_cell,
+    ratio_cell,
     relative,
 )
 from pipeline.transform.results import SCENARIOS
@@ -75,36 +75,40 @@ def accelerator_slugs(histories: pl.DataFrame) -> dict[str, str]:
 def _step_cells(steps: pl.DataFrame) -> pl.DataFrame:
     """Every step of every line (chained or not), both ends linked."""
 
-    def end(value: str, url: str, key: str, release: str) -> pl.Expr:
-        return pl.format(
+    def end(value: str, url: str, key: str, release: str) -> safe.MdExpr:
+        return safe.fmt(
             "<b>{}</b> {} {}",
-            escape(pl.col(release)),
-            external_link(number(pl.col(value)), pl.col(url), title=pl.col(key)),
-            escape(pl.col("result_unit")),
+            pl.col(release),
+            external_link(number_cell(pl.col(value)), pl.col(url), title=pl.col(key)),
+            pl.col("result_unit"),
         )
 
     return steps.with_columns(
-        c_line=pl.format(
-            '<a href="#{}">{}</a>', pl.col("line_anchor"), escape(pl.col("line_label"))
-        ),
-        c_from=end("value_prev", "result_url_prev", "result_key_prev", "release_prev"),
-        c_to=pl.concat_str(
+        c_line=safe.fmt(
+            '<a href="#{}">{}</a>',
+            safe.ident(pl.col("line_anchor")),
+            pl.col("line_label"),
+        ).cell(),
+        c_from=end(
+            "value_prev", "result_url_prev", "result_key_prev", "release_prev"
+        ).cell(),
+        c_to=safe.concat(
             end("value", "result_url", "result_key", "release"),
             badges(
                 pl.col("is_preview").fill_null(False),
                 pl.col("is_inferred").fill_null(False),
             ),
-            pl.when(pl.col("skip") != "")
-            .then(pl.format("<br><small>{}</small>", escape(pl.col("skip"))))
-            .otherwise(pl.lit("")),
-        ),
-        c_step=pl.when(pl.col("break_reason").is_not_null())
-        .then(
-            pl.format(
-                "not chained<br><small>{}</small>", escape(pl.col("break_reason"))
-            )
-        )
-        .otherwise(ratio(pl.col("step_ratio"))),
+            safe.when(
+                pl.col("skip") != "",
+                safe.fmt("<br><small>{}</small>", pl.col("skip")),
+                "",
+            ),
+        ).cell(),
+        c_step=safe.when(
+            pl.col("break_reason").is_not_null(),
+            safe.fmt("not chained<br><small>{}</small>", pl.col("break_reason")),
+            ratio_cell(pl.col("step_ratio")),
+        ).cell(),
     )
 
 
@@ -174,19 +178,19 @@ def _charts(
         total = ordered.height
         if lines == total:
             note = (
-                "The one line with two rounds or more."
+                Md("The one line with two rounds or more.")
                 if lines == 1
-                else f"All {lines} lines with two rounds or more."
+                else Md("All {} lines with two rounds or more.").format(lines)
             )
         else:
-            note = (
-                f"The {lines} of {total} lines with the most rounds; the tables "
-                "below list every line."
-            )
+            note = Md(
+                "The {} of {} lines with the most rounds; the tables below list "
+                "every line."
+            ).format(lines, total)
         sections.append(
             Section(
-                f"\n### {escape(unit)}\n",
-                before=(note + "\n",),
+                Md("\n### {}\n").format(unit),
+                before=(note + Md("\n"),),
                 chart=Chart(built, f"{FOLDER}-{name}-{slug(unit)}", title),
             )
         )
@@ -216,17 +220,24 @@ def _page(
     steps = step_cells.sort("_order", "benchmark", "scenario_rank", "line_label")
     chained = steps.filter(pl.col("step_ratio").is_not_null()).height
     parts = [
-        f"# {escape(label)}\n",
+        Md("# {}\n").format(label),
         notice(page),
         *whats_new.accelerator_opening(site, page, accelerator, f"{FOLDER}-{name}"),
         INTRO.format(
             methodology=relative(page, methodology),
             index=relative(page, f"generated/{hp.PAGE}"),
         ),
-        f"\n{escape(label)} (registry id `{escape(accelerator)}`) has results in "
-        f"{len(releases)} round(s) ({', '.join(escape(r) for r in releases)}) on "
-        f"{lines.height:,} line(s); {chained:,} step(s) between consecutive rounds "
-        f"compare it with itself.\n",
+        Md(
+            "\n{} (registry id `{}`) has results in {} round(s) ({}) on {:,} line(s); "
+            "{:,} step(s) between consecutive rounds compare it with itself.\n"
+        ).format(
+            label,
+            accelerator,
+            len(releases),
+            md_join(", ", releases),
+            lines.height,
+            chained,
+        ),
         "\n## Charts\n",
         *_charts(site, page, name, label, points),
         "\n## Gains along the way { #gains }\n",
@@ -248,11 +259,12 @@ def _page(
         parts.append("_No line of this accelerator has two rounds yet._\n")
     parts.append("\n## Results by benchmark\n")
     overview = lines.with_columns(
-        c_line=pl.format("[{}](#{})", escape(pl.col("line_label")),
-                         pl.col("line_anchor")),
-        c_rounds=joined("releases", " → "),
-        c_steps=pl.col("steps").cast(pl.String),
-    )  # fmt: skip
+        c_line=safe.fmt(
+            "[{}](#{})", pl.col("line_label"), safe.ident(pl.col("line_anchor"))
+        ).cell(),
+        c_rounds=joined("releases", " → ").cell(),
+        c_steps=pl.col("steps"),
+    )
     parts.append(
         markdown_table(
             overview,
@@ -262,11 +274,14 @@ def _page(
     )
     tables = cells.partition_by(LINE, as_dict=True, maintain_order=True)
     for line in lines.filter(pl.col("rounds") >= hp.MIN_ROUNDS).iter_rows(named=True):
-        unit = escape(line["result_unit"])
         rounds = line["rounds"]
         parts += [
-            f"\n### {escape(line['line_label'])} {{ #{line['line_anchor']} }}\n",
-            f"\n{unit} per accelerator, best per round; {rounds} rounds.\n",
+            Md("\n### {} {{ {} }}\n").format(
+                line["line_label"], safe.path("#" + line["line_anchor"])
+            ),
+            Md("\n{} per accelerator, best per round; {} rounds.\n").format(
+                line["result_unit"], rounds
+            ),
             html_table(
                 tables[tuple(line[k] for k in LINE)],
                 hp.LINE_COLUMNS,
@@ -279,19 +294,21 @@ def _page(
         # One table for the lines with a single round: a heading each would make
         # an edge chip's open-division page (95 lines) outgrow the page budget.
         rows = cells.join(single, on=LINE, how="semi", nulls_equal=True).with_columns(
-            c_line=pl.format(
+            c_line=safe.fmt(
                 '<span id="{}"></span>{}<br><small>{} per accelerator</small>',
-                pl.col("line_anchor"),
-                escape(pl.col("line_label")),
-                escape(pl.col("result_unit")),
-            )
+                safe.ident(pl.col("line_anchor")),
+                pl.col("line_label"),
+                pl.col("result_unit"),
+            ).cell()
         )
         order = lines.select(LINE).with_row_index("_line")
         rows = rows.join(order, on=LINE, how="left", nulls_equal=True).sort("_line")
         parts += [
             "\n### Lines with one round { #single-round-lines }\n",
-            f"\n{single.height:,} line(s) with a result in one round only: nothing to "
-            "step from yet.\n",
+            Md(
+                "\n{:,} line(s) with a result in one round only: nothing to step "
+                "from yet.\n"
+            ).format(single.height),
             html_table(
                 rows,
                 {

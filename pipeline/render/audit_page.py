@@ -7,9 +7,10 @@ import re
 import polars as pl
 
 from pipeline.labels import NO_NAME
-from pipeline.render.escape import escape
+from pipeline.render import safe
 from pipeline.render.flags_section import flags_section
 from pipeline.render.provenance import NOT_RECORDED, with_upstream
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site import (
     Site,
     release_index,
@@ -21,7 +22,7 @@ from pipeline.render.tables import (
     external_link,
     html_table,
     markdown_table,
-    number,
+    number_cell,
     stringify,
 )
 from pipeline.transform.submitter_check import agreement
@@ -69,12 +70,13 @@ def _lineage_table(mermaid: str) -> str:
         .with_columns(step=pl.col("asset").replace_strict(step, return_dtype=pl.Int32))
         .sort("step", "asset")
         .with_columns(
-            c_step=pl.col("step").cast(pl.String),
-            c_asset=pl.format("<code>{}</code>", escape(pl.col("asset"))),
-            c_reads=pl.col("upstream")
-            .list.eval(pl.format("<code>{}</code>", escape(pl.element())))
-            .list.join(", ")
-            .fill_null("— (source)"),
+            c_step=pl.col("step"),
+            c_asset=safe.fmt("<code>{}</code>", pl.col("asset")).cell(),
+            c_reads=safe.each_of(
+                pl.col("upstream"), safe.fmt("<code>{}</code>", pl.element())
+            )
+            .fill_null("— (source)")
+            .cell(),
         )
     )
     return markdown_table(
@@ -100,9 +102,15 @@ def _crosscheck_section(report: pl.DataFrame) -> list[str]:
             (pl.col("status") == "raw_only").sum().alias("raw_only"),
         )
         .with_columns(
-            rate=pl.when(pl.col("matched") > 0).then(
-                pl.format("{}%", (100 * pl.col("agree") / pl.col("matched")).round(2))
+            rate=safe.when(
+                pl.col("matched") > 0,
+                safe.fmt(
+                    "{}%",
+                    safe.numeric((100 * pl.col("agree") / pl.col("matched")).round(2)),
+                ),
             )
+            .fill_null("—")
+            .cell()
         )
         .sort("release")
     )
@@ -122,27 +130,27 @@ def _crosscheck_section(report: pl.DataFrame) -> list[str]:
     )
     listed = exceptions.head(CROSSCHECK_ROWS_SHOWN)
 
-    def side(prefix: str) -> pl.Expr:
-        value = number(pl.col(f"{prefix}_value"))
-        linked = pl.format(
+    def side(prefix: str) -> safe.MdExpr:
+        value = number_cell(pl.col(f"{prefix}_value"))
+        linked = safe.fmt(
             "{} {}",
             external_link(value, pl.col(f"{prefix}_url")),
-            escape(pl.col(f"{prefix}_unit")),
+            pl.col(f"{prefix}_unit"),
         )
-        return pl.when(pl.col(f"{prefix}_value").is_not_null()).then(linked)
+        return safe.when(pl.col(f"{prefix}_value").is_not_null(), linked)
 
     shown = listed.with_columns(
-        c_release=escape(pl.col("release")),
-        c_status=escape(pl.col("status")),
-        c_result=pl.format(
+        c_release=pl.col("release"),
+        c_status=pl.col("status"),
+        c_result=safe.fmt(
             "{} · {} · {} · {}",
-            escape(pl.col("submitter")),
-            escape(pl.col("platform")),
-            escape(pl.col("benchmark")),
-            escape(pl.col("scenario")),
-        ),
-        c_summary=side("summary").fill_null("—"),
-        c_raw=side("raw").fill_null("—"),
+            pl.col("submitter"),
+            pl.col("platform"),
+            pl.col("benchmark"),
+            pl.col("scenario"),
+        ).cell(),
+        c_summary=side("summary").fill_null("—").cell(),
+        c_raw=side("raw").fill_null("—").cell(),
     )
     return [
         "## Cross-check with the raw result tree\n",
@@ -150,7 +158,7 @@ def _crosscheck_section(report: pl.DataFrame) -> list[str]:
         "value is matched to the metric of its `mlperf_log_summary.txt` (division, "
         "submitter, system, benchmark, scenario); values agree within 0.1%.\n",
         markdown_table(
-            per_release.with_columns(pl.all().cast(pl.String).fill_null("—")),
+            per_release.with_columns(pl.all().exclude("rate").cast(pl.String)),
             {
                 "release": "Release",
                 "matched": "Matched",
@@ -163,13 +171,15 @@ def _crosscheck_section(report: pl.DataFrame) -> list[str]:
         ),
         "\nRounds without a summary file (the raw tree is their only record) have "
         "nothing to disagree with: their rows count as raw tree only.\n",
-        f"\n{exceptions.height:,} result(s) of rounds with a summary disagree or "
-        "appear on one side only"
-        + (
-            f"; the first {listed.height:,} (disagreements first) are listed here, "
-            "every one is in the [cross-check download](downloads/crosscheck.csv):\n"
+        Md("\n{:,} result(s) of rounds with a summary disagree or appear on one "
+           "side only{}").format(
+            exceptions.height,
+            Md(
+                "; the first {:,} (disagreements first) are listed here, every one is "
+                "in the [cross-check download](downloads/crosscheck.csv):\n"
+            ).format(listed.height)
             if exceptions.height > listed.height
-            else (":\n" if exceptions.height else ".\n")
+            else (Md(":\n") if exceptions.height else Md(".\n")),
         ),
         html_table(
             shown,
@@ -192,35 +202,37 @@ SUBMITTER_ROWS_SHOWN = 40
 def _submitter_section(check: pl.DataFrame) -> list[str]:
     """How far the submitters' own summary tables bear the logs out, per round."""
     counts = agreement(check).with_columns(
-        c_release=escape(pl.col("release")),
+        c_release=pl.col("release"),
         **{
-            f"c_{s}": pl.col(s).cast(pl.String)
+            f"c_{s}": pl.col(s)
             for s in ("rows", "agree", "explained", "disagree", "no_log_result")
         },
-        c_share=pl.format("{}%", (pl.col("share") * 100).round(1)),
+        c_share=safe.fmt("{}%", safe.numeric((pl.col("share") * 100).round(1))).cell(),
     )
     odd = (
         check.filter(pl.col("status") != "agree")
         .sort("release", "csv_file", "csv_row")
         .head(SUBMITTER_ROWS_SHOWN)
         .with_columns(
-            c_release=escape(pl.col("release")),
-            c_where=pl.format(
-                "<code>{}</code> row {}", escape(pl.col("csv_file")), pl.col("csv_row")
+            c_release=pl.col("release"),
+            c_where=safe.fmt(
+                "<code>{}</code> row {}",
+                pl.col("csv_file"),
+                safe.numeric(pl.col("csv_row")),
+            ).cell(),
+            c_what=pl.concat_str(
+                [pl.col("platform"), pl.col("model"), pl.col("scenario")],
+                separator=" · ",
+                ignore_nulls=True,
             ),
-            c_what=escape(
-                pl.concat_str(
-                    [pl.col("platform"), pl.col("model"), pl.col("scenario")],
-                    separator=" · ",
-                    ignore_nulls=True,
-                )
-            ),
-            c_csv=number(pl.col("csv_value")),
-            c_log=pl.when(pl.col("result_url").is_not_null())
-            .then(external_link(number(pl.col("log_value")), pl.col("result_url")))
-            .otherwise(number(pl.col("log_value"))),
-            c_status=escape(pl.col("status")),
-            c_note=escape(pl.col("note").fill_null("")),
+            c_csv=number_cell(pl.col("csv_value")).cell(),
+            c_log=safe.when(
+                pl.col("result_url").is_not_null(),
+                external_link(number_cell(pl.col("log_value")), pl.col("result_url")),
+                number_cell(pl.col("log_value")),
+            ).cell(),
+            c_status=pl.col("status"),
+            c_note=pl.col("note").fill_null(""),
         )
     )
     return [
@@ -274,20 +286,23 @@ def _loss_table(results: pl.DataFrame, rejected: pl.DataFrame) -> list[str]:
         )
         .sort("release")
         .with_columns(
-            c_release=escape(pl.col("release")),
-            c_results=pl.col("results").cast(pl.String),
-            c_rejected=pl.col("rejected").cast(pl.String),
-            c_share=pl.when(pl.col("share") > LOSS_LIMIT)
-            .then(pl.format("<b>{}%</b>", (pl.col("share") * 100).round(1)))
-            .otherwise(pl.format("{}%", (pl.col("share") * 100).round(1))),
+            c_release=pl.col("release"),
+            c_results=pl.col("results"),
+            c_rejected=pl.col("rejected"),
+            c_share=safe.when(
+                pl.col("share") > LOSS_LIMIT,
+                safe.fmt("<b>{}%</b>", safe.numeric((pl.col("share") * 100).round(1))),
+                safe.fmt("{}%", safe.numeric((pl.col("share") * 100).round(1))),
+            ).cell(),
         )
     )
     if table.is_empty():
         return []
     return [
-        f"Per round, the share of its records rejected (bold above {LOSS_LIMIT:.0%}, "
-        "which the check `rejected_share_at_most_1pct` warns about), then each "
-        "reason.\n",
+        Md(
+            "Per round, the share of its records rejected (bold above {:.0%}, which "
+            "the check `rejected_share_at_most_1pct` warns about), then each reason.\n"
+        ).format(LOSS_LIMIT),
         html_table(
             table,
             {
@@ -325,10 +340,10 @@ def _vocabulary_section(results: pl.DataFrame) -> list[str]:
         .len()
         .sort("release", "field", "word")
         .with_columns(
-            c_release=escape(pl.col("release")),
-            c_field=escape(pl.col("field")),
-            c_word=pl.format("<code>{}</code>", escape(pl.col("word"))),
-            c_count=pl.col("len").cast(pl.String),
+            c_release=pl.col("release"),
+            c_field=pl.col("field"),
+            c_word=safe.fmt("<code>{}</code>", pl.col("word")).cell(),
+            c_count=pl.col("len"),
         )
     )
     return [
@@ -355,21 +370,21 @@ def _rounds_section(rounds: pl.DataFrame) -> list[str]:
     commit = pl.col("commit")
     ref = commit.fill_null("HEAD")
     table = rounds.with_columns(
-        c_release=escape(pl.col("release")),
-        c_commit=pl.when(commit.is_not_null())
-        .then(
+        c_release=pl.col("release"),
+        c_commit=safe.when(
+            commit.is_not_null(),
             external_link(
-                pl.format("<code>{}</code>", escape(commit.str.slice(0, 12))),
+                safe.fmt("<code>{}</code>", commit.str.slice(0, 12)),
                 pl.format("https://github.com/{}/tree/{}", pl.col("repository"), ref),
                 pl.col("repository"),
-            )
-        )
-        .otherwise(pl.lit(NOT_RECORDED)),
-        c_date=escape(pl.col("commit_date").fill_null("")),
-        c_files=pl.col("files_read").cast(pl.String),
-        c_summary=escape(pl.col("summary").fill_null("")),
-        c_tree=escape(pl.col("raw_tree").fill_null("")),
-        c_note=escape(pl.col("disagreement").fill_null("")),
+            ),
+            NOT_RECORDED,
+        ).cell(),
+        c_date=pl.col("commit_date"),
+        c_files=pl.col("files_read"),
+        c_summary=pl.col("summary"),
+        c_tree=pl.col("raw_tree"),
+        c_note=pl.col("disagreement"),
     )
     return [
         "## Upstream commits\n",
@@ -402,22 +417,22 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
     snapshots = (
         with_upstream(data.snapshots)
         .with_columns(
-            c_release=escape(pl.col("release")),
+            c_release=pl.col("release"),
             c_file=external_link(
-                escape(pl.col("path")), pl.col("upstream_url"), pl.col("read_from")
-            ),
+                pl.col("path"), pl.col("upstream_url"), pl.col("read_from")
+            ).cell(),
             # A full git commit is 40 characters: shown as 12, the whole in the title.
-            c_commit=pl.when(pl.col("upstream_commit").is_not_null())
-            .then(
-                pl.format(
+            c_commit=safe.when(
+                pl.col("upstream_commit").is_not_null(),
+                safe.fmt(
                     '<code title="{}">{}</code>',
-                    escape(pl.col("upstream_commit")),
-                    escape(pl.col("upstream_commit").str.slice(0, 12)),
-                )
-            )
-            .otherwise(pl.lit(NOT_RECORDED)),
-            c_sha=pl.format("<code>{}</code>", escape(pl.col("sha256"))),
-            c_bytes=number(pl.col("bytes").cast(pl.Float64), digits=15),
+                    pl.col("upstream_commit"),
+                    pl.col("upstream_commit").str.slice(0, 12),
+                ),
+                NOT_RECORDED,
+            ).cell(),
+            c_sha=safe.fmt("<code>{}</code>", pl.col("sha256")).cell(),
+            c_bytes=number_cell(pl.col("bytes").cast(pl.Float64), digits=15).cell(),
             c_rows=extra["rows"],
             c_rejected=extra["rejected"],
             c_checks=extra["checks"],
@@ -429,27 +444,27 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
         .agg(pl.len().alias("records"), pl.col("result_key").first().alias("example"))
         .sort(["records", "release"], descending=[True, False])
         .with_columns(
-            c_release=escape(pl.col("release")),
-            c_reason=escape(pl.col("reason")),
-            c_records=pl.col("records").cast(pl.String),
-            c_example=pl.format("<code>{}</code>", escape(pl.col("example"))),
+            c_release=pl.col("release"),
+            c_reason=pl.col("reason"),
+            c_records=pl.col("records"),
+            c_example=safe.fmt("<code>{}</code>", pl.col("example")).cell(),
         )
     )
     parts = [
         "# Audit\n",
         "How the numbers on this site were produced, and from which bytes.\n",
-        f"- Pipeline commit: <code>{escape(data.pipeline_commit)}</code>",
+        Md("- Pipeline commit: <code>{}</code>").format(data.pipeline_commit),
         "- Build and fetch times: in [build-info.json](downloads/build-info.json), the "
         "one file that differs between two builds of identical inputs",
-        f"- Canonical results: {data.results.height:,}; rejected upstream records: "
-        f"{data.rejected.height:,}\n",
+        Md("- Canonical results: {:,}; rejected upstream records: {:,}\n").format(
+            data.results.height, data.rejected.height
+        ),
         "## Lineage\n",
         "Each asset and the assets it reads, in build order. The Mermaid source below "
         "can be pasted into any Mermaid viewer.\n",
         _lineage_table(data.lineage_mermaid),
-        "\n<details><summary>Mermaid source</summary><pre><code>"
-        + "\n".join(escape(line) for line in data.lineage_mermaid.splitlines())
-        + "</code></pre></details>\n",
+        Md("\n<details><summary>Mermaid source</summary><pre><code>{}</code></pre>"
+           "</details>\n").format(md_join("\n", data.lineage_mermaid.splitlines())),
         "## Raw snapshots\n",
         "Every upstream file the build read, as stored: a new upstream version becomes "
         "a new snapshot next to the old one, never an overwrite.\n",
@@ -519,13 +534,14 @@ def accelerator_coverage(results: pl.DataFrame) -> list[str]:
         .sort("order")
         .with_columns(
             [
-                pl.col(c).cast(pl.String).alias(f"c_{c}")
+                pl.col(c).alias(f"c_{c}")
                 for c in ("rows", "chip", "mixed", "cpu", "unclassified", "unmapped")
             ],
-            c_release=escape(pl.col("release")),
-            c_share=pl.format(
-                "{}%", (100 * pl.col("unmapped") / pl.col("rows")).round(2)
-            ),
+            c_release=pl.col("release"),
+            c_share=safe.fmt(
+                "{}%",
+                safe.numeric((100 * pl.col("unmapped") / pl.col("rows")).round(2)),
+            ).cell(),
         )
     )
     names = (
@@ -537,9 +553,9 @@ def accelerator_coverage(results: pl.DataFrame) -> list[str]:
         )
         .sort(["rows", "accelerator_name"], descending=[True, False], nulls_last=True)
         .with_columns(
-            c_name=escape(pl.col("accelerator_name").fill_null(NO_NAME)),
-            c_rows=pl.col("rows").cast(pl.String),
-            c_releases=escape(pl.col("releases").list.join(", ")),
+            c_name=pl.col("accelerator_name").fill_null(NO_NAME),
+            c_rows=pl.col("rows"),
+            c_releases=pl.col("releases").list.join(", "),
         )
     )
     return [

@@ -5,8 +5,8 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.benchmark_tasks import load_tasks
-from pipeline.render import charts
-from pipeline.render.escape import escape, safe_url
+from pipeline.render import charts, safe
+from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site import (
     GENERATED,
     GROUP,
@@ -28,15 +28,18 @@ from pipeline.render.tables import (
 )
 
 
-def _task_line(benchmark: str) -> str:
+def _task_line(benchmark: str) -> Md:
     """What the benchmark asks a system to do, from the reviewed registry, or ""."""
     task = load_tasks().get(benchmark)
     if task is None:
-        return ""
-    return (
-        f"**Task:** {escape(task.task)} (reference application "
-        f"<code>{escape(task.reference)}</code>, dataset {escape(task.dataset)}; "
-        f'<a href="{escape(task.source_url)}">MLCommons inference README</a>).\n'
+        return Md("")
+    return Md(
+        "**Task:** {} (reference application <code>{}</code>, dataset {}; {}).\n"
+    ).format(
+        task.task,
+        task.reference,
+        task.dataset,
+        safe.link_md("MLCommons inference README", task.source_url),
     )
 
 
@@ -62,7 +65,7 @@ def _best_chart(
         "result_key",
         "is_preview",
         "is_inferred",
-        safe_url(pl.col("result_url"), html=False).alias("url"),
+        safe.chart_url(pl.col("result_url")).alias("url"),
     )
     y_scale = charts.value_scale(frame["metric"])
     return charts.release_lines_chart(
@@ -108,9 +111,9 @@ def best_per_accelerator(results: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _cell() -> pl.Expr:
+def _cell() -> MdExpr:
     """A best result's cell: the value linked, submitter and chip count under it."""
-    return pl.concat_str(
+    return safe.concat(
         result_cell(
             pl.col("metric"),
             pl.col("result_url"),
@@ -119,9 +122,9 @@ def _cell() -> pl.Expr:
             pl.col("is_inferred"),
             pl.col("is_inferred_unverified"),
         ),
-        pl.format(
+        safe.fmt(
             "<br><small>{} · {} ×</small>",
-            escape(pl.col("submitter")),
+            pl.col("submitter"),
             pl.col("total_accelerators").cast(pl.String).fill_null("?"),
         ),
     )
@@ -141,15 +144,20 @@ def benchmark_page(
     rel = site.page_of("benchmarks", benchmark)
     page = f"{GENERATED}/{rel}"
     counts = dict(results.group_by("release").len().iter_rows())
-    appearances = ", ".join(
-        f"[{escape(r)}]({page_link(page, site.page_of('releases', r))}) ({counts[r]:,})"
-        for r in site.releases
-        if r in counts
+    appearances = md_join(
+        ", ",
+        (
+            Md("[{}]({}) ({:,})").format(
+                r, page_link(page, site.page_of("releases", r)), counts[r]
+            )
+            for r in site.releases
+            if r in counts
+        ),
     )
     parts = [
-        f"# {escape(benchmark)}\n",
+        Md("# {}\n").format(benchmark),
         _task_line(benchmark),
-        f"Results per release: {appearances}.\n",
+        Md("Results per release: {}.\n").format(appearances),
         "Each section shows the best result of every accelerator type in each release: "
         "throughput **per accelerator** (the system's result divided by its "
         "accelerator count, a derived normalisation, not an MLPerf metric) and latency "
@@ -162,19 +170,23 @@ def benchmark_page(
         open=(~pl.col("is_cpu_only") & (pl.col("division") == "open")).sum(),
     ).row(0, named=True)
     reasons = [
-        f"{left_out['open']:,} open-division results (the open division lets "
-        "submitters replace the model)"
+        Md(
+            "{:,} open-division results (the open division lets submitters replace "
+            "the model)"
+        ).format(left_out["open"])
         if left_out["open"]
         else "",
-        f"{left_out['cpu']:,} CPU-only results (no accelerator count to divide by)"
+        Md("{:,} CPU-only results (no accelerator count to divide by)").format(
+            left_out["cpu"]
+        )
         if left_out["cpu"]
         else "",
     ]
     if any(reasons):
         parts.append(
-            "Not shown here, listed on the release pages: "
-            + " and ".join(r for r in reasons if r)
-            + ".\n"
+            Md("Not shown here, listed on the release pages: {}.\n").format(
+                md_join(" and ", (r for r in reasons if r))
+            )
         )
     # One unit per chart: a metric that changed unit (MultiStream samples per query
     # before v2.0, latency from v2.0) gets a section per unit.
@@ -213,18 +225,18 @@ def benchmark_page(
                 values="cell",
             )
             .with_columns(
-                *[pl.col(r).fill_null("—") for r in present],
-                c_accelerator=escape(pl.col("accelerator_label")),
-                c_vendor=escape(pl.col("accelerator_vendor")),
+                *[safe.col(r).fill_null("—").cell(r) for r in present],
+                c_accelerator=pl.col("accelerator_label"),
+                c_vendor=pl.col("accelerator_vendor"),
             )
         )
         columns = {"c_accelerator": "Accelerator", "c_vendor": "Vendor"}
-        columns |= {r: escape(r) for r in present}
+        columns |= {r: Md.escape(r) for r in present}
         sections.append(
             Section(
-                f"\n## {escape(scenario)} · {escape(division)} · {escape(str(unit))}\n",
+                Md("\n## {} · {} · {}\n").format(scenario, division, str(unit)),
                 chart=Chart(built, name, caption),
-                after=(f"\n{escape(metric)}, best per accelerator type:\n",),
+                after=(Md("\n{}, best per accelerator type:\n").format(metric),),
                 table=html_table(
                     cells, columns, numeric=tuple(present), searchable=False
                 ),
@@ -249,19 +261,21 @@ def benchmarks_index(site: Site, benchmarks: list[str]) -> str:
         )
         .sort("benchmark")
         .with_columns(
-            c_benchmark=page_links(pl.col("benchmark"), links),
-            c_results=pl.col("results").cast(pl.String),
-            c_releases=pl.col("indexes")
-            .list.eval(pl.element().replace_strict({i: r for r, i in order.items()}))
-            .list.eval(escape(pl.element()))
-            .list.join(", "),
-            c_scenarios=joined("scenarios"),
+            c_benchmark=page_links(pl.col("benchmark"), links).cell(),
+            c_results=pl.col("results"),
+            c_releases=pl.col("indexes").list.eval(
+                pl.element().replace_strict({i: r for r, i in order.items()})
+            ),
+        )
+        .with_columns(
+            c_releases=joined("c_releases").cell(),
+            c_scenarios=joined("scenarios").cell(),
         )
     )
-    text = (
+    text = Md(
         "# Benchmarks\n\nOne page per benchmark: the best result of every accelerator "
         "type in every release, with a chart per scenario and division.\n\n"
-        + markdown_table(
+    ) + markdown_table(
             summary,
             {
                 "c_benchmark": "Benchmark",
@@ -270,7 +284,6 @@ def benchmarks_index(site: Site, benchmarks: list[str]) -> str:
                 "c_results": "Results",
             },
             numeric=("c_results",),
-        )
     )
     return site.write_page("benchmarks/index.md", text)
 
@@ -278,7 +291,7 @@ def benchmarks_index(site: Site, benchmarks: list[str]) -> str:
 def build(site: Site) -> None:
     """One page per benchmark and the Benchmarks index listing them."""
     # Cells are row-wise: formatted once; each page takes its benchmark's rows.
-    best = best_per_accelerator(site.results).with_columns(cell=_cell())
+    best = best_per_accelerator(site.results).with_columns(cell=_cell().cell())
     best_of = best.partition_by("benchmark", as_dict=True, maintain_order=True)
     results_of = site.results.partition_by(
         "benchmark", as_dict=True, maintain_order=True
@@ -294,6 +307,6 @@ def build(site: Site) -> None:
     }
     benchmarks_index(site, site.benchmarks)
     site.nav[f"{GENERATED}/benchmarks/index.md"] = [
-        {escape(b): p} for b, p in pages.items()
+        {Md.escape(b): p} for b, p in pages.items()
     ]
     site.page_index["benchmarks"] = {b: site.page_of("benchmarks", b) for b in pages}

@@ -1,14 +1,16 @@
 """The Changes page: corrections upstream made to releases after publishing them.
 
 Rows come from ``out_mlperf__corrections`` (one per changed field, or per added or
-removed result). Every upstream value is escaped; cells are built with Polars.
+removed result). Cells are built with Polars: plain columns, which the table escapes,
+or ``safe`` fragments; prose through ``safe.Md``.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from pipeline.render.escape import escape
+from pipeline.render import safe
+from pipeline.render.safe import Md
 from pipeline.render.site import Site
 from pipeline.render.site_data import release_order
 from pipeline.render.tables import external_link, html_table, relative
@@ -30,17 +32,17 @@ def _cells(frame: pl.DataFrame) -> pl.DataFrame:
     # The key stays when its URL is refused (a Location with U+00A0): the one link
     # helper falls back to the text, where a formatted <a> would turn the cell null.
     return frame.with_columns(
-        c_seen=escape(pl.col("seen_at").str.slice(0, 10)),
-        c_key=external_link(escape(pl.col("result_key")), pl.col("result_url")),
-        c_change=escape(pl.col("change")),
-        c_field=escape(pl.col("field")).fill_null("—"),
-        c_old=escape(pl.col("old_value")).fill_null("—"),
-        c_new=escape(pl.col("new_value")).fill_null("—"),
-        c_versions=pl.format(
+        c_seen=pl.col("seen_at").str.slice(0, 10),
+        c_key=external_link(pl.col("result_key"), pl.col("result_url")).cell(),
+        c_change=pl.col("change"),
+        c_field=pl.col("field"),
+        c_old=pl.col("old_value"),
+        c_new=pl.col("new_value"),
+        c_versions=safe.fmt(
             "<code>{}</code> → <code>{}</code>",
             pl.col("old_sha256").str.slice(0, 12),
             pl.col("new_sha256").str.slice(0, 12),
-        ),
+        ).cell(),
     )
 
 
@@ -72,8 +74,9 @@ def render_changes_page(corrections: pl.DataFrame) -> str:
         )
         records = rows.select("result_key").n_unique()
         parts.append(
-            f"## {escape(release)} {{#{anchor(release)}}}\n\n"
-            f"{records} result(s) changed in {rows.height} field change(s).\n"
+            Md("## {} {{#{}}}\n\n{} result(s) changed in {} field change(s).\n").format(
+                release, anchor(release), records, rows.height
+            )
         )
         parts.append(html_table(_cells(rows), COLUMNS, wide=("c_old", "c_new")))
     return "\n".join(parts)
@@ -87,12 +90,11 @@ def changes_note(corrections: pl.DataFrame, release: str, page: str) -> str:
     rows = corrections.filter(pl.col("release") == release)
     if rows.is_empty():
         return ""
-    link = relative(page, DOCS_PATH) + f"#{anchor(release)}"
-    return (
-        f"\n## Corrections\n\nUpstream changed {rows['result_key'].n_unique()} "
-        f"result(s) of this release after publication ({rows.height} field "
-        f"change(s)); see [Changes]({link}).\n"
-    )
+    link = safe.path(f"{relative(page, DOCS_PATH)}#{anchor(release)}")
+    return Md(
+        "\n## Corrections\n\nUpstream changed {} result(s) of this release after "
+        "publication ({} field change(s)); see [Changes]({}).\n"
+    ).format(rows["result_key"].n_unique(), rows.height, link)
 
 
 def build(site: Site) -> None:

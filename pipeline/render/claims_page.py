@@ -6,9 +6,9 @@ two official results it rests on (linked to their upstream folders) and the cave
 The verdicts come from ``pipeline.claims``; this module only lays them out.
 
 Claim text, notes and names are registry input and result fields are upstream input:
-every such string reaches the page through ``escape`` and every URL through
-``safe_url``. Cells of the readings tables are built with Polars expressions; Python
-only loops over claims.
+every such string reaches the page through the ``safe`` layer (escaped unless it is
+markup of ours) and every URL through ``safe.link``. Cells of the readings tables
+are built with Polars expressions; Python only loops over claims.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from pipeline.claims import EVALUATION_SCHEMA, Claim
-from pipeline.render.escape import escape, safe_url
+from pipeline.render import safe
+from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site import GENERATED, Site
 from pipeline.render.tables import (
     FIXED_LIMIT,
@@ -50,11 +51,11 @@ HOW_TO_READ = (
     "only; “at least” and “over” need the value to reach the figure; “up to” is "
     "checked on the best matching scenario or system."
 )
-PREVIEW_BADGE = (
+PREVIEW_BADGE = Md(
     '<span class="ledger-badge ledger-badge--preview" title="Preview: the system was '
     'not yet available when the result was published">preview</span>'
 )
-INFERRED_BADGE = (
+INFERRED_BADGE = Md(
     '<span class="ledger-badge ledger-badge--inferred" title="Inferred: upstream '
     'marks this result as inferred">inferred</span>'
 )
@@ -75,18 +76,18 @@ def claim_anchor(claim_id: str) -> str:
     return "claim-" + re.sub(r"[^a-z0-9-]", "-", claim_id.lower())
 
 
-def verdict_badge(verdict: pl.Expr) -> pl.Expr:
+def verdict_badge(verdict: pl.Expr) -> MdExpr:
     """An HTML badge per verdict, styled by ``ledger-badge--<verdict>``."""
     slug = verdict.fill_null("").str.replace_all(r"[^a-z]+", "-")
-    return pl.format(
+    return safe.fmt(
         '<span class="ledger-badge ledger-badge--{}">{}</span>',
-        slug,
-        escape(verdict),
+        safe.ident(slug),
+        verdict,
     )
 
 
-def _badge(verdict: str) -> str:
-    return pl.select(verdict_badge(pl.lit(verdict, pl.String))).item()
+def _badge(verdict: str) -> Md:
+    return safe.values(pl.DataFrame({"v": [verdict]}), verdict_badge(pl.col("v")))[0]
 
 
 def _fixed(expr: pl.Expr, places: int, *, grouped: bool = False) -> pl.Expr:
@@ -116,43 +117,49 @@ def _fixed(expr: pl.Expr, places: int, *, grouped: bool = False) -> pl.Expr:
     return pl.when(fits).then(fixed).otherwise(number(expr))
 
 
-def _value_text(claim: Claim, expr: pl.Expr) -> pl.Expr:
+def _value_text(claim: Claim, expr: pl.Expr) -> MdExpr:
     """Computed values as ``Claim.format_value`` writes them, vectorised."""
     if claim.kind == "absolute_result":
-        return _fixed(expr, max(0, claim.decimals + 1), grouped=True)
+        return safe.numeric(_fixed(expr, max(0, claim.decimals + 1), grouped=True))
     if claim.kind == "scaling_efficiency":
-        return _fixed(expr, claim.decimals + 2) + "%"
-    return _fixed(expr, max(3, claim.decimals + 2)) + "×"
+        return safe.fmt("{}%", safe.numeric(_fixed(expr, claim.decimals + 2)))
+    return safe.fmt("{}×", safe.numeric(_fixed(expr, max(3, claim.decimals + 2))))
 
 
-def _end_cell(end: str) -> pl.Expr:
+def _end_cell(end: str) -> MdExpr:
     """One cited result: release, submitter and system linked upstream, then badges."""
-    text = pl.format(
+    text = safe.fmt(
         "{} {} {}",
-        escape(pl.col(f"release_{end}")),
-        escape(pl.col(f"submitter_{end}")),
-        escape(pl.col(f"platform_{end}")),
+        pl.col(f"release_{end}"),
+        pl.col(f"submitter_{end}"),
+        pl.col(f"platform_{end}"),
     )
     linked = external_link(
         text, pl.col(f"result_url_{end}"), title=pl.col(f"result_key_{end}")
     )
-    details = pl.format(
+    details = safe.fmt(
         " · {} accelerators · {}",
         pl.col(f"total_accelerators_{end}").cast(pl.String).fill_null("?"),
-        _fixed(pl.col(f"result_value_{end}"), 1, grouped=True).fill_null("?"),
+        safe.numeric(_fixed(pl.col(f"result_value_{end}"), 1, grouped=True)).fill_null(
+            "?"
+        ),
     )
-    badges = pl.concat_str(
-        pl.when(pl.col(f"is_preview_{end}").fill_null(False))
-        .then(pl.lit(" " + PREVIEW_BADGE))
-        .otherwise(pl.lit("")),
-        pl.when(pl.col(f"is_inferred_{end}").fill_null(False))
-        .then(pl.lit(" " + INFERRED_BADGE))
-        .otherwise(pl.lit("")),
+    badges = safe.concat(
+        safe.when(
+            pl.col(f"is_preview_{end}").fill_null(False),
+            safe.lit(" ") + PREVIEW_BADGE,
+            "",
+        ),
+        safe.when(
+            pl.col(f"is_inferred_{end}").fill_null(False),
+            safe.lit(" ") + INFERRED_BADGE,
+            "",
+        ),
     )
-    return (
-        pl.when(pl.col(f"result_key_{end}").is_null())
-        .then(pl.lit("—"))
-        .otherwise(pl.concat_str(linked, details, badges))
+    return safe.when(
+        pl.col(f"result_key_{end}").is_null(),
+        "—",
+        safe.concat(linked, details, badges),
     )
 
 
@@ -183,45 +190,47 @@ INDEX_COLUMNS = {
 }
 
 
-def _readings_table(claim: Claim, evaluations: pl.DataFrame) -> str:
+def _readings_table(claim: Claim, evaluations: pl.DataFrame) -> Md:
     """The Markdown table of one claim's readings (empty string if none)."""
     rows = evaluations.filter(pl.col("claim_id") == claim.id)
     if rows.is_empty():
-        return "*Not evaluated.*"
+        return Md("*Not evaluated.*")
     one_end = claim.ends == 1
-    value = pl.when(pl.col("value").is_null()).then(pl.lit("—"))
     cells = rows.select(
-        escape(pl.col("reading")).alias("reading"),
-        verdict_badge(pl.col("verdict")).alias("verdict"),
-        value.otherwise(_value_text(claim, pl.col("value"))).alias("value"),
-        _end_cell("old").alias("old"),
-        _end_cell("new").alias("new"),
-        escape(pl.col("reason")).alias("reason"),
-        joined("caveats", "<br>").alias("caveats"),
+        pl.col("reading"),
+        verdict_badge(pl.col("verdict")).cell("verdict"),
+        safe.when(
+            pl.col("value").is_null(), "—", _value_text(claim, pl.col("value"))
+        ).cell("value"),
+        _end_cell("old").cell("old"),
+        _end_cell("new").cell("new"),
+        pl.col("reason"),
+        joined("caveats", "<br>").cell("caveats"),
     )
     columns = ONE_END_COLUMNS if one_end else TWO_END_COLUMNS
     # The card puts its own line break after the table.
     return markdown_table(cells, columns, numeric=("value",)).removesuffix("\n")
 
 
-def _scope(claim: Claim) -> str:
+def _scope(claim: Claim) -> Md:
     """What the claim is about, in one line of escaped text."""
     releases = " → ".join(claim.releases)
     kind = _KIND_TEXT[claim.kind] + (
         " per accelerator" if claim.per_accelerator else ""
     )
     parts = [
-        f"{escape(claim.stated)} {kind}",
-        f"{escape(claim.benchmark)} {escape(' / '.join(claim.scenarios))} "
-        f"({escape(claim.division)})",
-        escape(releases),
+        Md("{} {}").format(claim.stated, kind),
+        Md("{} {} ({})").format(
+            claim.benchmark, " / ".join(claim.scenarios), claim.division
+        ),
+        Md.escape(releases),
     ]
     if claim.accelerators:
-        parts.append(escape(" vs ".join(claim.accelerators)))
+        parts.append(Md.escape(" vs ".join(claim.accelerators)))
     if claim.total_accelerators:
         counts = " → ".join(str(c) for c in claim.total_accelerators)
-        parts.append(f"{counts} accelerators")
-    return " · ".join(parts)
+        parts.append(Md("{} accelerators").format(counts))
+    return md_join(" · ", parts)
 
 
 def _reading_note(
@@ -229,66 +238,70 @@ def _reading_note(
 ) -> str:
     """Which reading carries the verdict, and the strictest reading's value."""
     carried = (
-        f"under the **{escape(matching[0])}** reading"
+        Md("under the **{}** reading").format(matching[0])
         if matching
-        else "under no reading"
+        else Md("under no reading")
     )
     valued = evaluations.filter(
         (pl.col("claim_id") == claim.id) & pl.col("value").is_not_null()
     )
     if valued.is_empty():
-        return f"{carried}; no reading has a value."
+        return Md("{}; no reading has a value.").format(carried)
     reading, text = valued.select(
-        "reading", _value_text(claim, pl.col("value")).alias("text")
+        "reading", _value_text(claim, pl.col("value")).cell("text")
     ).row(0)
-    return f"{carried}; strictest reading with a value ({escape(reading)}): **{text}**."
+    return Md("{}; strictest reading with a value ({}): **{}**.").format(
+        carried, reading, safe.cell_value(text)
+    )
 
 
 def _card(claim: Claim, evaluations: pl.DataFrame, verdicts: pl.DataFrame) -> str:
     found = verdicts.filter(pl.col("claim_id") == claim.id)
     if found.is_empty():
-        verdict_line = "*Not evaluated.*"
+        verdict_line = Md("*Not evaluated.*")
     else:
         verdict, summary, matching = found.select(
             "verdict", "summary", "matching_readings"
         ).row(0)
         note = _reading_note(claim, evaluations, matching or [])
-        verdict_line = f"{_badge(verdict)} {note} {escape(summary)}"
-    href = safe_url(claim.source_url)
+        verdict_line = Md("{} {} {}").format(_badge(verdict), note, summary)
     source = (
-        f'<a href="{href}">{escape(claim.source_url)}</a>'
-        if href
-        else "no public source"
+        safe.link_md(claim.source_url, claim.source_url)
+        if safe.accepts(claim.source_url)
+        else Md("no public source")
     )
     facts = [
-        f"- **Claimant:** {escape(claim.claimant)}",
-        f"- **Date:** {claim.date.isoformat()}",
-        f"- **Source:** {source}",
-        f"- **Claim:** {_scope(claim)}",
+        Md("- **Claimant:** {}").format(claim.claimant),
+        Md("- **Date:** {}").format(claim.date.isoformat()),
+        Md("- **Source:** {}").format(source),
+        Md("- **Claim:** {}").format(_scope(claim)),
     ]
     if claim.systems:
-        facts.append(f"- **Systems:** {escape(', '.join(claim.systems))}")
+        facts.append(Md("- **Systems:** {}").format(", ".join(claim.systems)))
     if claim.submitters:
-        facts.append(f"- **Submitters:** {escape(', '.join(claim.submitters))}")
+        facts.append(Md("- **Submitters:** {}").format(", ".join(claim.submitters)))
     if claim.identity_level != "any":
         facts.append(
-            f"- **Reading named by the claim:** {escape(claim.identity_level)}"
+            Md("- **Reading named by the claim:** {}").format(claim.identity_level)
         )
     if claim.note:
-        facts.append(f"- **Note:** {escape(claim.note)}")
-    return "\n".join(
+        facts.append(Md("- **Note:** {}").format(claim.note))
+    return md_join(
+        "\n",
         [
-            f"## {escape(claim.display_title)} {{#{claim_anchor(claim.id)}}}",
-            "",
+            Md("## {} {{{}}}").format(
+                claim.display_title, safe.path("#" + claim_anchor(claim.id))
+            ),
+            Md(""),
             verdict_line,
-            "",
-            f"> “{escape(claim.quote)}”",
-            "",
+            Md(""),
+            Md("> “{}”").format(claim.quote),
+            Md(""),
             *facts,
-            "",
+            Md(""),
             _readings_table(claim, evaluations),
-            "",
-        ]
+            Md(""),
+        ],
     )
 
 
@@ -314,12 +327,16 @@ def _index(claims: Sequence[Claim], verdicts: pl.DataFrame) -> str:
         how="left",
         maintain_order="left",
     ).select(
-        claim=pl.format("[{}](#{})", escape(pl.col("_title")), pl.col("_anchor")),
-        claimant=escape(pl.col("_claimant")),
-        verdict=pl.when(pl.col("verdict").is_null())
-        .then(pl.lit("not evaluated"))
-        .otherwise(verdict_badge(pl.col("verdict"))),
-        readings=escape(pl.col("matching_readings").list.join(", ")),
+        claim=safe.fmt(
+            "[{}](#{})", pl.col("_title"), safe.ident(pl.col("_anchor"))
+        ).cell(),
+        claimant=pl.col("_claimant"),
+        verdict=safe.when(
+            pl.col("verdict").is_null(),
+            "not evaluated",
+            verdict_badge(pl.col("verdict")),
+        ).cell(),
+        readings=pl.col("matching_readings").list.join(", "),
     )
     # The page puts its own line break after the table.
     return markdown_table(cells, INDEX_COLUMNS).removesuffix("\n")
@@ -340,7 +357,7 @@ def render_claims_page(
     Returns:
         The page, starting with its title and the derived-data notice.
     """
-    parts = [f"# {PAGE_TITLE}", "", NOTICE, HOW_TO_READ, ""]
+    parts = [Md("# {}").format(PAGE_TITLE), "", NOTICE, HOW_TO_READ, ""]
     if not claims:
         parts.append("*No claims are registered yet.*\n")
         return "\n".join(parts)
@@ -387,14 +404,19 @@ def build(site: Site) -> None:
     )
 
 
-def release_note(site: Site, release: str, page: str) -> str:
+def release_note(site: Site, release: str, page: str) -> Md:
     """Links from a release page to the claims that cite the release, or ""."""
     claims = claims_for_release(site.verdicts, release)
     if not claims:
-        return ""
+        return Md("")
     link = relative(page, f"{GENERATED}/{PAGE}")
-    items = "\n".join(
-        f"- [{escape(title)}]({link}#{claim_anchor(claim_id)}): {escape(verdict)}"
-        for claim_id, title, verdict in claims
+    items = md_join(
+        "\n",
+        (
+            Md("- {}: {}").format(
+                safe.page_link(title, f"{link}#{claim_anchor(claim_id)}"), verdict
+            )
+            for claim_id, title, verdict in claims
+        ),
     )
-    return f"\n## Claims about this release\n\n{items}\n"
+    return Md("\n## Claims about this release\n\n{}\n").format(items)

@@ -15,10 +15,11 @@ import polars as pl
 
 from pipeline import settings
 from pipeline.manifest import ManifestError, release_for
+from pipeline.render import safe
 from pipeline.render.datapackage import DESCRIPTOR, write_datapackage
 from pipeline.render.downloads import Download, write_downloads
-from pipeline.render.escape import escape
 from pipeline.render.provenance import with_upstream
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site import (
     GENERATED,
     Site,
@@ -53,13 +54,13 @@ TABLE_DESCRIPTIONS = {
 }
 
 
-def _size(path: Path) -> str:
+def _size(path: Path) -> Md:
     size = float(path.stat().st_size)
     if size < 1024:
-        return f"{size:,.0f} B"
+        return Md("{:,.0f} B").format(size)
     if size < 1024**2:
-        return f"{size / 1024:,.1f} KB"
-    return f"{size / 1024**2:,.1f} MB"
+        return Md("{:,.1f} KB").format(size / 1024)
+    return Md("{:,.1f} MB").format(size / 1024**2)
 
 
 #: Where the examples find the downloads, under the site's public URL.
@@ -76,7 +77,7 @@ def downloads_url() -> str:
     return base.rstrip("/") + "/" + DOWNLOADS_PATH
 
 
-def examples(base: str) -> str:
+def examples(base: str) -> Md:
     """Copy-paste examples reading ``results.parquet`` from ``base`` (Markdown).
 
     The same query in Polars, DuckDB and pandas: the ten best llama2-70b-99 Offline
@@ -86,7 +87,7 @@ def examples(base: str) -> str:
     py = json.dumps(base)
     sql = "'" + base.replace("'", "''") + "results.parquet'"
     columns = '"release", "submitter", "system_name", "result_value", "result_unit"'
-    return (
+    return Md(
         "## Reading the data\n\n"
         "The same question in three tools: the ten highest llama2-70b-99 Offline "
         "results of every round. Each reads the Parquet file straight from this "
@@ -94,7 +95,7 @@ def examples(base: str) -> str:
         "### Polars\n\n"
         "```python\n"
         "import polars as pl\n\n"
-        f"base = {py}\n"
+        "base = {py}\n"
         'results = pl.read_parquet(base + "results.parquet")\n'
         "top = (\n"
         "    results.filter(\n"
@@ -102,7 +103,7 @@ def examples(base: str) -> str:
         'pl.col("scenario") == "Offline"\n'
         "    )\n"
         '    .sort("result_value", descending=True)\n'
-        f"    .select({columns})\n"
+        "    .select({columns})\n"
         "    .head(10)\n"
         ")\n"
         "print(top)\n"
@@ -111,7 +112,7 @@ def examples(base: str) -> str:
         "```sql\n"
         "-- https needs DuckDB's httpfs extension (autoloaded where available)\n"
         "SELECT release, submitter, system_name, result_value, result_unit\n"
-        f"FROM read_parquet({sql})\n"
+        "FROM read_parquet({sql})\n"
         "WHERE benchmark = 'llama2-70b-99' AND scenario = 'Offline'\n"
         "ORDER BY result_value DESC\n"
         "LIMIT 10;\n"
@@ -119,13 +120,13 @@ def examples(base: str) -> str:
         "### pandas\n\n"
         "```python\n"
         "import pandas as pd  # reading Parquet needs pyarrow\n\n"
-        f"base = {py}\n"
+        "base = {py}\n"
         'results = pd.read_parquet(base + "results.parquet")\n'
         "top = (\n"
         "    results.query(\"benchmark == 'llama2-70b-99' and scenario == "
         "'Offline'\")\n"
         '    .sort_values("result_value", ascending=False)\n'
-        f"    [[{columns}]]\n"
+        "    [[{columns}]]\n"
         "    .head(10)\n"
         ")\n"
         "print(top)\n"
@@ -137,8 +138,14 @@ def examples(base: str) -> str:
         "schema:\n\n"
         "```sh\n"
         "pip install frictionless\n"
-        f"frictionless validate {base}{DESCRIPTOR}\n"
+        "frictionless validate {base}{descriptor}\n"
         "```\n"
+    ).format(
+        py=safe.code(py),
+        columns=safe.code(columns),
+        sql=safe.code(sql),
+        base=safe.code(base),
+        descriptor=safe.code(DESCRIPTOR),
     )
 
 
@@ -152,46 +159,62 @@ DOWNLOAD_COLUMNS = {
 }
 
 
-def _file_cell(page: str, path: Path, digest: str) -> str:
+def _file_cell(page: str, path: Path, digest: str) -> Md:
     """A download's link, size and sha256."""
-    return (
-        f"[{path.name}]({page_link(page, f'downloads/{path.name}')}) · "
-        f"{_size(path)}<br><code>sha256:{digest}</code>"
+    return Md("{} · {}<br><code>sha256:{}</code>").format(
+        safe.page_link(safe.name(path.name), page_link(page, f"downloads/{path.name}")),
+        _size(path),
+        digest,
     )
 
 
 def _download_cells(page: str, downloads: list[Download]) -> pl.DataFrame:
     """One row of Data page cells per download, in the order written."""
     return pl.DataFrame(
-        {
-            "table": [f"**{d.name}**" for d in downloads],
-            "what": [escape(d.description) for d in downloads],
-            "rows": [f"{d.rows:,}" for d in downloads],
-            "csv": [_file_cell(page, d.csv, d.csv_sha256) for d in downloads],
-            "parquet": [
-                _file_cell(page, d.parquet, d.parquet_sha256) for d in downloads
-            ],
-        },
-        schema=dict.fromkeys(DOWNLOAD_COLUMNS, pl.String),
+        [
+            safe.series(
+                "table", (Md("**{}**").format(safe.name(d.name)) for d in downloads)
+            ),
+            safe.series("what", (d.description for d in downloads)),
+            safe.series("rows", (Md("{:,}").format(d.rows) for d in downloads)),
+            safe.series(
+                "csv", (_file_cell(page, d.csv, d.csv_sha256) for d in downloads)
+            ),
+            safe.series(
+                "parquet",
+                (_file_cell(page, d.parquet, d.parquet_sha256) for d in downloads),
+            ),
+        ]
     )
 
 
 def data_page(site: Site, downloads: list[Download], package: Path) -> str:
     """The downloads with sizes and sha256, the data package, examples, columns."""
     page = f"{GENERATED}/data.md"
-    columns = "\n".join(
-        f"<details><summary>Columns of <b>{d.name}</b> ({len(d.columns)})</summary>"
-        + ", ".join(
-            f"<code>{escape(c)}</code> {escape(t)}" for c, t in d.columns.items()
-        )
-        + "</details>\n"
-        for d in downloads
+    columns = md_join(
+        "\n",
+        (
+            Md(
+                "<details><summary>Columns of <b>{}</b> ({})</summary>{}</details>\n"
+            ).format(
+                safe.name(d.name),
+                len(d.columns),
+                md_join(
+                    ", ",
+                    (
+                        Md("<code>{}</code> {}").format(c, t)
+                        for c, t in d.columns.items()
+                    ),
+                ),
+            )
+            for d in downloads
+        ),
     )
-    text = (
+    text = Md(
         "# Data\n\nEvery table behind this site as CSV and Parquet. The sha256 lets "
         "you "
         "check that a file is the one this build published (pipeline commit "
-        f"<code>{escape(site.data.pipeline_commit)}</code>). Identical inputs give "
+        "<code>{commit}</code>). Identical inputs give "
         "byte-identical files; only [build-info.json](downloads/build-info.json) "
         "records when this build ran and when each snapshot was fetched.\n\n"
         "In the CSV files, a text cell that starts with `=`, `+`, `-`, `@`, a tab or "
@@ -202,20 +225,29 @@ def data_page(site: Site, downloads: list[Download], package: Path) -> str:
         "    `software_gains`, `generation_ratios` and `scaling` are computed by "
         "mlperf-ledger from MLPerf results; they are not MLPerf results. Each row "
         "carries the result keys and URLs of both results it divides.\n\n"
-        + markdown_table(
-            _download_cells(page, downloads), DOWNLOAD_COLUMNS, numeric=("rows",)
-        )
-        + "\n## Data package\n\n"
-        f"[{DESCRIPTOR}]({page_link(page, f'downloads/{DESCRIPTOR}')}) · "
-        f"{_size(package)} describes every file above as a "
+        "{table}"
+        "\n## Data package\n\n"
+        "{descriptor} · "
+        "{size} describes every file above as a "
         "[Frictionless Data Package](https://datapackage.org/): each table's columns "
         "with their types (as the CSV and as the Parquet file hold them), its primary "
         "key where the rows have one, and each file's size and sha256. Licence: "
         "Apache-2.0, under which the MLCommons results repositories it lists as "
         "sources publish their contents; the derived tables are unofficial.\n\n"
-        + examples(downloads_url())
-        + "\n## Columns\n\n"
-        + columns
+        "{examples}"
+        "\n## Columns\n\n"
+        "{columns}"
+    ).format(
+        commit=site.data.pipeline_commit,
+        table=markdown_table(
+            _download_cells(page, downloads), DOWNLOAD_COLUMNS, numeric=("rows",)
+        ),
+        descriptor=safe.page_link(
+            safe.name(DESCRIPTOR), page_link(page, f"downloads/{DESCRIPTOR}")
+        ),
+        size=_size(package),
+        examples=examples(downloads_url()),
+        columns=columns,
     )
     return site.write_page("data.md", text)
 

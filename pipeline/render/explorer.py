@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipeline.analysis.benchmarks import model_label, model_lineage
+from pipeline.render import safe
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
-from pipeline.render.escape import safe_url
 from pipeline.render.site_data import release_order, with_accelerators
 from pipeline.render.tables import relative
 from pipeline.render.vendor import TABULATOR
@@ -196,7 +196,7 @@ def explorer_rows(
             model_as_run=pl.when(pl.col("division") == "open").then(
                 model_label()
             ),
-            result_url=safe_url(pl.col("result_url"), html=False),
+            result_url=safe.chart_url(pl.col("result_url")),
             _rank=pl.col("release").replace_strict(
                 rank, default=len(order), return_dtype=pl.Int32
             ),

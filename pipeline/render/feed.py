@@ -10,8 +10,8 @@ round and the snapshots' sha256, so they survive a move of the site (RFC 4287 4.
 
 Escaping: element text and attribute values are XML-escaped
 (``xml.sax.saxutils``) after characters XML 1.0 cannot carry become U+FFFD; entry
-content is HTML (``type="html"``) whose upstream strings went through
-``escape.escape`` and whose upstream links through ``escape.safe_url`` first.
+content is HTML (``type="html"``) built through the ``safe`` layer first (``Md``
+templates: upstream strings escaped, upstream links through ``safe.link_md``).
 Links are absolute under the site's URL when it has one; without one they are
 relative to the feed, as RFC 4287 allows.
 
@@ -35,9 +35,10 @@ from xml.sax.saxutils import quoteattr
 import polars as pl
 
 from pipeline import settings
+from pipeline.render import safe
 from pipeline.render.changes_page import PAGE as CHANGES_PAGE
 from pipeline.render.changes_page import anchor as changes_anchor
-from pipeline.render.escape import escape, safe_url
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site import GENERATED, Site
 
 #: The feed's path under the generated folder (linked from every page's head by
@@ -71,7 +72,7 @@ class Entry:
     title: str
     updated: dt.datetime
     link: str
-    summary_html: str
+    summary_html: Md
     published: dt.datetime | None = None
     related: str | None = None
 
@@ -122,9 +123,9 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def _page(rel: str) -> str:
+def _page(rel: str) -> Md:
     """A generated page's link relative to the feed (both under ``generated/``)."""
-    return rel.removesuffix(".md") + ".html"
+    return safe.path(rel.removesuffix(".md") + ".html")
 
 
 def round_entries(site: Site) -> list[Entry]:
@@ -156,14 +157,13 @@ def round_entries(site: Site) -> list[Entry]:
         if not dates:
             continue  # nothing in the data dates it; the clock must not
         n = counts[release]
-        name = escape(release)
-        when = f" on {first.date().isoformat()}" if first else ""
+        when = Md(" on {}").format(first.date().isoformat()) if first else ""
         upstream = ""
         if facts.get("repository"):
             tree = "/tree/" + facts["commit"] if facts.get("commit") else ""
-            url = safe_url(f"https://github.com/{facts['repository']}{tree}")
-            if url:
-                upstream = f' · <a href="{url}">{escape(facts["repository"])}</a>'
+            url = f"https://github.com/{facts['repository']}{tree}"
+            if safe.accepts(url):
+                upstream = Md(" · {}").format(safe.link_md(facts["repository"], url))
         page = _page(site.page_of("releases", release))
         entries.append(
             Entry(
@@ -172,25 +172,30 @@ def round_entries(site: Site) -> list[Entry]:
                 updated=max(dates),
                 published=first,
                 link=page,
-                summary_html=(
-                    f"<p>MLCommons published MLPerf Inference {name}{when}: "
-                    f"{_count(n['results'], 'result')} from "
-                    f"{_count(n['submitters'], 'submitter')} in "
-                    f"{_count(n['benchmarks'], 'benchmark')}.</p>"
-                    f'<p><a href="{page}">The {name} page</a>{upstream}</p>'
+                summary_html=Md(
+                    "<p>MLCommons published MLPerf Inference {name}{when}: {results} "
+                    "from {submitters} in {benchmarks}.</p>"
+                    '<p><a href="{page}">The {name} page</a>{upstream}</p>'
+                ).format(
+                    name=release,
+                    when=when,
+                    results=_count(n["results"], "result"),
+                    submitters=_count(n["submitters"], "submitter"),
+                    benchmarks=_count(n["benchmarks"], "benchmark"),
+                    page=page,
+                    upstream=upstream,
                 ),
             )
         )
     return entries
 
 
-def _change_line(row: dict) -> str:
-    key = escape(row["result_key"])
+def _change_line(row: dict) -> Md:
+    key = row["result_key"]
     if row["change"] != "changed":
-        return f"<li>{key}: {escape(row['change'])}</li>"
-    return (
-        f"<li>{key}: {escape(row['field'])} “{escape(row['old_value'])}” → "
-        f"“{escape(row['new_value'])}”</li>"
+        return Md("<li>{}: {}</li>").format(key, row["change"])
+    return Md("<li>{}: {} “{}” → “{}”</li>").format(
+        key, row["field"], row["old_value"], row["new_value"]
     )
 
 
@@ -211,18 +216,23 @@ def correction_entries(site: Site) -> list[Entry]:
         added = rows.filter(pl.col("change") == "added").height
         removed = rows.filter(pl.col("change") == "removed").height
         results = changed["result_key"].n_unique()
-        name = escape(release)
-        changes = f"{_page(CHANGES_PAGE)}#{changes_anchor(release)}"
+        changes = safe.path(f"{_page(CHANGES_PAGE)}#{changes_anchor(release)}")
         page = (
             _page(site.page_of("releases", release))
             if release in site.slugs.get("releases", {})
             else None
         )
-        listed = "".join(
-            _change_line(row) for row in rows.head(LISTED_CHANGES).iter_rows(named=True)
+        listed = md_join(
+            "",
+            (
+                _change_line(row)
+                for row in rows.head(LISTED_CHANGES).iter_rows(named=True)
+            ),
         )
         more = rows.height - min(rows.height, LISTED_CHANGES)
-        release_link = f' · <a href="{page}">The {name} page</a>' if page else ""
+        release_link = (
+            Md(' · <a href="{}">The {} page</a>').format(page, release) if page else ""
+        )
         what = ", ".join(
             part
             for n, part in (
@@ -239,15 +249,25 @@ def correction_entries(site: Site) -> list[Entry]:
                 updated=seen,
                 link=changes,
                 related=page,
-                summary_html=(
-                    f"<p>MLCommons changed the published {name} results: "
-                    f"{_count(results, 'result')} changed in "
-                    f"{_count(changed.height, 'field change')}, {added:,} added, "
-                    f"{removed:,} removed (snapshot <code>{old[:12]}</code> → "
-                    f"<code>{new[:12]}</code>).</p><ul>{listed}</ul>"
-                    + (f"<p>… and {more} more.</p>" if more else "")
-                    + f'<p><a href="{changes}">Every change on the Changes page</a>'
-                    f"{release_link}</p>"
+                summary_html=Md(
+                    "<p>MLCommons changed the published {name} results: {results} "
+                    "changed in {fields}, {added:,} added, {removed:,} removed "
+                    "(snapshot <code>{old}</code> → <code>{new}</code>).</p>"
+                    "<ul>{listed}</ul>{more}"
+                    '<p><a href="{changes}">Every change on the Changes page</a>'
+                    "{release_link}</p>"
+                ).format(
+                    name=release,
+                    results=_count(results, "result"),
+                    fields=_count(changed.height, "field change"),
+                    added=added,
+                    removed=removed,
+                    old=old[:12],
+                    new=new[:12],
+                    listed=listed,
+                    more=Md("<p>… and {} more.</p>").format(more) if more else "",
+                    changes=changes,
+                    release_link=release_link,
                 ),
             )
         )
@@ -263,7 +283,7 @@ def render_feed(entries: list[Entry], site_url: str = "") -> str:
     base = f"{site_url.rstrip('/')}/{GENERATED}/" if site_url else ""
 
     def href(rel: str) -> str:
-        return _attr(base + rel)
+        return _attr(base + str(rel))  # str: base + Md would escape the base
 
     ordered = sorted(entries, key=lambda e: (e.updated, e.key), reverse=True)
     updated = max((e.updated for e in ordered), default=EPOCH)
@@ -283,7 +303,9 @@ def render_feed(entries: list[Entry], site_url: str = "") -> str:
         f'  <link rel="alternate" type="text/html" href={_attr(home)}/>',
     ]
     for entry in ordered:
-        summary = entry.summary_html
+        # Plain text from here on: XML-escaped as a whole below (re.sub on Md would
+        # escape the absolute URLs again as if they were upstream text).
+        summary = str(entry.summary_html)
         if base:
             # The summary's own links are feed-relative too: make them absolute.
             summary = re.sub(

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from pipeline.analysis.plausibility import FlagRule, load_rules
-from pipeline.render.escape import escape
+from pipeline.render import safe
+from pipeline.render.safe import Md, md_join
 from pipeline.render.tables import html_table
 
 #: Columns of the flagged-pairs download, in order.
@@ -59,38 +60,49 @@ def flags_section(
         )
     )
     rows = pl.DataFrame(
-        {
-            "c_id": [f"<code>{escape(r.id)}</code>" for r in rules],
-            "c_role": [
-                f"<b>{escape(r.role)}</b><br><small>{escape(r.why)}</small>"
-                for r in rules
-            ],
-            "c_reason": [escape(r.reason) for r in rules],
-            "c_pairs": [
-                ", ".join(
-                    f"{escape(kind)} {n:,}"
-                    for kind, n in counts.filter(pl.col("flags") == r.id)
-                    .sort("kind")
-                    .select("kind", "len")
-                    .iter_rows()
-                )
-                or "none"
-                for r in rules
-            ],
-            "c_evidence": [escape(" ".join(r.evidence.split())) for r in rules],
-        }
+        [
+            safe.series("c_id", (Md("<code>{}</code>").format(r.id) for r in rules)),
+            safe.series(
+                "c_role",
+                (
+                    Md("<b>{}</b><br><small>{}</small>").format(r.role, r.why)
+                    for r in rules
+                ),
+            ),
+            safe.series("c_reason", (r.reason for r in rules)),
+            safe.series(
+                "c_pairs",
+                (
+                    md_join(
+                        ", ",
+                        (
+                            Md("{} {:,}").format(kind, n)
+                            for kind, n in counts.filter(pl.col("flags") == r.id)
+                            .sort("kind")
+                            .select("kind", "len")
+                            .iter_rows()
+                        ),
+                    )
+                    or "none"
+                    for r in rules
+                ),
+            ),
+            safe.series("c_evidence", (r.evidence for r in rules)),
+        ]
     )
     return [
         "## Plausibility flags\n",
-        "Every derived pair is checked against the reviewed rules in "
-        "`pipeline/registry/plausibility.toml`. A flagged pair stays in its table with "
-        "a badge and the reason. A **label** discloses (preview hardware, an inferred "
-        "result, two submitters) and never keeps a pair out of anything; a "
-        "**warning** doubts the number: the pair is drawn faint and never enters a "
-        'headline, a "what\'s new" section or a top-N list. '
-        f"Flagged pairs: **{flagged.height:,}**. Every one of them, with its "
-        "reasons and both cited results, is in the "
-        "[flagged pairs download](downloads/flagged_pairs.csv).\n",
+        Md(
+            "Every derived pair is checked against the reviewed rules in "
+            "`pipeline/registry/plausibility.toml`. A flagged pair stays in its table "
+            "with a badge and the reason. A **label** discloses (preview hardware, an "
+            "inferred result, two submitters) and never keeps a pair out of anything; "
+            "a **warning** doubts the number: the pair is drawn faint and never "
+            'enters a headline, a "what\'s new" section or a top-N list. '
+            "Flagged pairs: **{:,}**. Every one of them, with its reasons and both "
+            "cited results, is in the [flagged pairs download]"
+            "(downloads/flagged_pairs.csv).\n"
+        ).format(flagged.height),
         html_table(
             rows,
             {

@@ -15,9 +15,9 @@ import polars as pl
 
 from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS, accelerator_histories
 from pipeline.labels import display_name
-from pipeline.render import charts
+from pipeline.render import charts, safe
 from pipeline.render.coverage import NOT_IN_SOURCE, skip_note_expr
-from pipeline.render.escape import escape, safe_url
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site import (
     GENERATED,
     METHODOLOGY,
@@ -34,9 +34,9 @@ from pipeline.render.tables import (
     html_table,
     joined,
     markdown_table,
-    number,
-    ratio,
-    ratio_text,
+    number_cell,
+    ratio_cell,
+    ratio_md,
     relative,
     result_cell,
 )
@@ -167,18 +167,20 @@ def _cells(shown: pl.DataFrame) -> pl.DataFrame:
     counts = chips("total_accelerators", "accelerator_name", "nodes")
     first = pl.col("step") == 1
     previous = external_link(
-        escape(pl.col("release_prev")),
+        pl.col("release_prev"),
         pl.col("result_url_prev"),
         title=pl.col("result_key_prev"),
     )
     return shown.with_columns(
-        c_round=pl.concat_str(
-            pl.format("<b>{}</b>", escape(pl.col("release"))),
-            pl.when(pl.col("skip") != "")
-            .then(pl.format("<br><small>{}</small>", escape(pl.col("skip"))))
-            .otherwise(pl.lit("")),
-        ),
-        c_value=pl.format(
+        c_round=safe.concat(
+            safe.fmt("<b>{}</b>", pl.col("release")),
+            safe.when(
+                pl.col("skip") != "",
+                safe.fmt("<br><small>{}</small>", pl.col("skip")),
+                "",
+            ),
+        ).cell(),
+        c_value=safe.fmt(
             "{} {}",
             result_cell(
                 pl.col("value"),
@@ -187,41 +189,40 @@ def _cells(shown: pl.DataFrame) -> pl.DataFrame:
                 pl.col("is_preview"),
                 pl.col("is_inferred"),
             ),
-            escape(pl.col("result_unit")),
-        ),
-        c_result=pl.format(
+            pl.col("result_unit"),
+        ).cell(),
+        c_result=safe.fmt(
             "{} · {}{}<br><small>{} · system result {} {}<br>{} · {} · software: "
             "{}</small>",
-            escape(pl.col("submitter")),
-            escape(pl.col("system_name")),
-            pl.format(" <small>({})</small>", system_link())
+            pl.col("submitter"),
+            pl.col("system_name"),
+            safe.fmt(" <small>({})</small>", system_link())
             if "system_id" in shown.columns
-            else pl.lit(""),
+            else "",
             counts,
-            number(pl.col("result_value")),
-            escape(pl.col("result_unit")),
-            escape(pl.col("division")),
-            escape(pl.col("availability")),
-            escape(pl.col("software").fill_null("not stated")),
-        ),
-        c_step=pl.when(pl.col("break_reason").is_not_null())
-        .then(
-            pl.format(
-                "not chained<br><small>to {}: {}</small>",
-                previous,
-                escape(pl.col("break_reason")),
-            )
-        )
-        .when(first)
-        .then(pl.lit("—"))
-        .otherwise(
-            pl.format(
-                "{}<br><small>vs {}</small>", ratio(pl.col("step_ratio")), previous
-            )
-        ),
-        c_since=pl.when(first)
-        .then(pl.lit("—"))
-        .otherwise(ratio(pl.col("cumulative_ratio"))),
+            number_cell(pl.col("result_value")),
+            pl.col("result_unit"),
+            pl.col("division"),
+            pl.col("availability"),
+            pl.col("software").fill_null("not stated"),
+        ).cell(),
+        c_step=safe.choose(
+            [
+                (
+                    pl.col("break_reason").is_not_null(),
+                    safe.fmt(
+                        "not chained<br><small>to {}: {}</small>",
+                        previous,
+                        pl.col("break_reason"),
+                    ),
+                ),
+                (first, "—"),
+            ],
+            safe.fmt(
+                "{}<br><small>vs {}</small>", ratio_cell(pl.col("step_ratio")), previous
+            ),
+        ).cell(),
+        c_since=safe.when(first, "—", ratio_cell(pl.col("cumulative_ratio"))).cell(),
     )
 
 
@@ -285,7 +286,7 @@ def lines_chart(
         "result_key",
         "is_preview",
         "is_inferred",
-        safe_url(pl.col("result_url"), html=False).alias("url"),
+        safe.chart_url(pl.col("result_url")).alias("url"),
     )
     colours = (
         charts.accelerator_scale_spec(frame)
@@ -346,19 +347,19 @@ def _chart_lines(lines: pl.DataFrame, status: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _coverage_text(status: pl.DataFrame) -> str:
+def _coverage_text(status: pl.DataFrame) -> Md:
     held = status.filter(pl.col("has_rows"))
     absent = status.filter(~pl.col("has_rows"))["release"].to_list()
-    listed = ", ".join(
-        f"{escape(r)} ({escape(s)})" for r, s in held.select("release", "status").rows()
+    listed = md_join(
+        ", ",
+        (Md("{} ({})").format(*row) for row in held.select("release", "status").rows()),
     )
-    text = f"Rounds in the ledger: {listed}."
+    text = Md("Rounds in the ledger: {}.").format(listed)
     if absent:
-        text += (
-            f" Rounds {NOT_IN_SOURCE}: {', '.join(escape(r) for r in absent)}; a step "
-            "that jumps over rounds names them."
+        text += Md(" Rounds {}: {}; a step that jumps over rounds names them.").format(
+            NOT_IN_SOURCE, md_join(", ", absent)
         )
-    return text + "\n"
+    return text + Md("\n")
 
 
 def _broken(histories: pl.DataFrame, status: pl.DataFrame) -> str:
@@ -382,27 +383,29 @@ def _broken(histories: pl.DataFrame, status: pl.DataFrame) -> str:
         )
         .sort("label", "benchmark", "scenario", "division", "release")
         .with_columns(
-            c_accelerator=escape(pl.col("label")),
-            c_line=pl.format(
+            c_accelerator=pl.col("label"),
+            c_line=safe.fmt(
                 "{} · {} · {}",
-                escape(pl.col("benchmark")),
-                escape(pl.col("scenario")),
-                escape(pl.col("division")),
-            ),
-            c_step=pl.format(
-                "{} → {}", escape(pl.col("release_prev")), escape(pl.col("release"))
-            )
-            + pl.when(pl.col("skip") != "")
-            .then(pl.format("<br><small>{}</small>", escape(pl.col("skip"))))
-            .otherwise(pl.lit("")),
-            c_reason=escape(pl.col("break_reason")),
+                pl.col("benchmark"),
+                pl.col("scenario"),
+                pl.col("division"),
+            ).cell(),
+            c_step=(
+                safe.fmt("{} → {}", pl.col("release_prev"), pl.col("release"))
+                + safe.when(
+                    pl.col("skip") != "",
+                    safe.fmt("<br><small>{}</small>", pl.col("skip")),
+                    "",
+                )
+            ).cell(),
+            c_reason=pl.col("break_reason"),
         )
     )
-    return (
-        f"{breaks.height:,} step(s) were not chained because a compatibility rule "
-        "forbids comparing their two rounds; the points on either side start or end "
+    return Md(
+        "{:,} step(s) were not chained because a compatibility rule forbids "
+        "comparing their two rounds; the points on either side start or end "
         "separate lines (shown above when they have two rounds or more).\n\n"
-        + html_table(
+    ).format(breaks.height) + html_table(
             cells,
             {
                 "c_accelerator": "Accelerator",
@@ -411,7 +414,6 @@ def _broken(histories: pl.DataFrame, status: pl.DataFrame) -> str:
                 "c_reason": "Rule",
             },
         )
-    )
 
 
 def line_anchors(histories: pl.DataFrame) -> pl.DataFrame:
@@ -485,12 +487,12 @@ def _accelerator_index(
         )
         .sort(["accelerator_vendor", "label"], nulls_last=True)
         .with_columns(
-            c_accelerator=pl.format(
-                "[{}]({})", escape(pl.col("label")), pl.col("target")
-            ),
-            c_lines=pl.col("lines").cast(pl.String),
-            c_steps=pl.col("steps").cast(pl.String),
-            c_rounds=pl.col("c_rounds").cast(pl.String),
+            c_accelerator=safe.fmt(
+                "[{}]({})", pl.col("label"), safe.href(pl.col("target"))
+            ).cell(),
+            c_lines=pl.col("lines"),
+            c_steps=pl.col("steps"),
+            c_rounds=pl.col("c_rounds"),
         )
     )
     return markdown_table(
@@ -532,7 +534,7 @@ def render_history_page(
     shown = _labelled(histories, status)
     lines = _lines(shown)
     parts = [
-        f"# {TITLE}\n",
+        Md("# {}\n").format(TITLE),
         notice(page),
         INTRO.format(methodology=relative(page, methodology)),
         _coverage_text(status),
@@ -540,27 +542,31 @@ def render_history_page(
     if accelerator_pages:
         parts += [
             "\n## Accelerator pages { #accelerator-pages }\n",
-            "Each accelerator below has a page of its own "
-            f"({_count(len(accelerator_pages), 'accelerator')} in all): every line "
-            "with its best result per round (one round or more), a chart per unit "
-            "and every step between consecutive rounds.\n",
+            Md(
+                "Each accelerator below has a page of its own ({} in all): every line "
+                "with its best result per round (one round or more), a chart per unit "
+                "and every step between consecutive rounds.\n"
+            ).format(_count(len(accelerator_pages), "accelerator")),
             _accelerator_index(page, histories, accelerator_pages),
         ]
     if lines.height == 0:
-        parts.append(f"\n_No accelerator appears in {MIN_ROUNDS} rounds or more._\n")
+        parts.append(
+            Md("\n_No accelerator appears in {} rounds or more._\n").format(MIN_ROUNDS)
+        )
         parts += ["\n## Broken lines\n", _broken(histories, status)]
         return site.write_page(PAGE, "\n".join(parts))
     accelerators = lines["accelerator_id"].n_unique()
     where = (
-        "its accelerator's page has its table"
+        Md("its accelerator's page has its table")
         if accelerator_pages
-        else "every one has a table below"
+        else Md("every one has a table below")
     )
     parts.append(
-        f"\n{lines.height:,} lines of {accelerators:,} accelerators appear in "
-        f"{MIN_ROUNDS} rounds or more; {where}. The charts show, "
-        f"per unit, the {CHART_LINES} lines with the most rounds (ties: the longest "
-        "span of rounds, then by name).\n"
+        Md(
+            "\n{:,} lines of {:,} accelerators appear in {} rounds or more; {}. The "
+            "charts show, per unit, the {} lines with the most rounds (ties: the "
+            "longest span of rounds, then by name).\n"
+        ).format(lines.height, accelerators, MIN_ROUNDS, where, CHART_LINES)
     )
     chosen = _chart_lines(lines, status)
     parts.append("\n## Most-covered lines\n")
@@ -573,7 +579,7 @@ def render_history_page(
         title = f"Best {unit} per accelerator, by round"
         built = history_chart(points, title=title, unit=unit, releases=present)
         name = "histories-" + anchor_text(unit)
-        parts.append(f"\n### {escape(unit)}\n")
+        parts.append(Md("\n### {}\n").format(unit))
         parts.append(site.chart(page, built, name, title))
     if accelerator_pages:
         targets = lines.join(
@@ -596,12 +602,14 @@ def render_history_page(
         descending=[True, True, False, False],
         nulls_last=True,
     ).with_columns(
-        c_accelerator=escape(pl.col("accelerator_label")),
-        c_line=pl.when(pl.col("target").is_not_null())
-        .then(pl.format("[{}]({})", escape(pl.col("line_label")), pl.col("target")))
-        .otherwise(escape(pl.col("line_label"))),
-        c_rounds=joined("releases", " → "),
-        c_overall=ratio(pl.col("overall")),
+        c_accelerator=pl.col("accelerator_label"),
+        c_line=safe.when(
+            pl.col("target").is_not_null(),
+            safe.fmt("[{}]({})", pl.col("line_label"), safe.href(pl.col("target"))),
+            pl.col("line_label"),
+        ).cell(),
+        c_rounds=joined("releases", " → ").cell(),
+        c_overall=ratio_cell(pl.col("overall")).cell(),
     )
     parts += [
         "\n## All lines\n",
@@ -642,12 +650,19 @@ def _line_tables(shown: pl.DataFrame, lines: pl.DataFrame) -> list[str]:
         if line["accelerator_id"] != current:
             current = line["accelerator_id"]
             anchor = _anchor(current)
-            parts.append(f"\n## {escape(line['accelerator_label'])} {{ #{anchor} }}\n")
-        unit = escape(line["result_unit"])
+            parts.append(
+                Md("\n## {} {{ {} }}\n").format(
+                    line["accelerator_label"], safe.path("#" + anchor)
+                )
+            )
         parts.append(
-            f"\n### {escape(line['line_label'])} {{ #{line['anchor']} }}\n\n"
-            f"{unit} per accelerator, {escape(line['span'])}, "
-            f"{line['rounds']} rounds.\n"
+            Md("\n### {} {{ {} }}\n\n{} per accelerator, {}, {} rounds.\n").format(
+                line["line_label"],
+                safe.path("#" + line["anchor"]),
+                line["result_unit"],
+                line["span"],
+                line["rounds"],
+            )
         )
         parts.append(
             html_table(
@@ -664,9 +679,13 @@ def home_block(page: str, histories: pl.DataFrame) -> str:
     """A short home-page paragraph: how many lines, the longest one, and a link."""
     target = relative(page, f"generated/{PAGE}")
     shown = histories.filter(pl.col("segment_rounds") >= MIN_ROUNDS)
-    parts = [f"\n### {TITLE}\n"]
+    parts = [Md("\n### {}\n").format(TITLE)]
     if shown.height == 0:
-        parts.append(f"No accelerator appears in two rounds yet. [Details]({target})\n")
+        parts.append(
+            Md("No accelerator appears in two rounds yet. [Details]({})\n").format(
+                target
+            )
+        )
         return "\n".join(parts)
     lines = shown.unique(SEGMENT).height
     longest = (
@@ -688,16 +707,25 @@ def home_block(page: str, histories: pl.DataFrame) -> str:
         v for v in (longest["accelerator_vendor"], longest["accelerator_model"]) if v
     ) or str(longest["accelerator_id"])
     overall = (
-        ratio_text(longest["cumulative_ratio"]) if longest["cumulative_ratio"] else "—"
+        ratio_md(longest["cumulative_ratio"]) if longest["cumulative_ratio"] else "—"
     )
     parts.append(
-        f"{lines:,} lines follow one chip's best result per accelerator, round after "
-        f"round, through two rounds or more. The longest include {escape(name)} on "
-        f"{escape(longest['benchmark'])} {escape(longest['scenario'])} "
-        f"({escape(longest['first'])} → {escape(longest['last'])}, "
-        f"{longest['rounds']} rounds, **{overall}** per accelerator).\n"
+        Md(
+            "{:,} lines follow one chip's best result per accelerator, round after "
+            "round, through two rounds or more. The longest include {} on {} {} "
+            "({} → {}, {} rounds, **{}** per accelerator).\n"
+        ).format(
+            lines,
+            name,
+            longest["benchmark"],
+            longest["scenario"],
+            longest["first"],
+            longest["last"],
+            longest["rounds"],
+            overall,
+        )
     )
-    parts.append(f"[All accelerator histories →]({target})\n")
+    parts.append(Md("[All accelerator histories →]({})\n").format(target))
     return "\n".join(parts)
 
 
@@ -713,7 +741,7 @@ def nav_entries(
               nulls_last=True)
     )  # fmt: skip
     return [
-        {escape(accelerator_label(row)): pages[row["accelerator_id"]]}
+        {Md.escape(accelerator_label(row)): pages[row["accelerator_id"]]}
         for row in labels.iter_rows(named=True)
     ]
 

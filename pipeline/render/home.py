@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import polars as pl
 
 from pipeline.render import charts, history_page
-from pipeline.render.escape import escape
 from pipeline.render.pairs_pages import (
     GAINS,
     GENERATIONS,
@@ -26,6 +25,7 @@ from pipeline.render.pairs_pages import (
     pair_table,
 )
 from pipeline.render.release_pages import release_stats
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site import (
     Site,
     new_in,
@@ -97,11 +97,13 @@ def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> st
     spec = item.spec
     target = page_link(page, spec.rel)
     shown = latest_pairs(pairs.filter("is_headline")) if pairs.height else pairs
-    parts = [f"\n### {spec.title}\n"]
+    parts = [Md("\n### {}\n").format(spec.title)]
     if shown.height == 0:
         parts.append(
-            f"No {spec.noun} at the strictest reading without a plausibility warning. "
-            f"[All pairs]({target})\n"
+            Md(
+                "No {} at the strictest reading without a plausibility warning. "
+                "[All pairs]({})\n"
+            ).format(spec.noun, target)
         )
         return "\n".join(parts)
     release = shown["release_new"].first()
@@ -112,27 +114,29 @@ def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> st
         scope = str(release)
     others = pairs.filter(pl.col("release_new") == release).height - shown.height
     more = (
-        f" {others:,} more pair(s) into {escape(str(release))}, at looser readings, "
-        "across a round the system also has, or with a plausibility warning, are on "
-        "the detail page."
+        Md(
+            " {:,} more pair(s) into {}, at looser readings, across a round the "
+            "system also has, or with a plausibility warning, are on the detail page."
+        ).format(others, str(release))
         if others
         else ""
     )
     parts += [
-        f"{shown.height:,} {spec.noun} ({escape(scope)}): "
-        f"{headline_numbers(spec.kind, shown)}.{more}\n",
+        Md("{:,} {} ({}): {}.{}\n").format(
+            shown.height, spec.noun, scope, headline_numbers(spec.kind, shown), more
+        ),
         definition_block(spec),
         site.chart(
             page, item.chart(shown), f"home-{spec.stem}", item.caption, svg=True
         ),
-        f"The {HEADLINE_ROWS} largest, one per system:\n",
+        Md("The {} largest, one per system:\n").format(HEADLINE_ROWS),
         pair_table(
             pair_cells(one_per_system(shown), site.rounds),
             spec.ends,
             with_efficiency=spec.kind == "scaling",
             limit=HEADLINE_ROWS,
         ),
-        f"[All {spec.noun} →]({target})\n",
+        Md("[All {} →]({})\n").format(spec.noun, target),
     ]
     return "\n".join(parts)
 
@@ -147,9 +151,10 @@ def home(
     held = site.rounds.filter(pl.col("has_rows")).height
     index = page_link(page, "releases/index.md")
     parts = [
-        f"\n**{held} of {site.rounds.height} rounds** are in the source this site was "
-        f"built from; [Releases]({index}) lists every round and what the source has "
-        "of it.\n"
+        Md(
+            "\n**{} of {} rounds** are in the source this site was built from; "
+            "[Releases]({}) lists every round and what the source has of it.\n"
+        ).format(held, site.rounds.height, index)
     ]
     if site.releases:
         latest = site.releases[-1]
@@ -157,7 +162,7 @@ def home(
         new = new_in(site, latest, "accelerator_id", "accelerator_label")
         link = page_link(page, site.page_of("releases", latest))
         parts += [
-            f"## Latest release: {escape(latest)}\n",
+            Md("## Latest release: {}\n").format(latest),
             numbers_block(
                 [
                     (stats["results"], "results"),
@@ -166,10 +171,8 @@ def home(
                     (len(new), "new accelerator types"),
                 ]
             ),
-            "New accelerators: "
-            + (", ".join(escape(a) for a in new) or "none")
-            + ".\n",
-            f"[Everything in {escape(latest)} →]({link})\n",
+            Md("New accelerators: {}.\n").format(md_join(", ", new) or "none"),
+            Md("[Everything in {} →]({})\n").format(latest, link),
             *whats_new(site, page, latest, "home-whats-new", only_new=True),
         ]
     parts += ["\n## Derived metrics\n", notice(page)]

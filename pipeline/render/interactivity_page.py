@@ -27,8 +27,8 @@ from pipeline.analysis.interactivity import (
 )
 from pipeline.labels import display_name
 from pipeline.latency_limits import limits_frame
-from pipeline.render import charts
-from pipeline.render.escape import escape, safe_url
+from pipeline.render import charts, safe
+from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site import (
     GENERATED,
     METHODOLOGY,
@@ -45,8 +45,9 @@ from pipeline.render.tables import (
     html_table,
     joined,
     markdown_table,
-    number,
-    percent,
+    number_cell,
+    page_links,
+    percent_cell,
     relative,
 )
 
@@ -110,43 +111,45 @@ def limits_table(page: str, registry: pl.DataFrame, table: pl.DataFrame) -> str:
         .sort(["_order", "benchmark"], descending=[True, False], nulls_last=True)
     )
 
-    def limit(prefix: str) -> pl.Expr:
-        return (
-            pl.when(pl.col(f"{prefix}_tpot").is_not_null())
-            .then(
-                # The limits link the checker that states them.
-                external_link(
-                    pl.format(
-                        "{} ms · {} ms",
-                        number(pl.col(f"{prefix}_ttft")),
-                        number(pl.col(f"{prefix}_tpot")),
+    def limit(prefix: str) -> MdExpr:
+        return safe.choose(
+            [
+                (
+                    pl.col(f"{prefix}_tpot").is_not_null(),
+                    # The limits link the checker that states them.
+                    external_link(
+                        safe.fmt(
+                            "{} ms · {} ms",
+                            number_cell(pl.col(f"{prefix}_ttft")),
+                            number_cell(pl.col(f"{prefix}_tpot")),
+                        ),
+                        pl.col(f"{prefix}_url"),
                     ),
-                    pl.col(f"{prefix}_url"),
-                )
-            )
-            .when(pl.col(f"has_{prefix}").fill_null(False))
-            .then(pl.lit(NOT_REGISTERED))
-            .otherwise(pl.lit("—"))
+                ),
+                (pl.col(f"has_{prefix}").fill_null(False), NOT_REGISTERED),
+            ],
+            "—",
         )
 
-    def source(prefix: str) -> pl.Expr:
-        return pl.when(pl.col(f"{prefix}_url").is_not_null()).then(
+    def source(prefix: str) -> MdExpr:
+        return safe.when(
+            pl.col(f"{prefix}_url").is_not_null(),
             external_link(
-                pl.format(
+                safe.fmt(
                     "{} @ {}",
-                    escape(pl.col(f"{prefix}_path")),
-                    escape(pl.col(f"{prefix}_commit").str.slice(0, 7)),
+                    pl.col(f"{prefix}_path"),
+                    pl.col(f"{prefix}_commit").str.slice(0, 7),
                 ),
                 pl.col(f"{prefix}_url"),
-            )
+            ),
         )
 
     cells = rows.with_columns(
-        c_release=escape(pl.col("release")),
-        c_benchmark=escape(display_name(pl.col("benchmark"))),
-        c_server=limit("server"),
-        c_interactive=limit("interactive"),
-        c_source=pl.coalesce(source("server"), source("interactive"), pl.lit("—")),
+        c_release=pl.col("release"),
+        c_benchmark=display_name(pl.col("benchmark")),
+        c_server=limit("server").cell(),
+        c_interactive=limit("interactive").cell(),
+        c_source=safe.coalesce(source("server"), source("interactive"), "—").cell(),
         c_systems=pl.when(pl.col("systems").is_not_null())
         .then(pl.col("systems").cast(pl.String))
         .otherwise(pl.lit("none in the ledger")),
@@ -164,41 +167,38 @@ def limits_table(page: str, registry: pl.DataFrame, table: pl.DataFrame) -> str:
     )
 
 
-def _scenario_cell(prefix: str) -> pl.Expr:
+def _scenario_cell(prefix: str) -> MdExpr:
     """Per-accelerator throughput linked to its result, the system result below."""
     per = pl.col(f"{prefix}_per_accelerator")
     system = pl.col(f"{prefix}_value")
     url = pl.col(f"{prefix}_result_url")
     key = pl.col(f"{prefix}_result_key")
     flagged = badges(pl.lit(False), pl.col(f"{prefix}_is_inferred").fill_null(False))
-    return (
-        pl.when(system.is_null())
-        .then(pl.lit("—"))
-        .when(per.is_not_null())
-        .then(
-            pl.format(
-                "{}{}<br><small>system {}</small>",
-                external_link(number(per), url, title=key),
-                flagged,
-                number(system),
-            )
-        )
-        .otherwise(
-            pl.format(
-                "{}{}<br><small>system result; mixed accelerators: none per "
-                "accelerator</small>",
-                external_link(number(system), url, title=key),
-                flagged,
-            )
-        )
+    return safe.choose(
+        [
+            (system.is_null(), "—"),
+            (
+                per.is_not_null(),
+                safe.fmt(
+                    "{}{}<br><small>system {}</small>",
+                    external_link(number_cell(per), url, title=key),
+                    flagged,
+                    number_cell(system),
+                ),
+            ),
+        ],
+        safe.fmt(
+            "{}{}<br><small>system result; mixed accelerators: none per "
+            "accelerator</small>",
+            external_link(number_cell(system), url, title=key),
+            flagged,
+        ),
     )
 
 
-def _ratio_cell(column: str) -> pl.Expr:
-    return (
-        pl.when(pl.col(column).is_not_null())
-        .then(percent(pl.col(column)))
-        .otherwise(pl.lit("—"))
+def _ratio_cell(column: str) -> MdExpr:
+    return safe.when(
+        pl.col(column).is_not_null(), percent_cell(pl.col(column)), "—"
     )
 
 
@@ -214,34 +214,36 @@ SYSTEM_COLUMNS = {
 
 def system_cells(table: pl.DataFrame) -> pl.DataFrame:
     """Reader-facing cells of ``interactivity`` rows (every upstream string escaped)."""
-    model = pl.when(
+    model = safe.when(
         (pl.col("division") != "closed")
-        & (pl.col("model_upstream") != pl.col("benchmark"))
-    ).then(pl.format(" · model {}", escape(pl.col("model_upstream"))))
-    extra = pl.when(pl.col("extra_results") > 0).then(
-        pl.format(
+        & (pl.col("model_upstream") != pl.col("benchmark")),
+        safe.fmt(" · model {}", pl.col("model_upstream")),
+    )
+    extra = safe.when(
+        pl.col("extra_results") > 0,
+        safe.fmt(
             "<br><small>{} more result(s) for a scenario; the best is shown</small>",
-            pl.col("extra_results"),
-        )
+            safe.numeric(pl.col("extra_results")),
+        ),
     )
     return table.with_columns(
-        c_system=pl.concat_str(
-            pl.format(
+        c_system=safe.concat(
+            safe.fmt(
                 "{} · {}<br><small>{} · {}{}</small>",
-                escape(pl.col("submitter")),
-                escape(pl.col("system_name")),
+                pl.col("submitter"),
+                pl.col("system_name"),
                 chips("total_accelerators", "accelerator_name", "nodes"),
-                escape(pl.col("division")),
+                pl.col("division"),
                 model.fill_null(""),
             ),
             badges(pl.col("is_preview").fill_null(False), pl.lit(False)),
             extra.fill_null(""),
-        ),
-        c_offline=_scenario_cell("offline"),
-        c_server=_scenario_cell("server"),
-        c_interactive=_scenario_cell("interactive"),
-        c_server_ratio=_ratio_cell("server_vs_offline"),
-        c_interactive_ratio=_ratio_cell("interactive_vs_offline"),
+        ).cell(),
+        c_offline=_scenario_cell("offline").cell(),
+        c_server=_scenario_cell("server").cell(),
+        c_interactive=_scenario_cell("interactive").cell(),
+        c_server_ratio=_ratio_cell("server_vs_offline").cell(),
+        c_interactive_ratio=_ratio_cell("interactive_vs_offline").cell(),
     )
 
 
@@ -273,7 +275,7 @@ LIMIT_TEXTS = ("ttft", "tpot", "target")
 def _with_limit_texts(cells: pl.DataFrame) -> pl.DataFrame:
     """Each row's latency limits as text: one ``number`` per column, not per round."""
     return cells.with_columns(
-        number(expr).alias(f"_{prefix}_{name}")
+        number_cell(expr).cell(f"_{prefix}_{name}")
         for prefix in ("server", "interactive")
         for name, expr in zip(
             LIMIT_TEXTS,
@@ -303,21 +305,30 @@ def _round_section(
     for scenario, prefix in (("Server", "server"), ("Interactive", "interactive")):
         if first[f"{prefix}_tpot_ms"] is None:
             if group[f"{prefix}_value"].is_not_null().any():
-                limits.append(f"{scenario}: limits {NOT_REGISTERED}")
+                limits.append(Md("{}: limits {}").format(scenario, NOT_REGISTERED))
             continue
-        ttft, tpot, target = (texts[f"_{prefix}_{k}"] for k in LIMIT_TEXTS)
-        source = safe_url(first[f"{prefix}_limit_source_url"])
-        cited = f'; <a href="{source}">source</a>' if source else ""
+        ttft, tpot, target = (
+            safe.cell_value(texts[f"_{prefix}_{k}"]) for k in LIMIT_TEXTS
+        )
+        url = first[f"{prefix}_limit_source_url"]
+        cited = (
+            Md("; {}").format(safe.link_md("source", url)) if safe.accepts(url) else ""
+        )
         limits.append(
-            f"{scenario}: TTFT ≤ {ttft} ms, TPOT ≤ {tpot} ms (at least {target} "
-            f"tokens/s per user{cited})"
+            Md(
+                "{}: TTFT ≤ {} ms, TPOT ≤ {} ms (at least {} tokens/s per user{})"
+            ).format(scenario, ttft, tpot, target, cited)
         )
     if limits:
-        words.append("Limits (99th percentile): " + "; ".join(limits) + ".\n")
+        words.append(
+            Md("Limits (99th percentile): {}.\n").format(md_join("; ", limits))
+        )
     systems = group.height
     words.append(
-        f"\n{systems:,} system(s) with a Server or Interactive result, best "
-        "Interactive per accelerator first.\n"
+        Md(
+            "\n{:,} system(s) with a Server or Interactive result, best Interactive "
+            "per accelerator first.\n"
+        ).format(systems)
     )
     chosen = _chosen_systems(group)
     chart = None
@@ -340,19 +351,21 @@ def _round_section(
         )
         title = f"{benchmark} {release}: Tokens/s per accelerator by interactivity"
         note = (
-            f"The chart shows the {chosen.height} systems with the most scenarios it "
-            "can place (best Interactive first); the table lists every system."
+            Md(
+                "The chart shows the {} systems with the most scenarios it can place "
+                "(best Interactive first); the table lists every system."
+            ).format(chosen.height)
             if chosen.height < systems
-            else "The chart shows every system with two scenarios it can place."
+            else Md("The chart shows every system with two scenarios it can place.")
         )
-        words.append(note + "\n")
+        words.append(note + Md("\n"))
         chart = Chart(
             charts.interactivity_chart(points, title=title),
             f"{FOLDER}-{name}-{slug(release)}",
             title,
         )
     return Section(
-        f"\n## {escape(release)} {{ #{anchor} }}\n",
+        Md("\n## {} {{ {} }}\n").format(release, safe.path("#" + anchor)),
         before=tuple(words),
         chart=chart,
         table=html_table(
@@ -387,11 +400,13 @@ def benchmark_page(
     page = f"{GENERATED}/{rel}"
     index = relative(page, f"{GENERATED}/{INDEX}")
     parts = [
-        f"# {TITLE}: {escape(benchmark)}\n",
+        Md("# {}: {}\n").format(TITLE, benchmark),
         notice(page),
-        f"Offline, Server and Interactive throughput of every {escape(benchmark)} "
-        "system, per round, against the round's latency limits. "
-        f"[All LLM benchmarks and their limits]({index}).\n",
+        Md(
+            "Offline, Server and Interactive throughput of every {} system, per "
+            "round, against the round's latency limits. [All LLM benchmarks and "
+            "their limits]({}).\n"
+        ).format(benchmark, index),
     ]
     order = {r: i for i, r in enumerate(site.releases)}
     rounds = sorted(
@@ -438,21 +453,16 @@ def build(site: Site) -> None:
         )
         .sort("benchmark")
         .with_columns(
-            c_benchmark=pl.format(
-                "[{}]({})",
-                escape(pl.col("benchmark")),
-                pl.col("benchmark").replace_strict(
-                    {b: relative(index, p) for b, p in pages.items()},
-                    return_dtype=pl.String,
-                ),
-            ),
-            c_rounds=joined("releases"),
-            c_systems=pl.col("systems").cast(pl.String),
+            c_benchmark=page_links(
+                pl.col("benchmark"), {b: relative(index, p) for b, p in pages.items()}
+            ).cell(),
+            c_rounds=joined("releases").cell(),
+            c_systems=pl.col("systems"),
         )
     )
     text = "\n".join(
         [
-            f"# {TITLE}\n",
+            Md("# {}\n").format(TITLE),
             notice(index),
             INTRO.format(
                 methodology=relative(index, METHODOLOGY),
@@ -480,7 +490,7 @@ def build(site: Site) -> None:
         ]
     )
     site.write_page(INDEX, text)
-    site.nav[index] = [{escape(b): p} for b, p in pages.items()]
+    site.nav[index] = [{Md.escape(b): p} for b, p in pages.items()]
     site.page_index[FOLDER] = {
         b: p.removeprefix(f"{GENERATED}/") for b, p in pages.items()
     }

@@ -18,12 +18,12 @@ from pipeline.analysis.plausibility import (
     warned,
     warning_ids,
 )
-from pipeline.render import charts
+from pipeline.render import charts, safe
 from pipeline.render.coverage import (
     skip_note,
     skip_note_expr,
 )
-from pipeline.render.escape import escape
+from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site import (
     GENERATED,
     METHODOLOGY,
@@ -43,16 +43,16 @@ from pipeline.render.system_pages import system_link
 from pipeline.render.tables import (
     html_table,
     markdown_table,
-    number,
+    number_cell,
     page_links,
-    percent,
-    ratio,
+    percent_cell,
+    ratio_cell,
     relative,
     result_cell,
 )
 
 
-def _end_cell(suffix: str, *, linked: bool = False) -> pl.Expr:
+def _end_cell(suffix: str, *, linked: bool = False) -> MdExpr:
     """One end of a pair in one cell: release and linked value, then a disclosure.
 
     The disclosure's summary names the submitter, system and chips; opened, it adds
@@ -62,12 +62,10 @@ def _end_cell(suffix: str, *, linked: bool = False) -> pl.Expr:
     def col(name: str) -> pl.Expr:
         return pl.col(f"{name}{suffix}")
 
-    per_accelerator = (
-        pl.when(
-            pl.col("is_per_accelerator") & col("result_per_accelerator").is_not_null()
-        )
-        .then(pl.format(" ({} per accelerator)", number(col("result_per_accelerator"))))
-        .otherwise(pl.lit(""))
+    per_accelerator = safe.when(
+        pl.col("is_per_accelerator") & col("result_per_accelerator").is_not_null(),
+        safe.fmt(" ({} per accelerator)", number_cell(col("result_per_accelerator"))),
+        "",
     )
     value = result_cell(
         col("result_value"),
@@ -77,61 +75,54 @@ def _end_cell(suffix: str, *, linked: bool = False) -> pl.Expr:
         col("is_inferred"),
         col("is_inferred_unverified"),
     )
-    return pl.concat_str(
-        pl.format("<b>{}</b> ", escape(col("release"))),
+    return safe.concat(
+        safe.fmt("<b>{}</b> ", col("release")),
         value.fill_null("—"),
-        pl.format(" {}", escape(pl.col("result_unit"))),
+        safe.fmt(" {}", pl.col("result_unit")),
         per_accelerator,
         # Who and on what stays visible as the disclosure's summary; software (often
         # hundreds of characters), availability and the key open on demand, so a row
         # is two lines tall.
-        pl.format(
+        safe.fmt(
             '<details class="ledger-more"><summary>{} · {} · {}</summary>',
-            escape(col("submitter")),
-            escape(system_label(suffix)),
+            col("submitter"),
+            system_label(suffix),
             chips(
                 f"total_accelerators{suffix}",
                 f"accelerator_name{suffix}",
                 f"nodes{suffix}",
             ),
         ),
-        pl.format(
+        safe.fmt(
             "software: {} · {}<br><code>{}</code>{}</details>",
-            escape(col("software").fill_null("not stated")),
-            escape(col("availability")),
-            escape(col("result_key")),
-            pl.format("<br>{}", system_link(suffix)) if linked else pl.lit(""),
+            col("software").fill_null("not stated"),
+            col("availability"),
+            col("result_key"),
+            safe.fmt("<br>{}", system_link(suffix)) if linked else "",
         ),
     )
 
 
-def _flag_cell() -> pl.Expr:
+def _flag_cell() -> MdExpr:
     """Badges naming a pair's plausibility flags; the reasons open under them."""
-    badges = (
-        pl.col("flags")
-        .fill_null([])
-        .list.eval(
-            pl.format(
-                '<span class="ledger-badge ledger-badge--{}">{}</span>',
-                pl.when(pl.element().is_in(warning_ids()))
-                .then(pl.lit("flag"))
-                .otherwise(pl.lit("label")),
-                escape(pl.element().str.replace_all("_", " ", literal=True)),
-            )
-        )
-        .list.join(" ")
+    badges = safe.each_of(
+        pl.col("flags").fill_null([]),
+        safe.fmt(
+            '<span class="ledger-badge ledger-badge--{}">{}</span>',
+            safe.when(pl.element().is_in(warning_ids()), "flag", "label"),
+            pl.element().str.replace_all("_", " ", literal=True),
+        ),
+        " ",
     )
-    return (
-        pl.when(pl.col("flags").list.len().fill_null(0) > 0)
-        .then(
-            pl.format(
-                '<details class="ledger-more"><summary>{}</summary>'
-                '<small class="ledger-flag-reason">{}</small></details>',
-                badges,
-                escape(pl.col("flag_reasons").fill_null("")),
-            )
-        )
-        .otherwise(pl.lit(""))
+    return safe.when(
+        pl.col("flags").list.len().fill_null(0) > 0,
+        safe.fmt(
+            '<details class="ledger-more"><summary>{}</summary>'
+            '<small class="ledger-flag-reason">{}</small></details>',
+            badges,
+            pl.col("flag_reasons").fill_null(""),
+        ),
+        "",
     )
 
 
@@ -146,26 +137,25 @@ def pair_cells(pairs: pl.DataFrame, rounds: pl.DataFrame | None = None) -> pl.Da
         if rounds is not None
         else pl.lit("")
     )
-    efficiency = percent(pl.col("efficiency")).fill_null("—")
+    efficiency = percent_cell(pl.col("efficiency")).fill_null("—")
+    comparison = safe.fmt(
+        "{} · {}<br><small>{} · {}{}</small>",
+        pl.col("benchmark"),
+        pl.col("scenario"),
+        pl.col("division"),
+        charts.reading_label(pl.col("identity_level"), pl.col("kind")),
+        safe.when(pl.col("is_per_accelerator"), safe.lit(" · per accelerator"), ""),
+    )
     return pairs.with_columns(
-        c_ratio=ratio(pl.col("ratio")).fill_null("—"),
-        c_efficiency=efficiency,
-        c_comparison=pl.format(
-            "{} · {}<br><small>{} · {}{}</small>",
-            escape(pl.col("benchmark")),
-            escape(pl.col("scenario")),
-            escape(pl.col("division")),
-            escape(charts.reading_label(pl.col("identity_level"), pl.col("kind"))),
-            pl.when(pl.col("is_per_accelerator"))
-            .then(pl.lit(" · per accelerator"))
-            .otherwise(pl.lit("")),
-        )
-        + pl.when(skipped != "")
-        .then(pl.format("<br><small>{}</small>", escape(skipped)))
-        .otherwise(pl.lit(""))
-        + _flag_cell(),
-        c_old=_end_cell("_old", linked="system_id_old" in pairs.columns),
-        c_new=_end_cell("_new", linked="system_id_new" in pairs.columns),
+        c_ratio=ratio_cell(pl.col("ratio")).fill_null("—").cell(),
+        c_efficiency=efficiency.cell(),
+        c_comparison=(
+            comparison
+            + safe.when(skipped != "", safe.fmt("<br><small>{}</small>", skipped), "")
+            + _flag_cell()
+        ).cell(),
+        c_old=_end_cell("_old", linked="system_id_old" in pairs.columns).cell(),
+        c_new=_end_cell("_new", linked="system_id_new" in pairs.columns).cell(),
     )
 
 
@@ -424,24 +414,24 @@ def _pair_chart(
 
 
 #: A number and how it is written (``ratio`` or ``percent``).
-_Number = tuple[Callable[[pl.Expr], pl.Expr], object]
+_Number = tuple[Callable[[pl.Expr], MdExpr], object]
 
 
-def _formatted(values: list[_Number]) -> list[str]:
+def _formatted(values: list[_Number]) -> list[Md]:
     """The numbers as text ("—" for none): one query per format, not one per number.
 
     Formatting costs milliseconds per query however few the rows, and a pairs page
     states a handful of numbers for each of its benchmarks.
     """
-    texts: list[str] = [""] * len(values)
-    for fmt in (ratio, percent):
+    texts: list[Md] = [Md("")] * len(values)
+    for fmt in (ratio_cell, percent_cell):
         at = [i for i, (f, _) in enumerate(values) if f is fmt]
         if not at:
             continue
         column = pl.Series("v", [values[i][1] for i in at], dtype=pl.Float64)
-        formatted = pl.DataFrame([column]).select(fmt(pl.col("v"))).to_series()
-        for i, text in zip(at, formatted.to_list(), strict=True):
-            texts[i] = text or "—"
+        formatted = safe.values(pl.DataFrame([column]), fmt(pl.col("v")))
+        for i, text in zip(at, formatted, strict=True):
+            texts[i] = text or Md("—")
     return texts
 
 
@@ -449,32 +439,29 @@ def _headline_values(kind: str, shown: pl.DataFrame) -> list[_Number]:
     if kind == "scaling":
         top = shown.sort("ratio", descending=True, nulls_last=True).row(0, named=True)
         return [
-            (percent, shown["efficiency"].median()),
-            (ratio, top["ratio"]),
-            (percent, top["efficiency"]),
+            (percent_cell, shown["efficiency"].median()),
+            (ratio_cell, top["ratio"]),
+            (percent_cell, top["efficiency"]),
         ]
-    return [(ratio, shown["ratio"].median()), (ratio, shown["ratio"].max())]
+    return [(ratio_cell, shown["ratio"].median()), (ratio_cell, shown["ratio"].max())]
 
 
-def _headline_sentence(kind: str, texts: list[str]) -> str:
+def _headline_sentence(kind: str, texts: list[Md]) -> Md:
     if kind == "scaling":
-        median, largest, efficiency = texts
-        return (
-            f"median efficiency **{median}**, largest **{largest}** at "
-            f"{efficiency} efficiency"
-        )
-    median, largest = texts
-    return f"median **{median}**, largest **{largest}**"
+        return Md(
+            "median efficiency **{}**, largest **{}** at {} efficiency"
+        ).format(*texts)
+    return Md("median **{}**, largest **{}**").format(*texts)
 
 
-def headline_numbers(kind: str, shown: pl.DataFrame) -> str:
+def headline_numbers(kind: str, shown: pl.DataFrame) -> Md:
     """Median and largest ratio of headline pairs (scaling: median efficiency)."""
     return _headline_sentence(kind, _formatted(_headline_values(kind, shown)))
 
 
 def _many_headline_numbers(
     kind: str, shown: Mapping[str, pl.DataFrame]
-) -> dict[str, str]:
+) -> dict[str, Md]:
     """``headline_numbers`` of several frames (none empty), formatted together."""
     values = {key: _headline_values(kind, frame) for key, frame in shown.items()}
     texts = iter(_formatted([v for numbers in values.values() for v in numbers]))
@@ -484,11 +471,10 @@ def _many_headline_numbers(
     }
 
 
-def definition_block(spec: PairPage) -> str:
+def definition_block(spec: PairPage) -> Md:
     """The definition every headline and summary of ``spec`` states."""
-    return (
-        f'<p class="ledger-definition"><b>Definition:</b> {escape(spec.definition)}'
-        "</p>\n"
+    return Md('<p class="ledger-definition"><b>Definition:</b> {}</p>\n').format(
+        spec.definition
     )
 
 
@@ -506,22 +492,21 @@ def _page_summary(page: str, spec: PairPage, pairs: pl.DataFrame) -> list[str]:
     if shown.height:
         rounds = release_order(shown["release_new"].unique())
         scope = rounds[0] if len(rounds) == 1 else f"{rounds[0]} to {rounds[-1]}"
-        sentence = (
-            f"**{shown.height:,} {spec.noun}** ({escape(scope)}): "
-            f"{headline_numbers(spec.kind, shown)}.\n"
+        sentence = Md("**{:,} {}** ({}): {}.\n").format(
+            shown.height, spec.noun, scope, headline_numbers(spec.kind, shown)
         )
     else:
-        sentence = (
-            f"No {spec.noun} at the strictest reading is without a plausibility "
-            "warning.\n"
-        )
+        sentence = Md(
+            "No {} at the strictest reading is without a plausibility warning.\n"
+        ).format(spec.noun)
     return [
         sentence,
         definition_block(spec),
-        f"{flagged:,} of the {pairs.height:,} pairs below carry a plausibility warning "
-        f"(see [Methodology]({relative(page, METHODOLOGY)})): they keep their place "
-        "in the tables, with a badge and the reason, and never enter a summary, a "
-        "headline or a top-N list.\n",
+        Md(
+            "{:,} of the {:,} pairs below carry a plausibility warning (see "
+            "[Methodology]({})): they keep their place in the tables, with a badge "
+            "and the reason, and never enter a summary, a headline or a top-N list.\n"
+        ).format(flagged, pairs.height, relative(page, METHODOLOGY)),
     ]
 
 
@@ -541,15 +526,17 @@ def _summary_table(spec: PairPage, pairs: pl.DataFrame, links: dict[str, str]) -
         )
         .sort("benchmark")
         .with_columns(
-            c_benchmark=page_links(pl.col("benchmark"), links),
-            c_pairs=pl.col("pairs").cast(pl.String),
-            c_flagged=pl.col("flagged").cast(pl.String),
-            c_headline=pl.col("headline").cast(pl.String),
-            c_median=ratio(pl.col("median")).fill_null("—"),
-            c_range=pl.format(
-                "{} – {}", ratio(pl.col("min")), ratio(pl.col("max"))
-            ).fill_null("—"),
-            c_efficiency=percent(pl.col("efficiency")).fill_null("—"),
+            c_benchmark=page_links(pl.col("benchmark"), links).cell(),
+            c_pairs=pl.col("pairs"),
+            c_flagged=pl.col("flagged"),
+            c_headline=pl.col("headline"),
+            c_median=ratio_cell(pl.col("median")).fill_null("—").cell(),
+            c_range=safe.fmt(
+                "{} – {}", ratio_cell(pl.col("min")), ratio_cell(pl.col("max"))
+            )
+            .fill_null("—")
+            .cell(),
+            c_efficiency=percent_cell(pl.col("efficiency")).fill_null("—").cell(),
         )
     )
     strict = (
@@ -565,15 +552,14 @@ def _summary_table(spec: PairPage, pairs: pl.DataFrame, links: dict[str, str]) -
     }
     if spec.kind == "scaling":
         columns["c_efficiency"] = "Median efficiency"
-    return (
+    return Md(
         "Medians and ranges count the strictest pairs without a warning only (the "
         "definition above); *Pairs* counts every row of the tables.\n\n"
-        + markdown_table(
+    ) + markdown_table(
             summary,
             columns,
             numeric=("c_pairs", "c_flagged", "c_headline", "c_median", "c_efficiency"),
         )  # fmt: skip
-    )
 
 
 #: Size comparisons listed on a scaling page per scenario (all are in the download).
@@ -582,26 +568,25 @@ SIZE_ROWS_SHOWN = 25
 
 def _size_comparisons(page: str, pairs: pl.DataFrame, ends: tuple[str, str]) -> str:
     """Best results at two sizes from any submitter, folded away: not scaling."""
-    more = ""
+    more = Md("")
     if pairs.height > SIZE_ROWS_SHOWN:
         download = relative(page, f"{GENERATED}/downloads/scaling.csv")
-        more = (
-            f"<p>The {SIZE_ROWS_SHOWN} largest are listed; all {pairs.height:,} are "
-            f'in the <a href="{download}">scaling download</a>.</p>\n\n'
-        )
-    return (
-        f"\n<details><summary>{pairs.height:,} size comparison(s): the best result at "
-        "each size from any submitter; not scaling, never in a summary</summary>\n\n"
-        + more
-        + pair_table(
-            pairs,
-            ends,
-            with_efficiency=True,
-            efficiency_title="Ratio ÷ count growth",
-            limit=SIZE_ROWS_SHOWN,
-        )
-        + "</details>\n"
+        more = Md(
+            "<p>The {} largest are listed; all {:,} are "
+            'in the <a href="{}">scaling download</a>.</p>\n\n'
+        ).format(SIZE_ROWS_SHOWN, pairs.height, download)
+    table = pair_table(
+        pairs,
+        ends,
+        with_efficiency=True,
+        efficiency_title="Ratio ÷ count growth",
+        limit=SIZE_ROWS_SHOWN,
     )
+    return Md(
+        "\n<details><summary>{:,} size comparison(s): the best result at each size "
+        "from any submitter; not scaling, never in a summary</summary>\n\n"
+        "{}{}</details>\n"
+    ).format(pairs.height, more, table)
 
 
 def _scaling_sections(
@@ -610,7 +595,7 @@ def _scaling_sections(
     """Per scenario and unit: a chart and table of scaling, then size comparisons."""
     parts = []
     for scenario, unit, part in charts.split_by_unit(pairs):
-        parts.append(f"\n## {escape(scenario)} · {escape(unit)}\n")
+        parts.append(Md("\n## {} · {}\n").format(scenario, unit))
         strict = part.filter("is_strict")
         if strict.height:
             name = "-".join(
@@ -649,14 +634,16 @@ def _benchmark_summary(pairs: pl.DataFrame, headline: str | None) -> str:
     shown = pairs.filter("is_headline")
     flagged = pairs.filter(warned()).height
     numbers = (
-        f"{shown.height:,} at the strictest reading without a warning: {headline}"
+        Md("{:,} at the strictest reading without a warning: {}").format(
+            shown.height, headline
+        )
         if shown.height
         else "none at the strictest reading without a warning"
     )
-    return (
-        f"**{pairs.height:,} pairs** ({numbers}); {flagged:,} carry a plausibility "
-        "warning, shown with a badge and the reason.\n"
-    )
+    return Md(
+        "**{:,} pairs** ({}); {:,} carry a plausibility warning, shown with a badge "
+        "and the reason.\n"
+    ).format(pairs.height, numbers, flagged)
 
 
 def _benchmark_pairs_page(
@@ -675,12 +662,14 @@ def _benchmark_pairs_page(
     index = page_link(page, spec.rel)
     best = page_link(page, site.page_of("benchmarks", benchmark))
     parts = [
-        f"# {spec.title}: {escape(benchmark)}\n",
+        Md("# {}: {}\n").format(spec.title, benchmark),
         notice(page),
         definition_block(spec),
         _benchmark_summary(pairs, headline),
-        f"[All benchmarks]({index}) · [Best results per accelerator for this "
-        f"benchmark]({best})\n",
+        Md(
+            "[All benchmarks]({}) · [Best results per accelerator for this "
+            "benchmark]({})\n"
+        ).format(index, best),
     ]
     if spec.kind == "scaling":
         parts += _scaling_sections(site, page, spec, benchmark, pairs)
@@ -693,9 +682,9 @@ def _benchmark_pairs_page(
     for key, section in sections:
         words = [benchmark, " → ".join(key)] if key else [benchmark]
         if key:
-            parts.append(f"\n## {' → '.join(escape(k) for k in key)}\n")
+            parts.append(Md("\n## {}\n").format(md_join(" → ", key)))
             if note := skip_note(key[0], key[-1], site.rounds):
-                parts.append(f"This pair of releases {escape(note)}.\n")
+                parts.append(Md("This pair of releases {}.\n").format(note))
         name = "-".join(
             [
                 spec.stem,
@@ -717,7 +706,7 @@ def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
     pages of the folder ``spec.stem`` (``slugs.page_problems`` checks them).
     """
     page = f"{GENERATED}/{spec.rel}"
-    parts = [f"# {spec.title}\n", notice(page), spec.intro]
+    parts = [Md("# {}\n").format(spec.title), notice(page), spec.intro]
     site.page_index[spec.stem] = {}
     if pairs.height == 0:
         parts.append("\n_No pairs in the current data._\n")
@@ -745,7 +734,7 @@ def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
         )
         for (benchmark,), bench_pairs in sorted(by_benchmark.items())
     }
-    site.nav[page] = [{escape(b): p} for b, p in written.items()]
+    site.nav[page] = [{Md.escape(b): p} for b, p in written.items()]
     site.page_index[spec.stem] = {b: pair_page_of(site, spec, b) for b in written}
     return site.write_page(spec.rel, "\n".join(parts))
 

@@ -28,8 +28,9 @@ from typing import Any
 
 from pipeline import settings
 from pipeline.render import charts
-from pipeline.render.escape import escape
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site import GENERATED, Site
+from pipeline.render.tables import rows_table
 
 PAGE = "performance.md"
 #: The committed results the page shows, relative to the project root.
@@ -40,10 +41,11 @@ CHART_NAME = "performance-analytics-cost"
 CHART_CAPTION = "Analytics time against rows analysed (log-log)"
 #: Verdict marks as text badges: an emoji needs a font many machines lack.
 _MARKS = {
-    True: '<span class="ledger-badge ledger-badge--pass">pass</span>',
-    False: '<span class="ledger-badge ledger-badge--fail">fail</span>',
-    None: "— not measured",
+    True: Md('<span class="ledger-badge ledger-badge--pass">pass</span>'),
+    False: Md('<span class="ledger-badge ledger-badge--fail">fail</span>'),
+    None: Md("— not measured"),
 }
+_DASH = Md("—")
 
 
 def _number(value: object) -> float | None:
@@ -53,64 +55,59 @@ def _number(value: object) -> float | None:
     return float(value)
 
 
-def _seconds(value: object) -> str:
+def _seconds(value: object) -> Md:
     number = _number(value)
     if number is None:
-        return "—"
+        return _DASH
     if number >= 100:
-        return f"{number:,.0f} s"
+        return Md("{:,.0f} s").format(number)
     if number >= 10:
-        return f"{number:.1f} s"
+        return Md("{:.1f} s").format(number)
     if number >= 1:
-        return f"{number:.2f} s"
-    return f"{number:.3f} s"
+        return Md("{:.2f} s").format(number)
+    return Md("{:.3f} s").format(number)
 
 
-def _bytes(value: object) -> str:
+def _bytes(value: object) -> Md:
     number = _number(value)
     if number is None:
-        return "—"
+        return _DASH
     if number >= 1e9:
-        return f"{number / 1e9:,.2f} GB"
+        return Md("{:,.2f} GB").format(number / 1e9)
     if number >= 1e6:
-        return f"{number / 1e6:,.1f} MB"
-    return f"{number / 1e3:,.0f} kB"
+        return Md("{:,.1f} MB").format(number / 1e6)
+    return Md("{:,.0f} kB").format(number / 1e3)
 
 
-def _count(value: object) -> str:
+def _count(value: object) -> Md:
     number = _number(value)
-    return "—" if number is None else f"{number:,.0f}"
+    return _DASH if number is None else Md("{:,.0f}").format(number)
 
 
-def _value(value: object, unit: object) -> str:
+def _value(value: object, unit: object) -> Md:
     """A target's measured value in the target's own unit."""
     number = _number(value)
     if number is None:
-        return "—"
+        return _DASH
     if unit == "s":
         return _seconds(number)
     if unit == "share":
-        return f"{number * 100:.1f} %"
+        return Md("{:.1f} %").format(number * 100)
     if unit == "x":
-        return f"×{number:,.1f}"
+        return Md("×{:,.1f}").format(number)
     if unit in ("GB", "MB"):
-        return f"{number:,.2f} {unit}"
-    return f"{number:.2f}"
+        return Md("{:,.2f} {}").format(number, unit)
+    return Md("{:.2f}").format(number)
 
 
-def _code(value: object) -> str:
+def _code(value: object) -> Md:
     """Escaped text in ``<code>``: a Markdown code span would show the entities."""
-    return f"<code>{escape(str(value))}</code>"
+    return Md("<code>{}</code>").format(str(value))
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """A Markdown table; cells must already be safe text."""
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("---" for _ in header) + "|",
-        *("| " + " | ".join(row) + " |" for row in rows),
-    ]
-    return "\n".join(lines) + "\n"
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> Md:
+    """A Markdown table: headers of code, cells escaped unless they are ``Md``."""
+    return rows_table(header, rows)
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
@@ -124,13 +121,13 @@ def _list(value: object) -> list[Any]:
 def _intro(results: Mapping[str, Any]) -> str:
     machine = _mapping(results.get("machine"))
     repeat = _count(results.get("repeat"))
-    date = escape(str(machine.get("date", "an unknown date")))
-    text = (
+    date = str(machine.get("date", "an unknown date"))
+    text = Md(
         "What building this site costs, measured by `make bench` "
-        f"(`benchmarks/bench.py`) on {date} and committed as `{RESULTS_FILE}`; "
+        "(`benchmarks/bench.py`) on {} and committed as `{}`; "
         "the page shows that file, whatever was run on the machine that built the "
         "site. Each figure is the **median of "
-        f"{repeat} repetition(s)**, each run in a "
+        "{} repetition(s)**, each run in a "
         "fresh process against the local mirror. The builds and updates are timed as "
         "whole `mlperf-ledger` processes, the analytics as their assets materialised "
         "in one Dagster run, as production runs them. Every figure is also given as "
@@ -140,9 +137,9 @@ def _intro(results: Mapping[str, Any]) -> str:
         "the largest resident memory of any process of the measurement "
         "(`ru_maxrss` from `wait4`). Numbers from another machine or commit will "
         "differ; the machine is described at the end.\n"
-    )
+    ).format(date, RESULTS_FILE, repeat)
     if results.get("quick"):
-        text += (
+        text += Md(
             '\n!!! warning "Smoke run"\n    These numbers come from `make bench` '
             "with `--quick` (one repetition, no x100 scale); run `make bench` for "
             "the real figures.\n"
@@ -150,10 +147,10 @@ def _intro(results: Mapping[str, Any]) -> str:
     return text
 
 
-def _ratio(value: object) -> str:
+def _ratio(value: object) -> Md:
     """A multiple of the floor (``×12.3``), or a dash."""
     number = _number(value)
-    return "—" if number is None else f"×{number:,.1f}"
+    return _DASH if number is None else Md("×{:,.1f}").format(number)
 
 
 def _targets(results: Mapping[str, Any]) -> str:
@@ -161,13 +158,13 @@ def _targets(results: Mapping[str, Any]) -> str:
     for target in _list(results.get("targets")):
         target = _mapping(target)
         passed = target.get("passed")
-        goal = escape(str(target.get("target", "")))
+        goal = Md.escape(str(target.get("target", "")))
         note = target.get("note")
         if note:
-            goal += f" ({escape(str(note))})"
+            goal += Md(" ({})").format(str(note))
         rows.append(
             (
-                escape(str(target.get("label", ""))),
+                str(target.get("label", "")),
                 _value(target.get("value"), target.get("unit")),
                 _ratio(target.get("ratio")),
                 goal,
@@ -176,13 +173,13 @@ def _targets(results: Mapping[str, Any]) -> str:
         )
     if not rows:
         return ""
-    return "## Targets\n\n" + _table(
+    return Md("## Targets\n\n") + _table(
         ("Target", "Measured", "× floor", "Goal", "Result"), rows
     )
 
 
-def _label(item: Mapping[str, Any]) -> str:
-    return escape(str(item.get("label", item.get("name", ""))))
+def _label(item: Mapping[str, Any]) -> Md:
+    return Md.escape(str(item.get("label", item.get("name", ""))))
 
 
 def _measurements(results: Mapping[str, Any]) -> str:
@@ -191,7 +188,9 @@ def _measurements(results: Mapping[str, Any]) -> str:
         item = _mapping(item)
         if item.get("role") == "floor":
             continue
-        repetitions = ", ".join(_seconds(s) for s in _list(item.get("repetitions_s")))
+        repetitions = md_join(
+            ", ", (_seconds(s) for s in _list(item.get("repetitions_s")))
+        )
         rows.append(
             (
                 _label(item),
@@ -214,12 +213,12 @@ def _measurements(results: Mapping[str, Any]) -> str:
         "Peak RSS",
         "Rows",
     )
-    return (
+    return Md(
         "## Measurements\n\nThe cold builds run `mlperf-ledger site` from empty "
         "data, Dagster and build folders to the published site; the no-op update is "
         "`mlperf-ledger update` when nothing changed upstream; the new release is the "
-        "same update after one round appeared in the mirror.\n\n" + _table(header, rows)
-    )
+        "same update after one round appeared in the mirror.\n\n"
+    ) + _table(header, rows)
 
 
 def _floors(results: Mapping[str, Any]) -> str:
@@ -229,24 +228,28 @@ def _floors(results: Mapping[str, Any]) -> str:
     rows = []
     for floor in _mapping(results.get("floors")).values():
         floor = _mapping(floor)
-        parts = " + ".join(
-            f"{_label(by.get(name, {'name': name}))} ({_seconds(seconds)})"
-            for name, seconds in _mapping(floor.get("parts")).items()
+        parts = md_join(
+            " + ",
+            (
+                Md("{} ({})").format(
+                    _label(by.get(name, {"name": name})), _seconds(seconds)
+                )
+                for name, seconds in _mapping(floor.get("parts")).items()
+            ),
         )
         rows.append(
             (
-                escape(str(floor.get("label", ""))),
+                str(floor.get("label", "")),
                 parts or "—",
                 _seconds(floor.get("seconds")),
             )
         )
     if not rows:
         return ""
-    return (
+    return Md(
         "## Floors\n\nWhat each measurement is divided by: the parts it adds up, "
         "each the median of its own repetitions in the same run.\n\n"
-        + _table(("Floor", "Parts", "Total"), rows)
-    )
+    ) + _table(("Floor", "Parts", "Total"), rows)
 
 
 def _points(results: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -260,7 +263,7 @@ def _points(results: Mapping[str, Any]) -> list[dict[str, Any]]:
         rss = _number(item.get("peak_rss_bytes"))
         points.append(
             {
-                "scale": f"x{_count(item.get('scale'))}",
+                "scale": Md("x{}").format(_count(item.get("scale"))),
                 "rows": rows,
                 "seconds": seconds,
                 "floor_s": _number(item.get("floor_s")),
@@ -287,18 +290,18 @@ def _scaling(results: Mapping[str, Any], chart: str) -> str:
         return ""
     rows = [
         (
-            escape(p["scale"]),
+            p["scale"],
             _count(p["rows"]),
             _seconds(p["seconds"]),
             _seconds(p["floor_s"]),
             _ratio(p["ratio"]),
             _bytes(p["rss_mb"] * 1e6 if p["rss_mb"] is not None else None),
             _count(p["pairs"]),
-            f"{p['seconds'] / p['rows'] * 1e6:,.1f} µs",
+            Md("{:,.1f} µs").format(p["seconds"] / p["rows"] * 1e6),
         )
         for p in points
     ]
-    return (
+    return Md(
         "## Analytics cost against rows\n\nThe analytics assets (the enriched "
         "results, software gains, generation ratios and scaling with their blocking "
         "checks, and the exclusions), materialised in one Dagster run as the "
@@ -308,12 +311,10 @@ def _scaling(results: Mapping[str, Any], chart: str) -> str:
         "jitters values by ±1 %, so it behaves like one more set of teams running the "
         "same hardware: pairs within one submitter or platform grow with the copies, "
         "best-of pairs keep their count while their groups grow. The floor is "
-        "reading the input table.\n"
-        + chart
-        + "\n"
-        + _table(
-            (
-                "Scale",
+        "reading the input table.\n{}\n"
+    ).format(chart) + _table(
+        (
+            "Scale",
                 "Rows",
                 "Median",
                 "Floor",
@@ -323,7 +324,6 @@ def _scaling(results: Mapping[str, Any], chart: str) -> str:
                 "Time per row",
             ),
             rows,
-        )
     )
 
 
@@ -337,34 +337,39 @@ def _raw_tree(results: Mapping[str, Any]) -> str:
     scan, floor = by.get("raw_tree_scan", {}), by.get("raw_tree_floor", {})
     ratio = _number(tree.get("overhead_ratio"))
     list_s = _mapping(scan.get("detail")).get("list_s")
-    return (
+    intro = Md(
         "## Raw-tree parsing\n\n"
-        f"`scan_raw_tree` on the {escape(str(tree.get('release', '')))} raw "
-        f"submission tree in the mirror reads **{_count(tree.get('files_read'))}** "
-        f"of the {_count(tree.get('files_listed'))} files listed "
-        f"(listing: {_seconds(list_s)}) and turns them into "
-        f"{_count(scan.get('rows'))} result and rejected rows.\n\n"
-        + _table(
-            ("Work", "Median", "Files/s"),
-            [
-                (
-                    "Parsing (`scan_raw_tree`)",
-                    _seconds(scan.get("median_s")),
-                    _count(tree.get("files_per_s")),
-                ),
-                (
-                    "Floor: read and decode the same files (`json.loads` / UTF-8)",
-                    _seconds(floor.get("median_s")),
-                    _count(tree.get("floor_files_per_s")),
-                ),
-            ],
-        )
-        + (
-            f"\nOur overhead over the floor: **×{ratio:.1f}**.\n"
-            if ratio is not None
-            else ""
-        )
+        "`scan_raw_tree` on the {} raw submission tree in the mirror reads **{}** "
+        "of the {} files listed (listing: {}) and turns them into "
+        "{} result and rejected rows.\n\n"
+    ).format(
+        str(tree.get("release", "")),
+        _count(tree.get("files_read")),
+        _count(tree.get("files_listed")),
+        _seconds(list_s),
+        _count(scan.get("rows")),
     )
+    table = _table(
+        ("Work", "Median", "Files/s"),
+        [
+            (
+                Md("Parsing (`scan_raw_tree`)"),
+                _seconds(scan.get("median_s")),
+                _count(tree.get("files_per_s")),
+            ),
+            (
+                Md("Floor: read and decode the same files (`json.loads` / UTF-8)"),
+                _seconds(floor.get("median_s")),
+                _count(tree.get("floor_files_per_s")),
+            ),
+        ],
+    )
+    overhead = (
+        Md("\nOur overhead over the floor: **×{:.1f}**.\n").format(ratio)
+        if ratio is not None
+        else Md("")
+    )
+    return intro + table + overhead
 
 
 def _page_weights(results: Mapping[str, Any]) -> str:
@@ -380,38 +385,42 @@ def _page_weights(results: Mapping[str, Any]) -> str:
         )
         for p in _list(weights.get("heaviest"))
     ]
-    return (
+    return Md(
         "## Page weights\n\nWhat a reader downloads for one page of the site the "
         "cold build published: its HTML plus the chart specs and data files it "
         "loads (the shared JavaScript and CSS are cached after the first page). "
-        f"The site has {_count(weights.get('pages'))} pages, "
-        f"{_bytes(weights.get('html_bytes'))} of HTML, and "
-        f"{_bytes(weights.get('site_bytes'))} in {_count(weights.get('site_files'))} "
-        f"files in all; the page budget is {_bytes(weights.get('budget_bytes'))}.\n\n"
-        + _table(("Heaviest pages", "HTML", "Chart JSON", "Total"), rows)
-    )
+        "The site has {} pages, {} of HTML, and {} in {} files in all; the page "
+        "budget is {}.\n\n"
+    ).format(
+        _count(weights.get("pages")),
+        _bytes(weights.get("html_bytes")),
+        _bytes(weights.get("site_bytes")),
+        _count(weights.get("site_files")),
+        _bytes(weights.get("budget_bytes")),
+    ) + _table(("Heaviest pages", "HTML", "Chart JSON", "Total"), rows)
 
 
-def _profile_table(profile: Mapping[str, Any]) -> str:
+def _profile_table(profile: Mapping[str, Any]) -> Md:
     rows = [
         (_code(_mapping(s).get("step", "")), _seconds(_mapping(s).get("seconds")))
         for s in _list(profile.get("top_steps"))
     ]
     wall, steps = _number(profile.get("run_wall_s")), _number(profile.get("step_s"))
     timed = _number(profile.get("timed_s"))
-    text = (
-        f"{_count(profile.get('runs'))} Dagster run(s) took {_seconds(wall)} from "
-        f"start to end, {_seconds(steps)} of it inside asset steps"
-    )
+    text = Md(
+        "{} Dagster run(s) took {} from start to end, {} of it inside asset steps"
+    ).format(_count(profile.get("runs")), _seconds(wall), _seconds(steps))
     if wall is not None and steps is not None:
-        text += f" (Dagster's own share within runs: {_seconds(wall - steps)})"
+        text += Md(" (Dagster's own share within runs: {})").format(
+            _seconds(wall - steps)
+        )
     if timed is not None and wall is not None:
-        text += (
-            f". Of the {_seconds(timed)} measured, {_seconds(timed - wall)} passed "
+        text += Md(
+            ". Of the {} measured, {} passed "
             "outside any run: interpreter start and imports, loading the "
             "definitions, planning each run's job, sensor ticks and metadata queries"
-        )
-    return text + ".\n\n" + _table(("Step (summed over partitions)", "Time"), rows)
+        ).format(_seconds(timed), _seconds(timed - wall))
+    return text + Md(".\n\n") + _table(("Step (summed over partitions)", "Time"), rows)
 
 
 def _profiles(results: Mapping[str, Any]) -> str:
@@ -420,14 +429,14 @@ def _profiles(results: Mapping[str, Any]) -> str:
         item = _mapping(item)
         profile = _mapping(_mapping(item.get("detail")).get("profile"))
         if profile.get("top_steps"):
-            title = escape(str(item.get("label", item.get("name", ""))))
-            parts.append(f"### {title}\n\n" + _profile_table(profile))
+            title = str(item.get("label", item.get("name", "")))
+            parts.append(Md("### {}\n\n{}").format(title, _profile_table(profile)))
     if not parts:
         return ""
-    return (
+    return Md(
         "## Where the time goes\n\nStep durations from the Dagster event log of the "
-        "last repetition.\n\n" + "\n".join(parts)
-    )
+        "last repetition.\n\n{}"
+    ).format(md_join("\n", parts))
 
 
 def _machine(results: Mapping[str, Any]) -> str:
@@ -437,19 +446,19 @@ def _machine(results: Mapping[str, Any]) -> str:
     cores = _count(machine.get("cores"))
     usable = machine.get("usable_cores")
     if _number(usable) is not None and usable != machine.get("cores"):
-        cores += f" ({_count(usable)} usable)"
+        cores += Md(" ({} usable)").format(_count(usable))
     rows = [
-        ("CPU", escape(str(machine.get("cpu_model", "unknown")))),
+        ("CPU", str(machine.get("cpu_model", "unknown"))),
         ("Cores", cores),
         ("RAM", _bytes(machine.get("ram_bytes"))),
-        ("OS", escape(str(machine.get("os", "unknown")))),
-        ("Python", escape(str(machine.get("python", "unknown")))),
-        ("Polars", escape(str(machine.get("polars", "unknown")))),
-        ("Dagster", escape(str(machine.get("dagster", "unknown")))),
+        ("OS", str(machine.get("os", "unknown"))),
+        ("Python", str(machine.get("python", "unknown"))),
+        ("Polars", str(machine.get("polars", "unknown"))),
+        ("Dagster", str(machine.get("dagster", "unknown"))),
         ("Pipeline commit", _code(machine.get("pipeline_commit", ""))),
-        ("Measured", escape(str(machine.get("date", "unknown")))),
+        ("Measured", str(machine.get("date", "unknown"))),
     ]
-    return "## Machine\n\n" + _table(("Item", "Value"), rows)
+    return Md("## Machine\n\n") + _table(("Item", "Value"), rows)
 
 
 def load_results(root: Path) -> tuple[dict | None, str | None]:
@@ -490,11 +499,10 @@ def render_performance_page(
     ``Site.chart``), placed in the analytics section.
     """
     if problem:
-        return (
-            f"# Performance\n\nThe committed benchmark results file "
-            f"`{RESULTS_FILE}` cannot be shown: {escape(problem)}. This page has no "
-            "figures until it is fixed.\n"
-        )
+        return Md(
+            "# Performance\n\nThe committed benchmark results file `{}` cannot be "
+            "shown: {}. This page has no figures until it is fixed.\n"
+        ).format(RESULTS_FILE, problem)
     if not results:
         return (
             "# Performance\n\nNo benchmark results are committed: "
@@ -505,7 +513,7 @@ def render_performance_page(
             "machine and the date.\n"
         )
     sections = [
-        "# Performance\n\n" + _intro(results),
+        Md("# Performance\n\n") + _intro(results),
         _targets(results),
         _measurements(results),
         _floors(results),

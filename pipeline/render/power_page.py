@@ -20,8 +20,8 @@ from pipeline.analysis.power import (
     power_results,
 )
 from pipeline.labels import display_name
-from pipeline.render import tables
-from pipeline.render.escape import escape
+from pipeline.render import safe, tables
+from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site import GENERATED, Section, Site, notice, sorted_groups
 from pipeline.render.slugs import anchor_of
 
@@ -81,51 +81,51 @@ def with_anchors(power: pl.DataFrame) -> pl.DataFrame:
     return power.join(anchors, on=keys, how="left", nulls_equal=True)
 
 
-def _value(value: str, unit: str) -> pl.Expr:
+def _value(value: str, unit: str) -> MdExpr:
     """A number of ``row``, linked to its result, with its unit."""
-    return pl.format(
+    return safe.fmt(
         "{} {}",
         tables.external_link(
-            tables.number(pl.col(value)),
+            tables.number_cell(pl.col(value)),
             pl.col("result_url"),
             title=pl.col("result_key"),
         ),
-        escape(pl.col(unit)),
+        pl.col(unit),
     )
 
 
 def result_cells(power: pl.DataFrame) -> pl.DataFrame:
     """Reader-facing cells of ``power_results`` rows."""
     return power.with_columns(
-        c_round=escape(pl.col("release")),
-        c_system=pl.concat_str(
-            pl.format(
+        c_round=pl.col("release"),
+        c_system=safe.concat(
+            safe.fmt(
                 "{} · {}<br><small>{} × {} · {}</small>",
-                escape(pl.col("submitter")),
-                escape(pl.col("system_name")),
+                pl.col("submitter"),
+                pl.col("system_name"),
                 pl.col("total_accelerators").cast(pl.String).fill_null("?"),
-                escape(pl.col("accelerator_name").fill_null("CPU only")),
-                escape(pl.col("division")),
+                pl.col("accelerator_name").fill_null("CPU only"),
+                pl.col("division"),
             ),
             tables.badges(
                 pl.col("is_preview").fill_null(False),
                 pl.col("is_inferred").fill_null(False),
             ),
-        ),
-        c_result=_value("result_value", "result_unit"),
-        c_power=pl.format(
+        ).cell(),
+        c_result=_value("result_value", "result_unit").cell(),
+        c_power=safe.fmt(
             "{}<br><small>{}</small>",
             _value("power_value", "power_unit"),
-            escape(pl.col("power_kind").fill_null("unknown kind")),
-        ),
-        c_efficiency=pl.when(pl.col("efficiency").is_not_null())
-        .then(_value("efficiency", "efficiency_unit"))
-        .otherwise(
-            pl.format(
+            pl.col("power_kind").fill_null("unknown kind"),
+        ).cell(),
+        c_efficiency=safe.when(
+            pl.col("efficiency").is_not_null(),
+            _value("efficiency", "efficiency_unit"),
+            safe.fmt(
                 "—<br><small>{}</small>",
-                escape(pl.col("efficiency_note").fill_null("not computed")),
-            )
-        ),
+                pl.col("efficiency_note").fill_null("not computed"),
+            ),
+        ).cell(),
     )
 
 
@@ -141,23 +141,23 @@ RESULT_COLUMNS = {
 def gain_cells(gains: pl.DataFrame) -> pl.DataFrame:
     """Reader-facing cells of ``power_gains`` rows, both ends linked."""
 
-    def end(suffix: str) -> pl.Expr:
-        def linked(column: str) -> pl.Expr:
+    def end(suffix: str) -> MdExpr:
+        def linked(column: str) -> MdExpr:
             return tables.external_link(
-                tables.number(pl.col(f"{column}_{suffix}")),
+                tables.number_cell(pl.col(f"{column}_{suffix}")),
                 pl.col(f"result_url_{suffix}"),
                 title=pl.col(f"result_key_{suffix}"),
             )
 
-        return pl.format(
+        return safe.fmt(
             "<b>{}</b> {} {}<br><small>{} {} at {} {}</small>",
-            escape(pl.col(f"release_{suffix}")),
+            pl.col(f"release_{suffix}"),
             linked("efficiency"),
-            escape(pl.col("efficiency_unit")),
+            pl.col("efficiency_unit"),
             linked("result_value"),
-            escape(pl.col("result_unit")),
+            pl.col("result_unit"),
             linked("power_value"),
-            escape(pl.col("power_unit_label")),
+            pl.col("power_unit_label"),
         )
 
     return gains.with_columns(
@@ -165,24 +165,24 @@ def gain_cells(gains: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("mJ/query"))
         .otherwise(pl.lit("W"))
     ).with_columns(
-        c_system=pl.format(
+        c_system=safe.fmt(
             "{} · {}<br><small>{} · {} · {}</small>",
-            escape(pl.col("submitter")),
-            escape(pl.col("system_name")),
-            escape(pl.col("benchmark")),
-            escape(pl.col("scenario")),
-            escape(pl.col("division")),
-        ),
-        c_old=end("old"),
-        c_new=end("new"),
-        c_ratio=pl.when(pl.col("ratio").is_not_null())
-        .then(tables.ratio(pl.col("ratio")))
-        .otherwise(
-            pl.format(
+            pl.col("submitter"),
+            pl.col("system_name"),
+            pl.col("benchmark"),
+            pl.col("scenario"),
+            pl.col("division"),
+        ).cell(),
+        c_old=end("old").cell(),
+        c_new=end("new").cell(),
+        c_ratio=safe.when(
+            pl.col("ratio").is_not_null(),
+            tables.ratio_cell(pl.col("ratio")),
+            safe.fmt(
                 "not compared<br><small>{}</small>",
-                escape(pl.col("incompatibility_reason").fill_null("")),
-            )
-        ),
+                pl.col("incompatibility_reason").fill_null(""),
+            ),
+        ).cell(),
     )
 
 
@@ -217,7 +217,7 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
     counted = {k: n for k, n in kinds.iter_rows() if k is not None}
     releases = [r for r in site.releases if r in set(power["release"])]
     parts = [
-        f"# {TITLE}\n",
+        Md("# {}\n").format(TITLE),
         notice(page),
         INTRO,
     ]
@@ -230,18 +230,23 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
     other = power.height - average - energy
     unusable = power.height - usable
     parts.append(
-        f"\n{_results(power.height)} report power, in "
-        f"{', '.join(escape(r) for r in releases)}: {average:,} as average power, "
-        f"{energy:,} as energy per query"
-        + (f", {other:,} in a unit of neither kind" if other else "")
-        + f". {_results(usable)} {'has' if usable == 1 else 'have'} an efficiency"
-        + (
-            f"; {unusable:,} {'has' if unusable == 1 else 'have'} none (the table "
-            "says why)"
+        Md(
+            "\n{} report power, in {}: {:,} as average power, {:,} as energy per "
+            "query{}. {} {} an efficiency{}.\n"
+        ).format(
+            _results(power.height),
+            md_join(", ", releases),
+            average,
+            energy,
+            Md(", {:,} in a unit of neither kind").format(other) if other else "",
+            _results(usable),
+            "has" if usable == 1 else "have",
+            Md("; {:,} {} none (the table says why)").format(
+                unusable, "has" if unusable == 1 else "have"
+            )
             if unusable
-            else ""
+            else "",
         )
-        + ".\n"
     )
     summary = (
         power.group_by("benchmark", "scenario", "anchor")
@@ -251,14 +256,14 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
         )
         .sort("benchmark", "scenario", nulls_last=True)
         .with_columns(
-            c_what=pl.format(
+            c_what=safe.fmt(
                 "[{} · {}](#{})",
-                escape(pl.col("benchmark")),
-                escape(pl.col("scenario")),
-                pl.col("anchor"),
-            ),
-            c_rounds=tables.joined("releases"),
-            c_results=pl.col("results").cast(pl.String),
+                pl.col("benchmark"),
+                pl.col("scenario"),
+                safe.ident(pl.col("anchor")),
+            ).cell(),
+            c_rounds=tables.joined("releases").cell(),
+            c_results=pl.col("results"),
         )
     )
     parts += [
@@ -299,8 +304,9 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
         page,
         [
             Section(
-                f"\n### {escape(benchmark)} · {escape(scenario)} "
-                f"{{ #{group['anchor'][0]} }}\n",
+                Md("\n### {} · {} {{ {} }}\n").format(
+                    benchmark, scenario, safe.path("#" + group["anchor"][0])
+                ),
                 table=tables.html_table(
                     group,
                     RESULT_COLUMNS,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from pipeline.manifest import release_for
-from pipeline.render import claims_page
+from pipeline.render import claims_page, safe
 from pipeline.render.changes_page import changes_note
 from pipeline.render.coverage import (
     NOT_IN_SOURCE,
@@ -22,9 +22,9 @@ from pipeline.render.coverage import (
     skip_note,
 )
 from pipeline.render.downloads import write_downloads
-from pipeline.render.escape import escape
 from pipeline.render.grid import round_grid
 from pipeline.render.provenance import NOT_RECORDED, TREE_FILE, with_upstream
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site import (
     GENERATED,
     GROUP,
@@ -44,7 +44,7 @@ from pipeline.render.tables import (
     html_table,
     joined,
     markdown_table,
-    number,
+    number_cell,
     page_links,
     result_cell,
 )
@@ -73,15 +73,15 @@ def _result_cells(frame: pl.DataFrame) -> pl.DataFrame:
     """Display cells of ranked canonical results, computed once per page."""
     linked = "system_id" in frame.columns
     return frame.with_columns(
-        c_rank=pl.col("rank").cast(pl.String),
-        c_submitter=escape(pl.col("submitter")),
-        c_system=pl.format(
+        c_rank=pl.col("rank"),
+        c_submitter=pl.col("submitter"),
+        c_system=safe.fmt(
             "{}<br><small>{}{}</small>",
-            escape(system_label()),
-            escape(pl.col("platform")),
-            pl.format(" · {}", system_link()) if linked else pl.lit(""),
-        ),
-        c_chips=chips("total_accelerators", "accelerator_name", "nodes"),
+            system_label(),
+            pl.col("platform"),
+            safe.fmt(" · {}", system_link()) if linked else "",
+        ).cell(),
+        c_chips=chips("total_accelerators", "accelerator_name", "nodes").cell(),
         c_result=result_cell(
             pl.col("result_value"),
             pl.col("result_url"),
@@ -89,10 +89,12 @@ def _result_cells(frame: pl.DataFrame) -> pl.DataFrame:
             pl.col("is_preview"),
             pl.col("is_inferred"),
             pl.col("is_inferred_unverified"),
-        ),
-        c_per_accelerator=number(pl.col("result_per_accelerator")).fill_null("—"),
-        c_software=disclosure(pl.col("software").fill_null("not stated")),
-        c_availability=escape(pl.col("availability")),
+        ).cell(),
+        c_per_accelerator=number_cell(pl.col("result_per_accelerator"))
+        .fill_null("—")
+        .cell(),
+        c_software=disclosure(pl.col("software").fill_null("not stated")).cell(),
+        c_availability=pl.col("availability"),
     )
 
 
@@ -149,7 +151,7 @@ def _notes(site: Site, release: str, page: str) -> str:
     """What a release page says about its corrections and the claims citing it."""
     corrections = site.data.corrections
     changed = (
-        changes_note(corrections, release, page) if corrections is not None else ""
+        changes_note(corrections, release, page) if corrections is not None else Md("")
     )
     return changed + claims_page.release_note(site, release, page)
 
@@ -174,14 +176,16 @@ def release_page(
     stats = release_stats(results)
     meta = release_for(release)
     if meta.published_date:
-        note = f" ({escape(meta.date_note)})" if meta.date_note else ""
-        published = f"published {meta.published_date.isoformat()}{note}"
+        note = Md(" ({})").format(meta.date_note) if meta.date_note else ""
+        published = Md("published {}{}").format(meta.published_date.isoformat(), note)
     else:
         published = "publication date unknown"
+    upstream = safe.markdown_link(meta.repository, f"https://github.com/{meta.repository}")
     parts = [
-        f"# {title}\n",
-        f"MLPerf Inference {escape(release)}, {published}. Upstream: "
-        f"[{escape(meta.repository)}](https://github.com/{meta.repository}).\n",
+        Md("# {}\n").format(title),
+        Md("MLPerf Inference {}, {}. Upstream: {}.\n").format(
+            release, published, upstream
+        ),
         numbers_block(
             [
                 (stats["results"], "results"),
@@ -191,20 +195,21 @@ def release_page(
                 (stats["benchmarks"], "benchmarks"),
             ]
         ),
-        f"{stats['preview']:,} preview and {stats['inferred']:,} inferred results are "
-        "marked with badges.\n",
+        Md("{:,} preview and {:,} inferred results are marked with badges.\n").format(
+            stats["preview"], stats["inferred"]
+        ),
         *lead,
         _notes(site, release, page),
         "## First appearances\n",
     ]
     position = site.releases.index(release)
     if position == 0:
-        parts.append(f"{escape(release)} is the oldest release in the ledger.\n")
+        parts.append(Md("{} is the oldest release in the ledger.\n").format(release))
     else:
         parts.append(
-            "First appearances in the ledger (earlier releases: "
-            + ", ".join(escape(r) for r in site.releases[:position])
-            + "):\n"
+            Md("First appearances in the ledger (earlier releases: {}):\n").format(
+                md_join(", ", site.releases[:position])
+            )
         )
         for label, values in (
             (
@@ -214,8 +219,8 @@ def release_page(
             ("Benchmarks", new_in(site, release, "benchmark")),
             ("Submitters", new_in(site, release, "submitter")),
         ):
-            listed = ", ".join(escape(v) for v in values) or "none"
-            parts.append(f"- **{label}** ({len(values)}): {listed}")
+            listed = md_join(", ", values) or "none"
+            parts.append(Md("- **{}** ({}): {}").format(label, len(values), listed))
         parts.append("")
     submitters = (
         results.group_by("submitter")
@@ -227,16 +232,17 @@ def release_page(
         )
         .sort(["results", "submitter"], descending=[True, False])
         .with_columns(
-            c_submitter=escape(pl.col("submitter")),
-            c_results=pl.col("results").cast(pl.String),
-            c_systems=pl.col("systems").cast(pl.String),
-            c_chips=joined("chips"),
-            c_divisions=joined("divisions"),
+            c_submitter=pl.col("submitter"),
+            c_results=pl.col("results"),
+            c_systems=pl.col("systems"),
+            c_chips=joined("chips").cell(),
+            c_divisions=joined("divisions").cell(),
         )
     )
     parts += [
-        f"\n## Submitters\n\n{stats['submitters']:,} organisations submitted "
-        "results.\n",
+        Md("\n## Submitters\n\n{:,} organisations submitted results.\n").format(
+            stats["submitters"]
+        ),
         html_table(
             submitters,
             {
@@ -253,27 +259,30 @@ def release_page(
     closed = pl.col("division") == "closed"
     grid = page_link(page, f"{GRIDS}/{site.entity_slug('releases', release)}")
     parts.append(
-        f"\nThe official-style grid of {escape(release)}, one row per system and a "
-        "column per benchmark × scenario, is a download: "
-        f"[CSV]({grid}.csv) · [Parquet]({grid}.parquet).\n"
+        Md(
+            "\nThe official-style grid of {}, one row per system and a column per "
+            "benchmark × scenario, is a download: [CSV]({}) · [Parquet]({}).\n"
+        ).format(release, safe.path(f"{grid}.csv"), safe.path(f"{grid}.parquet"))
     )
     shown = cells.filter((pl.col("rank") <= top_n) & closed)
     counts = dict(ranked.group_by("benchmark").len().iter_rows())
-    parts.append(
-        f"\n## Results by benchmark\n\nTables list the top {top_n} of each group "
-        "of the closed division (the open division, where submitters may replace the "
-        "model, is listed after them, one page per benchmark), best per submitter "
-        "and accelerator type, ranked by the MLPerf metric "
-        "(higher throughput or lower latency first); each benchmark's page lists "
-        "every submitter's best result per accelerator type. Each value links to its "
-        "upstream result folder; hover it for the result key."
-        + (
-            f" This digest is the [{escape(release)} page]({page_link(page, full)}) "
-            "of the newest release."
-            if (full := site.page_of("releases", release)) != rel
-            else ""
+    digest = (
+        Md(" This digest is the [{} page]({}) of the newest release.").format(
+            release, page_link(page, full)
         )
-        + "\n"
+        if (full := site.page_of("releases", release)) != rel
+        else ""
+    )
+    parts.append(
+        Md(
+            "\n## Results by benchmark\n\nTables list the top {} of each group "
+            "of the closed division (the open division, where submitters may replace "
+            "the model, is listed after them, one page per benchmark), best per "
+            "submitter and accelerator type, ranked by the MLPerf metric "
+            "(higher throughput or lower latency first); each benchmark's page lists "
+            "every submitter's best result per accelerator type. Each value links to "
+            "its upstream result folder; hover it for the result key.{}\n"
+        ).format(top_n, digest)
     )
     for (benchmark,), bench_rows in sorted(
         shown.partition_by("benchmark", as_dict=True).items()
@@ -281,9 +290,16 @@ def release_page(
         across = page_link(page, site.page_of("benchmarks", benchmark))
         everything = page_link(page, release_benchmark_page(site, release, benchmark))
         parts.append(
-            f"\n### {escape(benchmark)}\n\n[All {counts[benchmark]:,} rows of "
-            f"{escape(benchmark)} in {escape(release)} →]({everything}) · "
-            f"[Across releases]({across})\n"
+            Md(
+                "\n### {b}\n\n[All {n:,} rows of {b} in {r} →]({everything}) · "
+                "[Across releases]({across})\n"
+            ).format(
+                b=benchmark,
+                n=counts[benchmark],
+                r=release,
+                everything=everything,
+                across=across,
+            )
         )
         parts += site.sections(page, _group_tables(bench_rows, "####"))
     parts += _open_division(site, page, release, ranked.filter(~closed))
@@ -309,17 +325,18 @@ def _open_division(
         )
         .sort("benchmark")
         .with_columns(
-            c_benchmark=page_links(pl.col("benchmark"), links),
-            c_rows=pl.col("rows").cast(pl.String),
-            c_divisions=joined("divisions"),
-            c_scenarios=joined("scenarios"),
+            c_benchmark=page_links(pl.col("benchmark"), links).cell(),
+            c_rows=pl.col("rows"),
+            c_divisions=joined("divisions").cell(),
+            c_scenarios=joined("scenarios").cell(),
         )
     )
     return [
         "\n## Open division and other divisions\n",
-        f"{listed.height:,} benchmark(s) of {escape(release)} have results outside the "
-        "closed division; each page lists every submitter's best result per "
-        "accelerator type.\n",
+        Md(
+            "{:,} benchmark(s) of {} have results outside the closed division; each "
+            "page lists every submitter's best result per accelerator type.\n"
+        ).format(listed.height, release),
         markdown_table(
             listed,
             {
@@ -337,8 +354,12 @@ def _group_tables(rows: pl.DataFrame, level: str) -> list[Section]:
     """A heading and a ranked table per scenario and division (one unit each)."""
     return [
         Section(
-            f"\n{level} {escape(scenario)} · {escape(division)} · "
-            f"{escape(group['result_unit'].first())}\n",
+            Md("\n{} {} · {} · {}\n").format(
+                safe.heading(len(level)),
+                scenario,
+                division,
+                group["result_unit"].first(),
+            ),
             table=_result_table(group),
         )
         for (scenario, division), group in sorted_groups(rows, ["scenario", "division"])
@@ -371,13 +392,16 @@ def _release_benchmark_pages(
         back = page_link(page, release_page_rel)
         across = page_link(page, site.page_of("benchmarks", benchmark))
         parts = [
-            f"# {escape(benchmark)} in MLPerf Inference {escape(release)}\n",
-            f"[MLPerf Inference {escape(release)}]({back}) · [{escape(benchmark)} "
-            f"across releases]({across})\n",
-            f"{rows.height:,} rows: each submitter's best result per accelerator "
-            "type, ranked by the MLPerf metric (higher throughput or lower latency "
-            "first). Each value links to its upstream result folder; hover it for "
-            "the result key.\n",
+            Md("# {} in MLPerf Inference {}\n").format(benchmark, release),
+            Md("[MLPerf Inference {}]({}) · [{} across releases]({})\n").format(
+                release, back, benchmark, across
+            ),
+            Md(
+                "{:,} rows: each submitter's best result per accelerator type, ranked "
+                "by the MLPerf metric (higher throughput or lower latency first). Each "
+                "value links to its upstream result folder; hover it for the result "
+                "key.\n"
+            ).format(rows.height),
             *site.sections(page, _group_tables(rows, "##")),
         ]
         site.write_page(rel, "\n".join(parts))
@@ -403,32 +427,30 @@ def snapshot_cells(snapshots: pl.DataFrame) -> pl.DataFrame:
     from (a mirror, possibly a local folder shown by its path inside the mirror) is a
     plain-text note, never a link.
     """
-    label = (
-        pl.when(pl.col("path") == TREE_FILE)
-        .then(pl.lit("raw submission tree"))
-        .otherwise(escape(pl.col("path")))
+    label = safe.when(
+        pl.col("path") == TREE_FILE, "raw submission tree", pl.col("path")
     )
-    commit = (
-        pl.when(pl.col("upstream_commit").is_not_null())
-        .then(pl.format("<code>{}</code>", escape(pl.col("upstream_commit"))))
-        .otherwise(pl.lit(NOT_RECORDED))
+    commit = safe.when(
+        pl.col("upstream_commit").is_not_null(),
+        safe.fmt("<code>{}</code>", pl.col("upstream_commit")),
+        NOT_RECORDED,
     )
     return snapshots.with_columns(
-        c_release=escape(pl.col("release")),
-        c_file=external_link(label, pl.col("upstream_url")),
-        c_commit=pl.format(
-            "{}<br><small>{}</small>", commit, escape(pl.col("commit_basis"))
-        ),
-        c_sha=pl.format("<code>{}</code>", escape(pl.col("sha256"))),
-        c_read=pl.format("<small>{}</small>", escape(pl.col("read_from"))),
+        c_release=pl.col("release"),
+        c_file=external_link(label, pl.col("upstream_url")).cell(),
+        c_commit=safe.fmt(
+            "{}<br><small>{}</small>", commit, pl.col("commit_basis")
+        ).cell(),
+        c_sha=safe.fmt("<code>{}</code>", pl.col("sha256")).cell(),
+        c_read=safe.fmt("<small>{}</small>", pl.col("read_from")).cell(),
     )
 
 
-def _gaps(rounds: pl.DataFrame) -> list[str]:
+def _gaps(rounds: pl.DataFrame) -> list[Md]:
     """Each step between consecutive rounds with rows that jumps over other rounds."""
     held = rounds.filter(pl.col("has_rows"))["release"].to_list()
     return [
-        f"{escape(old)} → {escape(new)} {escape(note)}"
+        Md("{} → {} {}").format(old, new, note)
         for old, new in zip(held, held[1:], strict=False)
         if (note := skip_note(old, new, rounds))
     ]
@@ -459,30 +481,27 @@ def _round_cells(site: Site, page: str, rounds: pl.DataFrame) -> pl.DataFrame:
     links = {r: page_link(page, site.page_of("releases", r)) for r in site.releases}
     counts = site.results.group_by("release").agg(**_stat_exprs())
     repository = pl.col("release").replace_strict(repositories)
-    release = escape(pl.col("release"))
     return (
         rounds.reverse()
         .join(counts, on="release", how="left", maintain_order="left")
         .select(
-            c_release=pl.when(pl.col("release").is_in(site.releases))
-            .then(
-                pl.format(
-                    "[{}]({})",
-                    release,
-                    pl.col("release").replace_strict(links, default=None),
-                )
-            )
-            .otherwise(release),
+            c_release=safe.when(
+                pl.col("release").is_in(site.releases),
+                page_links(pl.col("release"), links, complete=False),
+                pl.col("release"),
+            ).cell(),
             c_published=pl.col("published_date")
             .dt.to_string("%Y-%m-%d")
             .fill_null("unknown"),
-            c_status=escape(pl.col("status")),
+            c_status=pl.col("status"),
             c_upstream=external_link(
-                escape(repository.str.replace(r"^[^/]*/", "")),  # Release.repo_name
+                repository.str.replace(r"^[^/]*/", ""),  # Release.repo_name
                 pl.format("https://github.com/{}", repository),
-            ),
+            ).cell(),
             **{
-                column: number(pl.col(stat).cast(pl.Float64), digits=15).fill_null("—")
+                column: number_cell(pl.col(stat).cast(pl.Float64), digits=15)
+                .fill_null("—")
+                .cell()
                 for column, stat in zip(
                     ROUND_COUNTS,
                     ("results", "submitters", "systems", "accelerators"),
@@ -507,13 +526,15 @@ def releases_index(site: Site) -> str:
     notes = []
     if absent:
         notes.append(
-            f"Rounds without results here ({', '.join(escape(r) for r in absent)}) "
-            "are listed so that no gap is silent: cross-round comparisons skip them "
-            "and say so."
+            Md(
+                "Rounds without results here ({}) are listed so that no gap is "
+                "silent: cross-round comparisons skip them and say so."
+            ).format(md_join(", ", absent))
         )
     if gaps := _gaps(rounds):
-        notes.append(f"Steps that are not consecutive: {'; '.join(gaps)}.")
-    missing = " ".join(notes) + "\n\n" if notes else ""
+        gap_list = md_join("; ", gaps)
+        notes.append(Md("Steps that are not consecutive: {}.").format(gap_list))
+    missing = Md("{}\n\n").format(md_join(" ", notes)) if notes else ""
     order = {r: i for i, r in enumerate(rounds["release"].to_list())}
     cells = snapshot_cells(
         snapshots.with_columns(
@@ -522,28 +543,33 @@ def releases_index(site: Site) -> str:
             )
         ).sort("_order", "path")
     )
-    text = (
+    snapshot_table = html_table(cells, SNAPSHOT_COLUMNS, searchable=False)
+    text = Md(
         "# Releases\n\nOne page per MLPerf Inference release in the ledger: what was "
         "new, who submitted, and the best results of every benchmark. *Source* says "
-        f"how a round's rows were read: from its published **{SUMMARY_FILE}**, from "
-        f"its raw tree of submission logs (**{RAW_TREE}**: rounds before v4.1 "
-        f"publish no summary), **{NOT_INGESTED}** (the build read a file of the round "
-        f"but no result came of it) or **{NOT_IN_SOURCE}** (a round of the manifest "
+        "how a round's rows were read: from its published **{summary}**, from "
+        "its raw tree of submission logs (**{tree}**: rounds before v4.1 "
+        "publish no summary), **{not_ingested}** (the build read a file of the round "
+        "but no result came of it) or **{not_in_source}** (a round of the manifest "
         "the source this build read does not have). *Upstream* is the round's "
         "MLCommons repository.\n\n"
-        + missing
-        + markdown_table(
-            _round_cells(site, page, rounds), ROUND_COLUMNS, numeric=ROUND_COUNTS
-        )
-        + "\n## Snapshots read by this build\n\n"
+        "{missing}{rounds}"
+        "\n## Snapshots read by this build\n\n"
         "Each file this build read, linked to its upstream address: at the commit "
         "where it is known (and why), else at HEAD. *Read from* says where this build "
         "fetched it (the upstream host or a mirror); the full record is on the "
-        f"[Audit page]({page_link(page, 'audit.md')}).\n\n"
-        + (
-            html_table(cells, SNAPSHOT_COLUMNS, searchable=False)
-            or "_No snapshots were recorded._\n"
-        )
+        "[Audit page]({audit}).\n\n{snapshots}"
+    ).format(
+        summary=SUMMARY_FILE,
+        tree=RAW_TREE,
+        not_ingested=NOT_INGESTED,
+        not_in_source=NOT_IN_SOURCE,
+        missing=missing,
+        rounds=markdown_table(
+            _round_cells(site, page, rounds), ROUND_COLUMNS, numeric=ROUND_COUNTS
+        ),
+        audit=page_link(page, "audit.md"),
+        snapshots=snapshot_table or Md("_No snapshots were recorded._\n"),
     )
     return site.write_page("releases/index.md", text)
 
@@ -559,7 +585,7 @@ def build_latest(site: Site) -> None:
         site,
         latest,
         "latest.md",
-        title=f"Latest release: {escape(latest)}",
+        title=Md("Latest release: {}").format(latest),
         results=results,
         cells=_result_cells(_ranked(results)),
         top_n=LATEST_TOP_N,
@@ -589,7 +615,7 @@ def build(site: Site) -> None:
             site,
             r,
             site.page_of("releases", r),
-            title=f"MLPerf Inference {escape(r)}",
+            title=Md("MLPerf Inference {}").format(r),
             results=results[(r,)],
             cells=cells[(r,)],
         )
@@ -613,6 +639,6 @@ def build(site: Site) -> None:
         )
     releases_index(site)
     site.nav[f"{GENERATED}/releases/index.md"] = [
-        {escape(r): p} for r, p in pages.items()
+        {Md.escape(r): p} for r, p in pages.items()
     ]
     site.page_index["releases"] = {r: site.page_of("releases", r) for r in pages}

@@ -17,11 +17,11 @@ import altair as alt
 import polars as pl
 
 from pipeline.claims import VERDICT_SCHEMA
-from pipeline.render import charts
+from pipeline.render import charts, safe
 from pipeline.render.coverage import (
     STATUS_SCHEMA,
 )
-from pipeline.render.escape import escape
+from pipeline.render.safe import Md, MdExpr
 from pipeline.render.site_data import (
     SiteData,
     is_accelerator_type,
@@ -146,19 +146,21 @@ class Site:
         self.chart_names.add(name)
         files = charts.write_chart(chart, frame, self.out_dir / "charts", name, svg=svg)
         self.written += [p for p in (files.spec, files.data, files.svg) if p]
+        # File names are slugs of ours (``capped``); the caption is escaped.
         spec = relative(page, f"{GENERATED}/charts/{files.spec.name}")
-        label = escape(caption)
         if files.svg:
             src = relative(page, f"{GENERATED}/charts/{files.svg.name}")
-            fallback = f'<img class="vega-fallback" src="{src}" alt="{label}">'
+            fallback = Md('<img class="vega-fallback" src="{}" alt="{}">').format(
+                src, caption
+            )
         else:
-            fallback = "Charts need JavaScript; the table lists the same numbers."
-        return (
-            f'\n<div class="vega-chart" data-spec="{spec}" role="figure" '
-            f'aria-label="{label}"><noscript>{fallback}</noscript></div>\n'
-            f'<p class="ledger-chart-source"><a href="{spec}">Chart as Vega-Lite '
+            fallback = Md("Charts need JavaScript; the table lists the same numbers.")
+        return Md(
+            '\n<div class="vega-chart" data-spec="{spec}" role="figure" '
+            'aria-label="{label}"><noscript>{fallback}</noscript></div>\n'
+            '<p class="ledger-chart-source"><a href="{spec}">Chart as Vega-Lite '
             "JSON</a></p>\n"
-        )
+        ).format(spec=spec, label=caption, fallback=fallback)
 
 
 @dataclass(frozen=True)
@@ -256,19 +258,21 @@ def mlperf_ranks() -> dict[str, pl.Expr]:
     }
 
 
-def numbers_block(items: Iterable[tuple[int, str]]) -> str:
+def numbers_block(items: Iterable[tuple[int, str | Md]]) -> Md:
     """A row of big numbers with labels ("409 results")."""
-    cells = "".join(f"<div><strong>{n:,}</strong>{label}</div>" for n, label in items)
-    return f'\n<div class="ledger-numbers">{cells}</div>\n'
+    cells = Md("").join(
+        Md("<div><strong>{:,}</strong>{}</div>").format(n, label) for n, label in items
+    )
+    return Md('\n<div class="ledger-numbers">{}</div>\n').format(cells)
 
 
-def chips(total: str, name: str, nodes: str) -> pl.Expr:
+def chips(total: str, name: str, nodes: str) -> MdExpr:
     """The chip count every comparison states: "8 × AMD Instinct MI300X · 1 node"."""
     count = pl.col(nodes).fill_null(1)
-    return pl.format(
+    return safe.fmt(
         "{} × {} · {} {}",
         pl.col(total).cast(pl.String).fill_null("?"),
-        escape(pl.col(name).fill_null("CPU only")),
+        pl.col(name).fill_null("CPU only"),
         count.cast(pl.String),
         pl.when(count == 1).then(pl.lit("node")).otherwise(pl.lit("nodes")),
     )

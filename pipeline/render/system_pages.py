@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from pipeline.render.escape import escape, safe_url
+from pipeline.render import safe
+from pipeline.render.safe import Md, MdExpr
 from pipeline.render.site import SYSTEMS_HREF
 from pipeline.render.site_data import with_accelerators
 from pipeline.render.tables import relative
@@ -47,23 +48,20 @@ def link_of(page: str, system_id: str) -> str:
     return f"{relative(page, f'generated/{PAGE}')}#{system_id}"
 
 
-def system_link(suffix: str = "") -> pl.Expr:
+def system_link(suffix: str = "") -> MdExpr:
     """A link to the row's system description ("" where the row has no system id).
 
-    Ids are lower-case letters, digits and hyphens (``transform.systems``); escaped
-    all the same.
+    Ids are lower-case letters, digits and hyphens (``transform.systems``), kept so.
     """
     system_id = pl.col(f"system_id{suffix}")
-    return (
-        pl.when(system_id.is_not_null())
-        .then(
-            pl.format(
-                '<a class="ledger-system-link" href="{}#{}">system description</a>',
-                pl.lit(SYSTEMS_HREF),
-                escape(system_id),
-            )
-        )
-        .otherwise(pl.lit(""))
+    return safe.when(
+        system_id.is_not_null(),
+        safe.fmt(
+            '<a class="ledger-system-link" href="{}#{}">system description</a>',
+            safe.lit(SYSTEMS_HREF),
+            safe.ident(system_id),
+        ),
+        "",
     )
 
 
@@ -170,7 +168,7 @@ def system_documents(
         pl.col("previous").alias("old"), pl.col("value").alias("new"),
     )  # fmt: skip
     shown = keyed.with_columns(
-        url=safe_url(pl.col("result_url"), html=False),
+        url=safe.chart_url(pl.col("result_url")),
         _release=_release_rank(releases),
     ).sort("_release", "benchmark", "scenario", "division", "result_key")
     result_rows = shown.select(
@@ -262,17 +260,26 @@ def index_rows(documents: dict[str, dict]) -> list[str]:
         documents.items(), key=lambda item: (item[1]["submitter"] or "", item[0])
     ):
         names = doc["names"]
-        name = escape(names[-1] if names else doc["platform"] or "unnamed")
-        more = f" (+{len(names) - 1} names)" if len(names) > 1 else ""
         nodes = doc["nodes"] or 1
         rows.append(
-            f'<tr id="{system_id}"><td>{escape(doc["submitter"] or "")}</td>'
-            f'<td><a href="#{system_id}">{name}</a>{more}<br>'
-            f"<code>{escape(doc['platform'] or '')}</code></td>"
-            f"<td>{doc['total_accelerators'] or '?'} × "
-            f"{escape(doc['accelerator'] or '')} · {nodes}</td>"
-            f"<td>{' '.join(escape(r) for r in doc['releases'])}</td>"
-            f"<td>{len(doc['results']):,}</td></tr>"
+            Md(
+                '<tr id="{id}"><td>{submitter}</td>'
+                '<td><a href="#{id}">{name}</a>{more}<br>'
+                "<code>{platform}</code></td>"
+                "<td>{count} × {accelerator} · {nodes}</td>"
+                "<td>{releases}</td><td>{results}</td></tr>"
+            ).format(
+                id=safe.name(system_id),
+                submitter=doc["submitter"] or "",
+                name=names[-1] if names else doc["platform"] or "unnamed",
+                more=f" (+{len(names) - 1} names)" if len(names) > 1 else "",
+                platform=doc["platform"] or "",
+                count=doc["total_accelerators"] or "?",
+                accelerator=doc["accelerator"] or "",
+                nodes=nodes,
+                releases=Md(" ").join(doc["releases"]),
+                results=f"{len(doc['results']):,}",
+            )
         )
     return rows
 

@@ -1,8 +1,12 @@
-"""Vectorised cell formatting and Markdown tables.
+"""Vectorised cell formatting and Markdown tables: part of the safe layer.
 
 Cells are built with Polars expressions over whole frames, so no page loops over result
-rows. Every upstream string passes through ``escape``; every link target through
-``safe_url``. Numbers are formatted here so all pages agree on precision.
+rows. The cell constructors here return ``safe.MdExpr`` fragments (typed columns once
+put into a frame with ``.cell()``); ``html_table`` and ``markdown_table`` escape every
+column that is not such a fragment, so an upstream string put into a table is escaped
+whatever the caller did. Numbers are formatted here so all pages agree on precision
+(``number``, ``ratio``, ``percent`` give plain text for prose, charts and downloads;
+``number_cell``, ``ratio_cell`` and ``percent_cell`` the same as table fragments).
 """
 
 from __future__ import annotations
@@ -10,11 +14,14 @@ from __future__ import annotations
 import html
 import posixpath
 import re
+from collections.abc import Iterable, Sequence
 from functools import cache
 
 import polars as pl
 
-from pipeline.render.escape import escape, safe_url
+from pipeline.render import safe
+from pipeline.render.escape import escape
+from pipeline.render.safe import HTML_FIELD, Md, MdExpr, _trusted
 
 #: Significant digits shown for measured values: MLPerf summaries report about six.
 SIGNIFICANT_DIGITS = 6
@@ -73,6 +80,11 @@ def number(expr: pl.Expr, digits: int = SIGNIFICANT_DIGITS) -> pl.Expr:
 def ratio_text(value: float) -> str:
     """``ratio`` of one value, for prose: "1.50×"."""
     return pl.select(ratio(pl.lit(value, pl.Float64))).item()
+
+
+def ratio_md(value: float) -> Md:
+    """``ratio_text`` as markup, for prose built with ``Md``."""
+    return Md(ratio_text(value))
 
 
 def _scientific(value: pl.Expr, digits: int) -> pl.Expr:
@@ -146,37 +158,47 @@ def percent(expr: pl.Expr) -> pl.Expr:
 
 def badges(
     is_preview: pl.Expr, is_inferred: pl.Expr, unverified: pl.Expr | None = None
-) -> pl.Expr:
+) -> MdExpr:
     """HTML badges marking preview and inferred results ("" when neither applies).
 
     ``unverified``: upstream marks the result inferred and nothing read can tell.
     """
     marked = pl.lit(False) if unverified is None else unverified.fill_null(False)
-    return pl.concat_str(
-        pl.when(is_preview).then(pl.lit(" " + PREVIEW_BADGE)).otherwise(pl.lit("")),
-        pl.when(is_inferred)
-        .then(pl.lit(" " + INFERRED_BADGE))
-        .when(marked)
-        .then(pl.lit(" " + MARKED_BADGE))
-        .otherwise(pl.lit("")),
+    return _trusted(
+        pl.concat_str(
+            pl.when(is_preview).then(pl.lit(" " + PREVIEW_BADGE)).otherwise(pl.lit("")),
+            pl.when(is_inferred)
+            .then(pl.lit(" " + INFERRED_BADGE))
+            .when(marked)
+            .then(pl.lit(" " + MARKED_BADGE))
+            .otherwise(pl.lit("")),
+        )
     )
 
 
-def external_link(text: pl.Expr, url: pl.Expr, title: pl.Expr | None = None) -> pl.Expr:
-    """An ``<a>`` to an upstream URL around already-safe ``text``; plain text if unsafe.
+def number_cell(expr: pl.Expr, digits: int = SIGNIFICANT_DIGITS) -> MdExpr:
+    """``number`` as a table fragment (digits and separators hold no markup)."""
+    return _trusted(number(expr, digits))
 
-    Raw HTML is used instead of Markdown link syntax because upstream URLs may contain
-    characters that end a Markdown link target early.
+
+def ratio_cell(expr: pl.Expr) -> MdExpr:
+    """``ratio`` as a table fragment."""
+    return _trusted(ratio(expr))
+
+
+def percent_cell(expr: pl.Expr) -> MdExpr:
+    """``percent`` as a table fragment."""
+    return _trusted(percent(expr))
+
+
+def external_link(
+    label: MdExpr | pl.Expr, url: pl.Expr, title: pl.Expr | None = None
+) -> MdExpr:
+    """An ``<a>`` to an upstream URL around ``label``; the label alone if refused.
+
+    ``label`` is escaped unless it is a fragment already (``safe.link``).
     """
-    href = safe_url(url)
-    title_attr = (
-        pl.format(' title="{}"', escape(title)) if title is not None else pl.lit("")
-    )
-    return (
-        pl.when(href.is_not_null())
-        .then(pl.format('<a href="{}"{}>{}</a>', href, title_attr, text))
-        .otherwise(text)
-    )
+    return safe.link(label, url, title)
 
 
 def result_cell(
@@ -186,15 +208,14 @@ def result_cell(
     is_preview: pl.Expr,
     is_inferred: pl.Expr,
     unverified: pl.Expr | None = None,
-) -> pl.Expr:
+) -> MdExpr:
     """A value linked to its upstream result folder, followed by its badges.
 
     ``key`` (the result key) becomes the link's tooltip; pass None where the key is
     printed next to the value anyway. ``unverified``: as for ``badges``.
     """
-    return pl.concat_str(
-        external_link(number(value), url, title=key),
-        badges(is_preview.fill_null(False), is_inferred.fill_null(False), unverified),
+    return safe.link(number_cell(value), url, title=key) + badges(
+        is_preview.fill_null(False), is_inferred.fill_null(False), unverified
     )
 
 
@@ -202,7 +223,7 @@ def result_cell(
 DISCLOSURE_CHARS = 40
 
 
-def disclosure(text: pl.Expr, chars: int = DISCLOSURE_CHARS) -> pl.Expr:
+def disclosure(value: pl.Expr, chars: int = DISCLOSURE_CHARS) -> MdExpr:
     """Upstream text, escaped; past ``chars`` characters the rest opens on demand.
 
     Software strings run to hundreds of characters and made table rows many lines
@@ -210,37 +231,49 @@ def disclosure(text: pl.Expr, chars: int = DISCLOSURE_CHARS) -> pl.Expr:
     it, so a row stays one or two lines tall and no character is lost. The text is
     cut before escaping, so an entity is never split.
     """
-    long = text.str.len_chars() > chars
-    return (
-        pl.when(long)
-        .then(
-            pl.format(
-                '<details class="ledger-more"><summary>{}…</summary>…{}</details>',
-                escape(text.str.slice(0, chars - 1)),
-                escape(text.str.slice(chars - 1)),
-            )
-        )
-        .otherwise(escape(text))
+    long = value.str.len_chars() > chars
+    return safe.when(
+        long,
+        safe.fmt(
+            '<details class="ledger-more"><summary>{}…</summary>…{}</details>',
+            value.str.slice(0, chars - 1),
+            value.str.slice(chars - 1),
+        ),
+        safe.text(value),
     )
 
 
-def joined(column: str, separator: str = ", ") -> pl.Expr:
+def joined(column: str, separator: str = ", ") -> MdExpr:
     """A list column's values, each escaped, as one cell: "v5.1, v6.0"."""
-    return pl.col(column).list.eval(escape(pl.element())).list.join(separator)
+    return _trusted(pl.col(column).list.eval(escape(pl.element())).list.join(separator))
 
 
-def page_links(name: pl.Expr, links: dict[str, str]) -> pl.Expr:
-    """A Markdown link from each name to its page (``links``: name -> relative path)."""
-    return pl.format("[{}]({})", escape(name), name.replace_strict(links))
+def page_links(
+    name: pl.Expr, links: dict[str, str], *, complete: bool = True
+) -> MdExpr:
+    """A Markdown link from each name to its page (``links``: name -> relative path).
+
+    The paths are ours (``relative`` of slugs, checked by ``safe.path``), never
+    upstream text. ``complete=False``: a name without a page gives null, for a
+    ``when`` that shows it unlinked; otherwise a name without a page is an error.
+    """
+    paths = {k: str(safe.path(v)) for k, v in links.items()}
+    target = (
+        name.replace_strict(paths)
+        if complete
+        else name.replace_strict(paths, default=None, return_dtype=pl.String)
+    )
+    return safe.fmt("[{}]({})", name, _trusted(target))
 
 
-def relative(from_page: str, target: str) -> str:
+def relative(from_page: str, target: str) -> Md:
     """Link from one docs-relative page path to another docs-relative path.
 
     With ``use_directory_urls: false`` a page's URL mirrors its source path, so the
     same relative path works for Markdown links and for chart ``data-spec`` attributes.
+    Paths are built from slugs; ``safe.path`` checks the shape (and makes it markup).
     """
-    return posixpath.relpath(target, posixpath.dirname(from_page) or ".")
+    return safe.path(posixpath.relpath(target, posixpath.dirname(from_page) or "."))
 
 
 @cache
@@ -256,10 +289,37 @@ def cell_label(header: str) -> str:
     return escape(text)
 
 
+def _cell_text(frame: pl.DataFrame, column: str) -> pl.Expr:
+    """One listed column as cell text: a fragment as built, anything else escaped.
+
+    This is what makes a table safe by construction: only a struct column of
+    ``__html__`` (``MdExpr.cell``) is emitted as it is; a String (or number) column
+    is upstream text until proven otherwise.
+    """
+    dtype = frame.schema[column]
+    if isinstance(dtype, pl.Struct) and [f.name for f in dtype.fields] == [HTML_FIELD]:
+        return pl.col(column).struct.field(HTML_FIELD).fill_null("")
+    return escape(pl.col(column).cast(pl.String))
+
+
+def rows_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> Md:
+    """A small Markdown table from Python values (pages that read a JSON file).
+
+    Headers are text of code, as in ``markdown_table``; every cell is escaped
+    unless it is ``Md``. No phone labels: these tables are two to eight columns.
+    """
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+        *("| " + " | ".join(map(safe._markup, row)) + " |" for row in rows),
+    ]
+    return Md("\n".join(lines) + "\n")
+
+
 def markdown_table(
     frame: pl.DataFrame, columns: dict[str, str], numeric: tuple[str, ...] = ()
-) -> str:
-    """A Markdown table from a frame whose listed columns already hold safe cell text.
+) -> Md:
+    """A Markdown table: fragment columns as built, every other column escaped.
 
     Markdown gives a cell no attributes, so every cell starts with an empty
     ``<span data-label>`` naming its column, for the phone layout.
@@ -273,7 +333,7 @@ def markdown_table(
         The table as Markdown, ending with a newline; "" for an empty frame.
     """
     if frame.height == 0:
-        return ""
+        return Md("")
     header = "| " + " | ".join(columns.values()) + " |"
     rule = "|" + "|".join("---:" if c in numeric else "---" for c in columns) + "|"
     rows = frame.select(
@@ -282,7 +342,7 @@ def markdown_table(
             pl.concat_str(
                 [
                     pl.lit(f'<span data-label="{cell_label(title)}"></span>')
-                    + pl.col(c).cast(pl.String).fill_null("")
+                    + _cell_text(frame, c)
                     for c, title in columns.items()
                 ],
                 separator=" | ",
@@ -290,7 +350,7 @@ def markdown_table(
             pl.lit(" |"),
         ).alias("row")
     )["row"]
-    return "\n".join([header, rule, *rows.to_list()]) + "\n"
+    return Md("\n".join([header, rule, *rows.to_list()]) + "\n")
 
 
 def html_table(
@@ -300,14 +360,14 @@ def html_table(
     *,
     wide: tuple[str, ...] = (),
     searchable: bool = True,
-) -> str:
-    """An HTML table from a frame whose listed columns already hold safe cell text.
+) -> Md:
+    """An HTML table: fragment columns (``MdExpr.cell``) as built, others escaped.
 
     Large tables (hundreds of rows of results or pairs) are written as raw HTML:
     Python-Markdown passes a raw HTML block through untouched instead of running its
     inline patterns over every cell, which keeps ``mkdocs build`` fast. Use it only for
     tables without links to other pages (MkDocs validates and rewrites those only in
-    Markdown). ``escape`` output is valid HTML, so cells need no second escaping.
+    Markdown). ``escape`` output is valid HTML, so an escaped cell needs nothing more.
     Every cell names its column in ``data-label``, for the phone layout.
 
     Args:
@@ -324,7 +384,7 @@ def html_table(
         The table as one HTML block followed by a blank line; "" for an empty frame.
     """
     if frame.height == 0:
-        return ""
+        return Md("")
 
     def attributes(column: str) -> str:
         if column in numeric:
@@ -342,20 +402,21 @@ def html_table(
     rows = frame.select(
         pl.format(
             f"<tr>{row}</tr>",
-            *[pl.col(c).cast(pl.String).fill_null("") for c in columns],
+            *[_cell_text(frame, c) for c in columns],
         )
     ).to_series()
     body = "\n".join(rows.to_list())
     opening = "<table>" if searchable else "<table data-search-exclude>"
     head = f"<thead><tr>{heads}</tr></thead>"
-    return f"{opening}\n{head}\n<tbody>\n{body}\n</tbody>\n</table>\n\n"
+    return Md(f"{opening}\n{head}\n<tbody>\n{body}\n</tbody>\n</table>\n\n")
 
 
 def stringify(frame: pl.DataFrame) -> pl.DataFrame:
-    """Every column as escaped text, for frames whose schema the page does not know.
+    """Every column as plain text, for frames whose schema the page does not know.
 
     Lists are joined with commas and structs written as JSON, so any frame handed to
-    the Audit page (for example a cross-check) can be shown without custom code.
+    the Audit page (for example a cross-check) can be shown without custom code; the
+    table escapes the text (plain String columns always are).
     """
     exprs = []
     for name, dtype in frame.schema.items():
@@ -368,5 +429,5 @@ def stringify(frame: pl.DataFrame) -> pl.DataFrame:
             text = number(column)
         else:
             text = column.cast(pl.String)
-        exprs.append(escape(text).alias(name))
+        exprs.append(text.alias(name))
     return frame.select(exprs)

@@ -13,14 +13,14 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.analysis.plausibility import warned
-from pipeline.render import charts
-from pipeline.render.escape import escape
+from pipeline.render import charts, safe
 from pipeline.render.pairs_pages import (
     compare_by,
     one_per_system,
     pair_cells,
     pair_table,
 )
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site import (
     Chart,
     Section,
@@ -78,27 +78,25 @@ def _successor_section(
         ordered = ordered.filter(first)
         if others:
             latest = page_link(page, "latest.md")
-            rest = (
-                f" The {others:,} pairs of accelerators that appeared before "
-                f"{escape(release)} are on [Latest release]({latest})."
-            )
-    heading = (
-        f"\n### New accelerators against their predecessors in {escape(release)}\n"
+            rest = Md(
+                " The {:,} pairs of accelerators that appeared before {} are on "
+                "[Latest release]({})."
+            ).format(others, release, latest)
+    heading = Md("\n### New accelerators against their predecessors in {}\n").format(
+        release
     )
     if ordered.height == 0:
         return Section(
             heading,
             before=(
-                f"No accelerator in {escape(release)} was measured at the same scale "
-                "as its registered predecessor in this round.\n",
+                Md(
+                    "No accelerator in {} was measured at the same scale as its "
+                    "registered predecessor in this round.\n"
+                ).format(release),
             ),
         )
     names = sorted(set(ordered.filter(first)["chip_new"].to_list()))
-    lead = (
-        f"New in {escape(release)}: {', '.join(escape(n) for n in names)}. "
-        if names
-        else ""
-    )
+    lead = Md("New in {}: {}. ").format(release, md_join(", ", names)) if names else ""
     compare, compare_title = compare_by("generations")
     title = f"Successor over predecessor at the same scale, {release}"
     chart = Chart(
@@ -116,10 +114,11 @@ def _successor_section(
     return Section(
         heading,
         before=(
-            f"{lead}Each accelerator of {escape(release)} against its registered "
-            "predecessor on the same benchmark, scenario and division at the same "
-            "accelerator count, both measured by one submitter: above 1× the "
-            f"successor is faster.{rest}\n",
+            Md(
+                "{}Each accelerator of {} against its registered predecessor on the "
+                "same benchmark, scenario and division at the same accelerator count, "
+                "both measured by one submitter: above 1× the successor is faster.{}\n"
+            ).format(lead, release, rest),
         ),
         chart=chart,
         table=pair_table(
@@ -143,15 +142,18 @@ def _gains_section(site: Site, release: str) -> Section:
         return Section(
             heading,
             before=(
-                f"No system of {escape(release)} has a result in an earlier round.\n",
+                Md("No system of {} has a result in an earlier round.\n").format(
+                    release
+                ),
             ),
         )
     return Section(
         heading,
         before=(
-            f"The {min(TOP, best.height)} largest gains into {escape(release)}, one "
-            "per system: the same submitter's same system against its own previous "
-            "round with a result.\n",
+            Md(
+                "The {} largest gains into {}, one per system: the same submitter's "
+                "same system against its own previous round with a result.\n"
+            ).format(min(TOP, best.height), release),
         ),
         table=pair_table(
             pair_cells(best, site.rounds), ("Older result", "Newer result"), limit=TOP
@@ -171,7 +173,7 @@ def _scaling_section(site: Site, release: str) -> Section:
     if largest.height == 0:
         return Section(
             heading,
-            before=(f"No system family of {escape(release)} ran at two sizes.\n",),
+            before=(Md("No system family of {} ran at two sizes.\n").format(release),),
         )
     return Section(
         heading,
@@ -189,34 +191,34 @@ def _scaling_section(site: Site, release: str) -> Section:
 
 
 def _new_benchmarks_section(site: Site, release: str) -> Section:
-    heading = f"\n### Benchmarks new in {escape(release)}\n"
+    heading = Md("\n### Benchmarks new in {}\n").format(release)
     names = new_in(site, release, "benchmark")
     rows = site.results.filter(
         (pl.col("release") == release) & pl.col("benchmark").is_in(names)
     )
     if rows.height == 0:
         return Section(
-            heading, before=(f"No benchmark is new in {escape(release)}.\n",)
+            heading, before=(Md("No benchmark is new in {}.\n").format(release),)
         )
     leaders = (
         best_results(rows, ["benchmark", "scenario", "division"])
         .sort("benchmark", "scenario", "division")
         .with_columns(
-            c_what=pl.format(
+            c_what=safe.fmt(
                 "{} · {}<br><small>{}</small>",
-                escape(pl.col("benchmark")),
-                escape(pl.col("scenario")),
-                escape(pl.col("division")),
-            ),
-            c_leader=pl.format(
+                pl.col("benchmark"),
+                pl.col("scenario"),
+                pl.col("division"),
+            ).cell(),
+            c_leader=safe.fmt(
                 "{} · {}{}",
-                escape(pl.col("submitter")),
-                escape(system_label()),
-                pl.format("<br><small>{}</small>", system_link())
+                pl.col("submitter"),
+                system_label(),
+                safe.fmt("<br><small>{}</small>", system_link())
                 if "system_id" in rows.columns
-                else pl.lit(""),
-            ),
-            c_result=pl.concat_str(
+                else "",
+            ).cell(),
+            c_result=safe.concat(
                 result_cell(
                     pl.col("result_value"),
                     pl.col("result_url"),
@@ -225,8 +227,8 @@ def _new_benchmarks_section(site: Site, release: str) -> Section:
                     pl.col("is_inferred"),
                     pl.col("is_inferred_unverified"),
                 ),
-                pl.format(" {}", escape(pl.col("result_unit"))),
-            ),
+                safe.fmt(" {}", pl.col("result_unit")),
+            ).cell(),
         )
     )
     return Section(
@@ -258,10 +260,12 @@ def whats_new(
     """
     link = page_link(page, site.page_of("releases", release))
     parts = [
-        f"\n## What's new in {escape(release)}\n",
+        Md("\n## What's new in {}\n").format(release),
         notice(page),
-        f"Derived from the published results of [{escape(release)}]({link}); every "
-        "ratio links both results it divides.\n",
+        Md(
+            "Derived from the published results of [{}]({}); every ratio links both "
+            "results it divides.\n"
+        ).format(release, link),
     ]
     return parts + site.sections(
         page,
@@ -305,11 +309,12 @@ def accelerator_opening(
         return []
     predecessor = ", ".join(sorted(set(shown["chip_old"].to_list())))
     return [
-        f"\n## Against its predecessor in {escape(release)}\n",
-        f"Against {escape(predecessor)} at the same accelerator count, per benchmark "
-        "and scenario (both chips measured by one submitter); above 1× this "
-        "accelerator is faster. Derived, unofficial ratios; both results are "
-        "linked.\n",
+        Md("\n## Against its predecessor in {}\n").format(release),
+        Md(
+            "Against {} at the same accelerator count, per benchmark and scenario "
+            "(both chips measured by one submitter); above 1× this accelerator is "
+            "faster. Derived, unofficial ratios; both results are linked.\n"
+        ).format(predecessor),
         *site.sections(
             page,
             [

@@ -15,8 +15,8 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from pipeline.render import safe
 from pipeline.render.charts.spec import DATA_NAME, Spec, slot
-from pipeline.render.escape import safe_url
 from pipeline.render.site_data import CPU_ONLY_VENDOR, OTHER_VENDOR
 
 #: Vendor -> colour, fixed so a vendor looks the same on every chart and page.
@@ -141,7 +141,7 @@ def chart_title(title: str, frame: pl.DataFrame, note: str | None = None) -> dic
 
 def chart_url(column: str) -> pl.Expr:
     """Result URL for a chart's ``href``: checked like page links, no HTML entities."""
-    return safe_url(pl.col(column), html=False)
+    return safe.chart_url(pl.col(column))
 
 
 def reading_label(levels: pl.Expr, kind: pl.Expr) -> pl.Expr:

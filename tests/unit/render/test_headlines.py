@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipeline.render.escape import escape
 from pipeline.render.pages import HEADLINE_DEFINITIONS, render_site
 from pipeline.render.site_data import SiteData
 from tests.conftest import ROOT
@@ -281,7 +282,9 @@ def test_pair_tables_list_strict_pairs_before_larger_looser_ones() -> None:
         }
     )
     table = pair_table(cells, ("Older", "Newer"))
+    # Plain strings in a table are escaped ("1.30×" -> "1&#46;30×").
     order = [
-        table.index(t) for t in ("1.30×", "2.00× warned", "28.40× per accelerator")
+        table.index(escape(t))
+        for t in ("1.30×", "2.00× warned", "28.40× per accelerator")
     ]
     assert order == sorted(order)
