@@ -142,11 +142,15 @@ class Site:
             fallback = f'<img class="vega-fallback" src="{src}" alt="{label}">'
         else:
             fallback = "Charts need JavaScript; the table lists the same numbers."
+        # The text alternative: the figure is named by its caption and described by
+        # the line under it, whose link holds every number it plots.
+        source = f"chart-{escape(name)}"
         return (
             f'\n<div class="vega-chart" data-spec="{spec}" role="figure" '
-            f'aria-label="{label}"><noscript>{fallback}</noscript></div>\n'
-            f'<p class="ledger-chart-source"><a href="{spec}">Chart as Vega-Lite '
-            "JSON</a></p>\n"
+            f'aria-label="{label}" aria-describedby="{source}">'
+            f"<noscript>{fallback}</noscript></div>\n"
+            f'<p class="ledger-chart-source" id="{source}">Every number it plots: '
+            f'<a href="{spec}">chart as Vega-Lite JSON</a></p>\n'
         )
 
 
