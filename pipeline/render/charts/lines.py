@@ -130,8 +130,14 @@ def _release_lines_template(kind: str) -> Spec:
         symbolLimit=0,
     )
     # Colour and shape tell the lines apart (one vendor's chips share a hue); both
-    # read the same field, so Vega draws one legend of both.
-    extra = {"shape": alt.Shape(f"{lines.line}:N", legend=legend)}
+    # read the same field and list it in the same order (``shape_scale``), so Vega
+    # draws one legend of both; in two orders it drew two legends side by side, off
+    # a phone's screen.
+    extra = {
+        "shape": alt.Shape(
+            f"{lines.line}:N", legend=legend, scale=slot("shape_scale")
+        )
+    }
     if lines.detail:
         extra["detail"] = alt.Detail(f"{lines.detail}:O")
     spec = (
@@ -191,6 +197,11 @@ def release_lines_chart(
             "y_scale": dict(y_scale),
             "y_title": y_title,
             "colour_scale": dict(colour_scale),
+            "shape_scale": (
+                {"domain": list(colour_scale["domain"])}
+                if "domain" in colour_scale
+                else OMIT
+            ),
             "title": title,
             "unit": unit,
             "metric": metric,

@@ -273,7 +273,9 @@ def _ratio_strip_template() -> Spec:
             shape=alt.Shape(
                 "scenario:N",
                 scale=slot("scenario_scale"),
-                legend=alt.Legend(orient="bottom", title="Scenario", columns=1),
+                legend=alt.Legend(
+                    orient="top", direction="horizontal", columns=3, title=None
+                ),
             ),
             opacity=status_opacity(),
             tooltip=tooltip,
