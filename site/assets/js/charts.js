@@ -112,7 +112,12 @@
         el.replaceChildren();
         var width = el.clientWidth;
         if (width && width < NARROW) fitToWidth(spec, width);
-        return window.vegaEmbed(el, spec, options);
+        // Into a child: Vega gives its container the chart's own role and label
+        // (graphics-document, the spec's description), and the container is the
+        // page's figure, named by its caption and described by the line under it.
+        var target = document.createElement("div");
+        el.appendChild(target);
+        return window.vegaEmbed(target, spec, options);
       })
       .then(function () {
         el.setAttribute("data-state", "rendered");
