@@ -12,7 +12,7 @@ MLPERF_SOURCE ?= $(if $(wildcard $(MIRROR)),$(MIRROR),)
 export MLPERF_SOURCE
 export DAGSTER_HOME ?= $(abspath data/dagster_home)
 
-.PHONY: venv test test-fast lint site serve ui bench browser-deps clean vendor vendor-check
+.PHONY: venv test test-fast lint site serve ui bench browser-deps axe clean vendor vendor-check
 
 venv: $(STAMP)
 
@@ -28,6 +28,12 @@ browser-deps:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "installing Debian's chromium for the browser test"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# axe-core, the accessibility engine of tests/browser/test_a11y.py: a test tool, not
+# committed. Fetched once from the npm registry (pinned version, its sha512 integrity
+# checked) into build/vendor/, and its sha256 checked on every later run.
+axe: venv
+	$(BIN)/python -m tests.browser.axe
 
 # actionlint checks the workflows (.github/workflows) the way GitHub reads them:
 # expressions, job outputs, permissions, action inputs.
@@ -47,7 +53,7 @@ test-fast: venv
 # fixtures are built once; the site is built once and its pages visited in several
 # files, spread over the workers. Files go out in collection order, the longest
 # first (tests/conftest.py LONGEST_FIRST), not xdist's most-tests-first.
-test: venv browser-deps
+test: venv browser-deps axe
 	$(BIN)/ruff check .
 	$(BIN)/actionlint $(WORKFLOWS)
 	$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder

@@ -1,4 +1,4 @@
-"""The Explorer page: every result of every round, filtered, searched and sorted.
+"""The Explorer page: every result of the rounds in the source, filtered and sorted.
 
 Readers come to browse the canonical table the way the official results pages let
 them: by round, division, category, availability, submitter, accelerator, benchmark,
@@ -36,6 +36,7 @@ import polars as pl
 
 from pipeline.analysis.benchmarks import model_label, model_lineage
 from pipeline.render import safe
+from pipeline.render.coverage import round_status
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
 from pipeline.render.site_data import release_order, with_accelerators
 from pipeline.render.tables import relative
@@ -250,11 +251,56 @@ def _filter_controls() -> str:
     )
 
 
-def explorer_page(rows: int, page: str = PAGE) -> str:
+def _series(releases: list[str]) -> str:
+    """Releases as "v0.5, v1.0 and v2.1" (manifest versions, never upstream text)."""
+    if len(releases) <= 1:
+        return "".join(releases)
+    return f"{', '.join(releases[:-1])} and {releases[-1]}"
+
+
+def coverage_text(rounds: pl.DataFrame, without_power: list[str], page: str) -> str:
+    """What the table holds, honestly: rounds in the source, rounds not, no power.
+
+    How many of the known rounds it has, which are not in the source, and which
+    rounds' sources carry no power measurement. ``rounds`` is
+    ``coverage.round_status``; release names are manifest versions.
+    """
+    held = rounds.filter(pl.col("has_rows"))["release"].to_list()
+    missing = rounds.filter(~pl.col("has_rows"))["release"].to_list()
+    releases = relative(page, "generated/releases/index.md")
+    text = (
+        f"The results of the **{len(held)} of {rounds.height} rounds** in the source "
+        f"this site was built from ({_series(held)})"
+    )
+    if missing:
+        text += (
+            f"; {_series(missing)} {'is' if len(missing) == 1 else 'are'} not in it "
+            f"([Releases]({releases}) says what the source has of each round)"
+        )
+    text += "."
+    if without_power:
+        text += (
+            f" No result of {_series(without_power)} in the source carries a power "
+            "measurement, so their **Power** and **Per joule** cells say "
+            "*none in* the round; elsewhere an empty cell says why (*not measured*, "
+            "*latency*, *no accelerator*)."
+        )
+    return text
+
+
+def explorer_page(
+    rows: int,
+    page: str = PAGE,
+    *,
+    rounds: pl.DataFrame | None = None,
+    without_power: list[str] | None = None,
+) -> str:
     """The page's Markdown: intro, filter form and the table's container.
 
     Holds no upstream text at all (the script fills the options from the data file),
-    so the page stays a few kilobytes however many results there are.
+    so the page stays a few kilobytes however many results there are. ``rounds``
+    (``coverage.round_status``) and ``without_power`` (rounds whose rows carry no
+    power value) give the coverage sentence.
     """
     base = f"generated/{page}"
     attrs = {
@@ -267,6 +313,9 @@ def explorer_page(rows: int, page: str = PAGE) -> str:
     }
     attributes = " ".join(f'{k}="{v}"' for k, v in attrs.items())
     downloads = relative(base, "generated/data.md")
+    coverage = (
+        coverage_text(rounds, without_power or [], base) if rounds is not None else ""
+    )
     return f"""---
 title: {TITLE}
 hide:
@@ -275,8 +324,10 @@ hide:
 
 # {TITLE}
 
-Every result of every round in the ledger: **{rows:,}** rows of the canonical table,
-as upstream published them (values link to the upstream result folder). Filter,
+{coverage}
+
+**{rows:,}** rows of the canonical table, as upstream published them (values link to
+the upstream result folder). Filter,
 search and sort; the address bar keeps the view, so a link to it shows the same rows.
 **Download CSV** saves the rows that pass the filters, in the order shown, across all
 pages. The complete table is also on the [Data]({downloads}) page.
@@ -287,14 +338,16 @@ pages. The complete table is also on the [Data]({downloads}) page.
 <p class="ledger-explorer__status" role="status" aria-live="polite">
 Loading {rows:,} results…</p>
 <div class="ledger-explorer__table"></div>
+<div class="ledger-explorer__pages"></div>
 <section class="ledger-explorer__grid" hidden></section>
 <noscript>The explorer needs JavaScript; every result is in the CSV and Parquet
 files on the Data page.</noscript>
 </div>
 
-Press **compare** on two rows (in any rounds) to see them side by side, with the
-ratio when they can be compared and why not when they cannot; the address bar keeps
-the pair, so the link shares it. **Grid of one round** shows the round chosen in the
+Press **compare**, the first button of a row, on two rows (in any rounds) to see them
+side by side, with the ratio when they can be compared and why not when they cannot,
+and what the site's pair rules say of the pair; the address bar keeps the pair, so
+the link shares it. **Grid of one round** shows the round chosen in the
 Round filter the official way: one row per system, a column per benchmark ×
 scenario. **Per joule** is work per energy where power was measured.
 **Description columns** shows what each system's submitter declared (accelerator
@@ -318,7 +371,27 @@ def write_explorer(
     data_path.write_bytes(explorer_data(results, systems))
     page_path = out_dir / PAGE
     page_path.parent.mkdir(parents=True, exist_ok=True)
-    page_path.write_text(explorer_page(results.height), encoding="utf-8")
+    present = results.lazy().select("release").unique().collect()["release"]
+    with_power = (
+        results.lazy()
+        .filter(pl.col("power_value").is_not_null())
+        .select("release")
+        .unique()
+        .collect()["release"]
+        .to_list()
+        if "power_value" in results.columns
+        else []
+    )
+    rounds = round_status(present)
+    without_power = [
+        r
+        for r in rounds.filter(pl.col("has_rows"))["release"].to_list()
+        if r not in with_power
+    ]
+    text = explorer_page(
+        results.height, rounds=rounds, without_power=without_power
+    )
+    page_path.write_text(text, encoding="utf-8")
     return [page_path, data_path]
 
 

@@ -155,12 +155,15 @@ class Site:
             )
         else:
             fallback = Md("Charts need JavaScript; the table lists the same numbers.")
+        # The text alternative: the figure is named by its caption and described by
+        # the line under it, whose link holds every number it plots.
         return Md(
             '\n<div class="vega-chart" data-spec="{spec}" role="figure" '
-            'aria-label="{label}"><noscript>{fallback}</noscript></div>\n'
-            '<p class="ledger-chart-source"><a href="{spec}">Chart as Vega-Lite '
-            "JSON</a></p>\n"
-        ).format(spec=spec, label=caption, fallback=fallback)
+            'aria-label="{label}" aria-describedby="chart-{name}">'
+            "<noscript>{fallback}</noscript></div>\n"
+            '<p class="ledger-chart-source" id="chart-{name}">Every number it plots: '
+            '<a href="{spec}">chart as Vega-Lite JSON</a></p>\n'
+        ).format(spec=spec, label=caption, fallback=fallback, name=name)
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,9 @@ def explorer_site(
     (docs / "generated" / "data.md").write_text("# Data\n")
     # The Explorer links each system's description on the Systems page.
     (docs / "generated" / "systems.md").write_text("# Systems\n")
+    # The coverage sentence links the Releases index.
+    (docs / "generated" / "releases").mkdir()
+    (docs / "generated" / "releases" / "index.md").write_text("# Releases\n")
     results = _results(mirror_results)
     write_explorer(results, docs / "generated")
     site.mkdir()
@@ -216,7 +219,9 @@ def test_filter_by_round_and_benchmark(
     cell = page.locator(
         '.tabulator-row .tabulator-cell[tabulator-field="result_value"]'
     ).first
-    cell.scroll_into_view_if_needed()
+    # To the middle of the screen: scrolled only just into view, it sat under
+    # Material's sticky header.
+    cell.evaluate("el => el.scrollIntoView({block: 'center'})")
     box = cell.bounding_box()
     assert box is not None and box["width"] > 40
     assert box["x"] >= 0 and box["x"] + box["width"] <= width
@@ -402,4 +407,73 @@ def test_instant_navigation_mounts_the_explorer(
     )
     assert page.evaluate("() => window.__sameDocument === true")
     assert _matching(page) == explorer_site.results.height
+    page.context.close()
+
+
+def _one_round_pair(results: pl.DataFrame) -> tuple[str, str]:
+    """Two closed v6.1 Offline results of one benchmark: different chips, one count."""
+    rows = (
+        results.filter(
+            pl.col("release") == "v6.1",
+            pl.col("scenario") == "Offline",
+            pl.col("division") == "closed",
+            pl.col("total_accelerators") == 8,
+            pl.col("accelerator_name").is_not_null(),
+        )
+        .sort("benchmark", "result_key")
+        .unique(["benchmark", "accelerator_name"], keep="first", maintain_order=True)
+        .filter(pl.len().over("benchmark") >= 2)
+    )
+    assert rows.height >= 2
+    return rows["result_key"][0], rows["result_key"][1]
+
+
+def test_compare_leads_each_row_and_names_the_pair(
+    explorer_site: ExplorerSite, chromium: Browser
+) -> None:
+    page = chromium.page(1440)
+    _open(page, explorer_site.url + "generated/" + URL_PATH + "?release=v6.1")
+    # The first column of every row, on screen without a sideways scroll.
+    first = page.evaluate(
+        """() => [...document.querySelectorAll('.tabulator-row')].map(r =>
+          r.querySelector('.tabulator-cell').getAttribute('tabulator-field'))"""
+    )
+    assert set(first) == {"_compare"} and len(first) == 25
+    button = page.locator(".ledger-explorer__pick").first
+    box = button.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 1440
+    # By keyboard: the button takes focus and Enter picks its result.
+    key = button.get_attribute("data-key")
+    assert button.get_attribute("aria-label") == f"compare {key}"
+    button.focus()
+    page.keyboard.press("Enter")
+    assert button.get_attribute("aria-pressed") == "true"
+    assert page.inner_text(".ledger-explorer__compare h2").startswith(
+        "Pick a second result"
+    )
+    # A sortable header is a focus stop; Enter sorts as a click does.
+    header = page.locator('.tabulator-col[tabulator-field="result_value"]')
+    header.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**sort=result_value%3Aasc**")
+    # An empty cell says why: v6.1's source has no power at all.
+    cell = page.locator(
+        '.tabulator-row .tabulator-cell[tabulator-field="_per_joule"] span'
+    ).first
+    assert cell.inner_text() == "none in v6.1"
+    assert cell.get_attribute("title") == "No v6.1 result in the source has this value."
+    # Two results of one round: the note says so and names the rule, and never
+    # speaks of pairing "across rounds".
+    a, b = _one_round_pair(explorer_site.results)
+    _open(page, explorer_site.url + "generated/" + URL_PATH + f"?compare={a},{b}")
+    verdict = page.inner_text(".ledger-explorer__verdict")
+    assert verdict.startswith("B is ") and "across rounds" not in verdict
+    assert verdict.endswith(
+        "Both are from v6.1, different accelerators at one count: the site pairs a "
+        "chip with its registered predecessor only (Methodology: hardware "
+        "generations)."
+    )
+    # v5.1 has power results: its unmeasured rows say "not measured".
+    _open(page, explorer_site.url + "generated/" + URL_PATH + "?release=v5.1&power=no")
+    assert set(_column(page, "_per_joule")) == {"not measured"}
     page.context.close()

@@ -130,8 +130,13 @@ def _release_lines_template(kind: str) -> Spec:
         symbolLimit=0,
     )
     # Colour and shape tell the lines apart (one vendor's chips share a hue); both
-    # read the same field, so Vega draws one legend of both.
-    extra = {"shape": alt.Shape(f"{lines.line}:N", legend=legend)}
+    # read the same field with one explicit domain (``shape_scale``), so Vega draws
+    # one legend of both.
+    extra = {
+        "shape": alt.Shape(
+            f"{lines.line}:N", legend=legend, scale=slot("shape_scale")
+        )
+    }
     if lines.detail:
         extra["detail"] = alt.Detail(f"{lines.detail}:O")
     spec = (
@@ -184,13 +189,22 @@ def release_lines_chart(
         unit: the result unit, for tooltip titles that name it.
         metric: the metric's name, for tooltip titles that name it.
     """
+    # Colour and shape list the lines in one explicit order, or Vega-Lite draws a
+    # legend for each (side by side: off a phone's screen).
+    colours = dict(colour_scale)
+    if "domain" not in colours:
+        line = LINES[kind].line
+        colours["domain"] = sorted(
+            str(v) for v in frame[line].drop_nulls().unique().to_list()
+        )
     spec = fill(
         _release_lines_template(kind),
         {
             "releases": list(releases),
             "y_scale": dict(y_scale),
             "y_title": y_title,
-            "colour_scale": dict(colour_scale),
+            "colour_scale": colours,
+            "shape_scale": {"domain": list(colours["domain"])},
             "title": title,
             "unit": unit,
             "metric": metric,

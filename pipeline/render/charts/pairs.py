@@ -268,12 +268,35 @@ def _ratio_strip_template() -> Spec:
             x=alt.X("ratio:Q", scale=ratio_scale(), title=RATIO_TITLE),
             y=alt.Y("benchmark:N", title=None, axis=alt.Axis(labelLimit=0)),
             color=compare_colour(),
+            # Which dot is Offline, Server or Interactive: a shape per scenario, with
+            # its legend (colour already tells the compared things apart).
+            shape=alt.Shape(
+                "scenario:N",
+                scale=slot("scenario_scale"),
+                legend=alt.Legend(
+                    orient="top", direction="horizontal", columns=3, title=None
+                ),
+            ),
             opacity=status_opacity(),
             tooltip=tooltip,
             href=alt.Href("url:N"),
         )
     )
     return layered(parity_rule(), points)
+
+
+#: Point shapes of the scenarios, in MLPerf's scenario order (``SCENARIOS``).
+SCENARIO_SHAPES = ("circle", "square", "triangle-up", "diamond", "cross")
+
+
+def scenario_scale_spec(values: pl.Series) -> dict:
+    """A fixed shape per scenario; only the scenarios present are in the legend."""
+    present = {str(v) for v in values.drop_nulls().to_list()}
+    known = [s for s in SCENARIOS if s in present]
+    others = sorted(present - set(SCENARIOS))
+    shapes = [SCENARIO_SHAPES[SCENARIOS.index(s) % len(SCENARIO_SHAPES)] for s in known]
+    shapes += [SCENARIO_SHAPES[i % len(SCENARIO_SHAPES)] for i in range(len(others))]
+    return {"domain": known + others, "range": shapes}
 
 
 def ratio_strip_chart(
@@ -295,6 +318,7 @@ def ratio_strip_chart(
         {
             "compare_scale": compare_scale_spec(frame["compare"]),
             "compare_title": compare_title,
+            "scenario_scale": scenario_scale_spec(frame["scenario"]),
             "end_old": ends[0],
             "end_new": ends[1],
             "height": rows_height(frame["benchmark"].n_unique()),

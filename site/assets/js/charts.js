@@ -51,6 +51,46 @@
     return bundleLoading;
   }
 
+  /* Below this container width (px), legends and long axis labels are fitted to it. */
+  var NARROW = 600;
+
+  /* A phone's chart (390 px: a 358 px container) cut long legend labels and names on
+     its y axis at the edge, and pushed the axis title out: there, a y axis's names
+     get at most 45% of the width, and legend labels what is left beside the plot's
+     start (a bottom legend starts where the plot does, after those names). Vega
+     ends a cut label with "…"; the tooltip has it whole. The data is never walked. */
+  function walkSpec(node, visit, channel) {
+    if (!node || typeof node !== "object") return;
+    if (Array.isArray(node)) {
+      node.forEach(function (child) { walkSpec(child, visit, channel); });
+      return;
+    }
+    Object.keys(node).forEach(function (key) {
+      if (key === "data" || key === "datasets" || key === "values") return;
+      var value = node[key];
+      if (value && typeof value === "object" && !Array.isArray(value) &&
+          visit(key, value, channel)) return;
+      walkSpec(value, visit, key === "y" || key === "x" ? key : channel);
+    });
+  }
+
+  function fitToWidth(spec, width) {
+    var names = Math.round(width * 0.45);
+    var namedY = false;
+    walkSpec(spec, function (key, value, channel) {
+      if (key !== "axis" || channel !== "y" || !("labelLimit" in value)) return false;
+      if (!value.labelLimit || value.labelLimit > names) value.labelLimit = names;
+      namedY = true;
+      return true;
+    }, null);
+    var most = (namedY ? width - names : width - 60) - 40;
+    walkSpec(spec, function (key, value) {
+      if (key !== "legend") return false;
+      if (!value.labelLimit || value.labelLimit > most) value.labelLimit = most;
+      return true;
+    }, null);
+  }
+
   function fail(el, message) {
     el.classList.add("vega-chart--error");
     el.textContent = "Chart could not be drawn: " + message;
@@ -70,7 +110,14 @@
           loader: { baseURL: new URL(".", specUrl).href },
         });
         el.replaceChildren();
-        return window.vegaEmbed(el, spec, options);
+        var width = el.clientWidth;
+        if (width && width < NARROW) fitToWidth(spec, width);
+        // Into a child: Vega gives its container the chart's own role and label
+        // (graphics-document, the spec's description), and the container is the
+        // page's figure, named by its caption and described by the line under it.
+        var target = document.createElement("div");
+        el.appendChild(target);
+        return window.vegaEmbed(target, spec, options);
       })
       .then(function () {
         el.setAttribute("data-state", "rendered");

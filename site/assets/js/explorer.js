@@ -134,9 +134,65 @@
       return NUMBER.format(value);
     }
 
+    /* ---- why a cell is empty ----------------------------------------------------- */
+
+    /* Fields of which a whole round has no value: filled in mount() from the data. */
+    var roundsWithout = {};
+    var EMPTY_FIELDS = ["category", "availability", "software", "total_accelerators",
+      "result_per_accelerator", "power_value"];
+
+    function noteRoundsWithout(rows) {
+      var seen = {};
+      var releases = {};
+      rows.forEach(function (row) {
+        releases[row.release] = true;
+        EMPTY_FIELDS.forEach(function (field) {
+          var v = row[field];
+          if (v !== null && v !== undefined && v !== "") seen[field + "\u0001" + row.release] = true;
+        });
+      });
+      EMPTY_FIELDS.forEach(function (field) {
+        roundsWithout[field] = new Set(Object.keys(releases).filter(function (release) {
+          return !seen[field + "\u0001" + release];
+        }));
+      });
+    }
+
+    /* A short reason for an empty cell (shown) and a longer one (its title). */
+    function emptyReason(field, row) {
+      var release = show(row.release);
+      var none = roundsWithout[field === "_per_joule" ? "power_value" : field];
+      if (none && none.has(release)) {
+        return ["none in " + release, "No " + release + " result in the source has this value."];
+      }
+      if (field === "result_per_accelerator") {
+        if (!row.is_higher_better) return ["latency", "A latency is not divided by the accelerator count."];
+        if (row.total_accelerators === 0) return ["no accelerator", "A CPU-only system: nothing to divide by."];
+        return ["no count", "Upstream gives no accelerator count for this result."];
+      }
+      if (field === "power_value" || field === "_per_joule") {
+        if (row.power_value > 0 && field === "_per_joule") {
+          return ["n/a", "Power in " + show(row.power_unit) + " gives no work per joule for a latency."];
+        }
+        return ["not measured", "This submission measured no power."];
+      }
+      return ["not given", "Upstream gives no value for this result."];
+    }
+
+    function emptyCell(field, row) {
+      var reason = emptyReason(field, row);
+      var span = document.createElement("span");
+      span.className = "ledger-explorer__none";
+      span.textContent = reason[0];
+      span.title = reason[1];
+      return span;
+    }
+
     function textCell(cell) {
       var value = show(cell.getValue());
       if (value) cell.getElement().title = value;
+      var field = cell.getField();
+      if (!value && EMPTY_FIELDS.indexOf(field) >= 0) return emptyCell(field, cell.getRow().getData());
       return document.createTextNode(value);
     }
 
@@ -154,7 +210,10 @@
     }
 
     function numberCell(cell) {
-      return document.createTextNode(number(cell.getValue()));
+      var text = number(cell.getValue());
+      var field = cell.getField();
+      if (!text && EMPTY_FIELDS.indexOf(field) >= 0) return emptyCell(field, cell.getRow().getData());
+      return document.createTextNode(text);
     }
 
     function resultCell(cell) {
@@ -197,24 +256,30 @@
     }
 
     function energyCell(cell) {
-      var energy = perJoule(cell.getRow().getData());
-      return document.createTextNode(energy ? number(energy.value) + " " + energy.unit : "");
+      var row = cell.getRow().getData();
+      var energy = perJoule(row);
+      if (!energy) return emptyCell("_per_joule", row);
+      return document.createTextNode(number(energy.value) + " " + energy.unit);
     }
 
+    /* The first column (frozen with the result): compare is reachable without a
+       sideways scroll, and its name says which result it picks. */
     function compareCell(cell) {
+      var key = show(cell.getRow().getData().result_key);
       var button = document.createElement("button");
       button.type = "button";
       button.className = "ledger-explorer__pick";
       button.textContent = "compare";
-      button.setAttribute("data-key", show(cell.getRow().getData().result_key));
-      button.setAttribute("aria-label", "compare this result");
+      button.setAttribute("data-key", key);
+      button.setAttribute("aria-label", "compare " + key);
+      button.setAttribute("aria-pressed", picked.indexOf(key) >= 0 ? "true" : "false");
       return button;
     }
 
     function powerCell(cell) {
       var row = cell.getRow().getData();
       if (row.power_value === null || row.power_value === undefined) {
-        return document.createTextNode("");
+        return emptyCell("power_value", row);
       }
       return document.createTextNode(number(row.power_value) + " " + show(row.power_unit));
     }
@@ -255,6 +320,10 @@
       // so the three are on screen together.
       var narrow = window.matchMedia("(max-width: 44.984375em)").matches;
       return [
+        {
+          title: "Compare", field: "_compare", formatter: compareCell, headerSort: false,
+          download: false, frozen: true, hozAlign: "center",
+        },
         numeric("Result", "result_value", {
           formatter: resultCell, frozen: true, cssClass: "ledger-explorer__value",
         }),
@@ -296,10 +365,6 @@
         hidden("accelerator_name", true),
         hidden("nodes", false),
         hidden("result_url", true),
-        {
-          title: "", field: "_compare", formatter: compareCell, headerSort: false,
-          download: false,
-        },
       ];
     }
 
@@ -420,6 +485,36 @@
       return why.join("; ");
     }
 
+    /* What the site's pair rules (Methodology) say of this pair: same round or not,
+       and which reading it would be. */
+    function pairingNote(a, b) {
+      var sameSystem = a.submitter === b.submitter && a.system_name === b.system_name;
+      var sameChip = a.accelerator === b.accelerator;
+      if (a.release === b.release) {
+        if (sameSystem) return "Both are " + show(a.release) + " results of one system.";
+        if (sameChip && a.total_accelerators !== b.total_accelerators) {
+          return "Both are from " + show(a.release) + ", on " + show(a.accelerator) +
+            " at different counts: the site reads such a pair as scaling only when one " +
+            "submitter's one system family ran both (Methodology: scaling).";
+        }
+        if (!sameChip && a.total_accelerators === b.total_accelerators) {
+          return "Both are from " + show(a.release) + ", different accelerators at one " +
+            "count: the site pairs a chip with its registered predecessor only " +
+            "(Methodology: hardware generations).";
+        }
+        return "Both are from " + show(a.release) + "; the site's pair pages list only " +
+          "same-count chip generations and one system family's scaling (Methodology).";
+      }
+      if (sameSystem) {
+        return "Across rounds (" + show(a.release) + ", " + show(b.release) + ") on one " +
+          "system: the site's software gains pair exactly this, when the accelerator " +
+          "count is equal too (Methodology: software gains).";
+      }
+      return "Across rounds (" + show(a.release) + ", " + show(b.release) + ") on " +
+        "different systems: hardware, software and rules all changed, so no pair page " +
+        "lists it (Methodology).";
+    }
+
     function cellOf(tag, text) {
       var cell = document.createElement(tag);
       cell.textContent = text;
@@ -471,8 +566,7 @@
           verdict.setAttribute("data-comparable", "yes");
           verdict.textContent = "B is " + better.toFixed(2) + "× A (above 1×: B is better; " +
             (a.is_higher_better ? "higher" : "lower") + " is better). A derived, unofficial " +
-            "ratio of two published results; the site's compatibility rules (Methodology) " +
-            "may still forbid pairing them across rounds.";
+            "ratio of two published results. " + pairingNote(a, b);
         }
         panel.appendChild(verdict);
       }
@@ -587,6 +681,25 @@
 
     /* ---- the table ------------------------------------------------------------- */
 
+    /* Tabulator's grid as ARIA and a keyboard want it: the scrolling body is no
+       focus stop of its own (a grid holds rows, and its links and buttons are the
+       stops; axe-core's aria-required-children), and sortable headers are reached
+       with Tab and sorted with Enter or Space, as with a mouse. */
+    function accessible(table) {
+      var body = holder.querySelector(".tabulator-tableholder");
+      if (body) body.removeAttribute("tabindex");
+      holder.querySelectorAll(".tabulator-col.tabulator-sortable").forEach(function (col) {
+        col.setAttribute("tabindex", "0");
+        col.addEventListener("keydown", function (event) {
+          if (event.key !== "Enter" && event.key !== " ") return;
+          event.preventDefault();
+          var field = col.getAttribute("tabulator-field");
+          var now = table.getSorters().filter(function (s) { return s.field === field; })[0];
+          table.setSort(field, now && now.dir === "asc" ? "desc" : "asc");
+        });
+      });
+    }
+
     function mount(data) {
       var start = new RegExp(data.formula_start);
       var guardText = String(data.formula_guard);
@@ -599,6 +712,7 @@
         row._search = SEARCHED.map(function (f) { return show(row[f]); }).join(" \u0001 ").toLowerCase();
       });
       fillOptions(rows);
+      noteRoundsWithout(rows);
       /* A Map, not a plain object: a key from the address ("__proto__",
          "constructor") must find no result rather than the object's prototype. */
       var byKey = new Map();
@@ -625,6 +739,10 @@
           return;
         }
         renderCompare(byKey);
+        root.querySelectorAll(".ledger-explorer__pick").forEach(function (button) {
+          var on = picked.indexOf(button.getAttribute("data-key")) >= 0;
+          button.setAttribute("aria-pressed", on ? "true" : "false");
+        });
         writeUrl(table);
       });
       var total = rows.length;
@@ -637,6 +755,10 @@
         paginationSize: state.size,
         paginationSizeSelector: PAGE_SIZES,
         paginationCounter: "rows",
+        /* Outside the grid: a role="grid" may only hold rows (axe-core's
+           aria-required-children), not the page buttons and page-size select. */
+        paginationElement: root.querySelector(".ledger-explorer__pages"),
+        paginationCounterElement: root.querySelector(".ledger-explorer__pages"),
         initialSort: state.sort ? [state.sort] : [],
         placeholder: "No result matches these filters.",
         downloadRowRange: "active",
@@ -694,6 +816,7 @@
         table.on(event, function () { if (!restoring) writeUrl(table); });
       });
       table.on("tableBuilt", function () {
+        accessible(table);
         table.setFilter(matcher(formState()));
         count(table.getDataCount("active"));
         var ready = state.page > 1 ? table.setPage(state.page) : Promise.resolve();

@@ -45,9 +45,29 @@
     rows.forEach(function (item) { body.appendChild(item.row); });
   }
 
+  /* Cells of hand-written tables (Methodology, the Performance page) name their
+     column too, as generated cells do (pipeline/render/tables.py): on a phone every
+     table then stacks into the same cards (ledger.css). Header text is set as an
+     attribute value, never parsed as markup. */
+  function label(table) {
+    var titles = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) {
+      return th.textContent.trim();
+    });
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (row) {
+        Array.prototype.forEach.call(row.cells, function (cell, index) {
+          var named = cell.hasAttribute("data-label") ||
+            (cell.firstElementChild && cell.firstElementChild.hasAttribute("data-label"));
+          if (!named && titles[index]) cell.setAttribute("data-label", titles[index]);
+        });
+      });
+    });
+  }
+
   function enable(table) {
     if (table.getAttribute("data-sortable") || !table.tHead) return;
     table.setAttribute("data-sortable", "true");
+    label(table);
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
       th.setAttribute("tabindex", "0");
       th.setAttribute("title", "Sort by this column");
