@@ -780,7 +780,7 @@ def test_page_charts_cost_on_log_log_axes_with_the_target(tmp_path: Path):
     page, charts_dir = built_page(tmp_path, results_dict())
     assert (
         '<div class="vega-chart" data-spec="charts/performance-analytics-cost.json" '
-        'role="figure" aria-label="Analytics time against rows analysed 'role="figure" aria-label="Analytics time against rows analysed &#40;log-log&#41;">'#40;log-log'role="figure" aria-label="Analytics time against rows analysed &#40;log-log&#41;">'#41;" '
+        'role="figure" aria-label="Analytics time against rows analysed &#40;log-log&#41;" '
         'aria-describedby="chart-performance-analytics-cost">'
     ) in page
     assert (
