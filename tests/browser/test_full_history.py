@@ -223,9 +223,14 @@ def test_explorer_shows_result_submitter_and_system_together_on_a_phone(
           .querySelectorAll('.tabulator-cell')].map(c => [c.getAttribute('tabulator-field'),
           [c.getBoundingClientRect().left, c.getBoundingClientRect().right]]))"""
     )
-    for field in ("result_value", "submitter", "system_name"):
+    for field in ("_compare", "result_value", "submitter", "system_name"):
         left, right = boxes[field]
         assert left >= 0 and right <= PHONE["width"], (field, left, right)
+    # The compare button fits its narrow column: it is not clipped.
+    button = page.locator(".tabulator-row").first.locator(".ledger-explorer__pick")
+    cell = page.locator(".tabulator-row").first.locator('[tabulator-field="_compare"]')
+    b, c = button.bounding_box(), cell.bounding_box()
+    assert c["x"] <= b["x"] and b["x"] + b["width"] <= c["x"] + c["width"], (b, c)
     context.close()
 
 

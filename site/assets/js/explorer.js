@@ -322,13 +322,14 @@
       return [
         {
           title: "Compare", field: "_compare", formatter: compareCell, headerSort: false,
-          download: false, frozen: true, hozAlign: "center",
+          download: false, frozen: true, hozAlign: "center", minWidth: 40,
+          width: narrow ? 76 : undefined,
         },
         numeric("Result", "result_value", {
           formatter: resultCell, frozen: true, cssClass: "ledger-explorer__value",
         }),
-        text("Submitter", "submitter", { maxWidth: narrow ? 110 : 220 }),
-        text("System", "system_name", { maxWidth: narrow ? 130 : 280, formatter: systemCell }),
+        text("Submitter", "submitter", { maxWidth: narrow ? 90 : 220 }),
+        text("System", "system_name", { maxWidth: narrow ? 114 : 280, formatter: systemCell }),
         text("Unit", "result_unit"),
         text("Round", "release", { sorter: versionSorter }),
         text("Benchmark", "benchmark"),
