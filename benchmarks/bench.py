@@ -92,6 +92,7 @@ from benchmarks.workloads import (
     bench_incremental,
     bench_mkdocs_floor,
     bench_noop,
+    bench_oversized,
     bench_raw_tree,
     bench_snapshot_diff,
     built_pages,
@@ -204,6 +205,7 @@ def run(
         bench_analytics(h, state)
         bench_raw_tree(h)
         bench_snapshot_diff(h)
+        bench_oversized(h)
         weights = page_weights(state / "build" / "site")
     finally:
         if keep:

@@ -22,6 +22,7 @@ FLOOR_OF = {
     "raw_tree_scan": "floor_raw_tree",
     "cold_git_full": "floor_git",
     "diff_many_keys": "floor_diff",
+    "ingest_git_oversized": "floor_oversized",
 }
 FLOOR_PARTS: dict[str, tuple[str, ...]] = {
     "floor_summary4": ("read_summary4", "import_dagster", "mkdocs_summary4"),
@@ -32,6 +33,7 @@ FLOOR_PARTS: dict[str, tuple[str, ...]] = {
     "floor_raw_tree": ("raw_tree_floor",),
     "floor_git": ("cold_full",),
     "floor_diff": ("diff_real",),
+    "floor_oversized": ("ingest_git_plain",),
 }
 FLOOR_LABELS = {
     "floor_summary4": "read + parse the four rounds, import dagster, plain mkdocs",
@@ -42,6 +44,7 @@ FLOOR_LABELS = {
     "floor_raw_tree": "read + decode the files the scan reads",
     "floor_git": "the same cold build from the mirror folder",
     "floor_diff": "the same diff of the real v6.1 snapshots",
+    "floor_oversized": "the same ingest without the oversized file",
 }
 
 
@@ -185,6 +188,10 @@ TARGETS: tuple[Target, ...] = (
            f"Snapshot diff with {MANY_KEYS} invented keys per record, peak RSS "
            "against the real diff's",
            "diff_many_keys", "rss_ratio", 3.0, "x", "≤ 3× the real file's"),
+    Target("oversized_rss",
+           "Ingest over git with a 200 MB file in a read path, peak RSS against the "
+           "same round without it",
+           "ingest_git_oversized", "rss_ratio", 1.2, "x", "≤ 1.2× the plain round's"),
     Target("make_test", "`make test`, whole suite",
            "", "given", 300.0, "s", "≤ 5 min", given="make_test_s"),
     Target("make_test_fast", "`make test-fast`, unit tests",

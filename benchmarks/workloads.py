@@ -584,3 +584,60 @@ def bench_git(h: Harness) -> dict[str, Any]:
                 ),
             }
     return rounds
+
+
+#: The round and read path of the oversized-file workload, and the file's size.
+OVERSIZED_RELEASE = "v6.0"
+OVERSIZED_PATH = (
+    "open/NVIDIA/results/Jetson-Thor/llama3.1-8b-edge/Offline/performance/run_1/"
+    "mlperf_log_summary.txt"
+)
+OVERSIZED_BYTES = 200 * 1024 * 1024
+
+
+def bench_oversized(h: Harness) -> None:
+    """``ingest`` of one round over git, with and without a 200 MB file in a read path.
+
+    The file (zeros, so its pack is small, as in issue 33's attack) is over the
+    64 MB cap: it must be refused without being read, so the process and its git
+    children peak within a fifth of the same round without it.
+    """
+    from tests.gitserver import GitServer, commit_folder
+
+    folder = h.mirror / f"inference_results_{OVERSIZED_RELEASE}"
+    if not (folder / OVERSIZED_PATH).is_file():
+        h.say(f"oversized file: no {OVERSIZED_PATH} in the mirror; not measured")
+        return
+    served = h.root / "oversized-server"
+    repo = f"inference_results_{OVERSIZED_RELEASE}.git"
+    h.say(f"oversized file: a git server with {OVERSIZED_RELEASE}, plain and padded")
+    commit_folder(served / "plain" / "mlcommons" / repo, folder, "as published")
+    padded = (folder / OVERSIZED_PATH).read_bytes() + bytes(OVERSIZED_BYTES)
+    commit_folder(
+        served / "padded" / "mlcommons" / repo, folder, "padded",
+        extra={OVERSIZED_PATH: padded},
+    )  # fmt: skip
+    del padded
+    ingest = f"ingest {OVERSIZED_RELEASE} over git"
+    for kind, name, label, role in (
+        ("plain", "ingest_git_plain", f"Floor: {ingest}", "floor"),
+        ("padded", "ingest_git_oversized",
+         f"{ingest.capitalize()}, a 200 MB file in a read path", "measure"),
+    ):  # fmt: skip
+        state = h.root / f"oversized-{kind}"
+        with GitServer(served / kind) as server:
+
+            def fresh(state: Path = state) -> None:
+                remove_tree(state)
+                state.mkdir(parents=True)
+
+            env = h.env_for(state, h.mirror) | {
+                "MLPERF_SOURCE": f"git+{server.url}",
+                "MLPERF_GIT_CACHE_DIR": str(state / "clones"),
+            }
+            h.command(
+                Measurement(name, label, role),
+                cli("ingest", "--release", OVERSIZED_RELEASE),
+                env,
+                before=fresh,
+            )
