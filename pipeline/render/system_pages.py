@@ -288,11 +288,13 @@ def systems_page(documents: dict[str, dict]) -> str:
     """The page: what a description is, the view's container and the index."""
     base = f"generated/{PAGE}"
     source = relative(base, f"generated/{DATA_DIR}") + "/"
+    # A plain table in a classed box: the theme gives it the scroll box and sticky
+    # header of every table, and on a phone it stacks into cards like the rest.
     table = (
-        '<table class="ledger-systems__index" data-search-exclude>'
+        '<div class="ledger-systems__index" data-search-exclude><table>'
         "<thead><tr><th>Submitter</th><th>System (newest name) and platform</th>"
         "<th>Accelerators · nodes</th><th>Rounds</th><th>Results</th></tr>"
-        "</thead><tbody>" + "".join(index_rows(documents)) + "</tbody></table>"
+        "</thead><tbody>" + "".join(index_rows(documents)) + "</tbody></table></div>"
     )
     return f"""---
 title: Systems

@@ -16,6 +16,7 @@ same at 390 px and checks that every table there stacks into cards.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -24,6 +25,7 @@ import pytest
 from tests.browser.axe import axe_source, describe, run_axe
 from tests.browser.conftest import BuiltSite
 from tests.browser.pages import CHARTS_SETTLED, empty_search_index
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +34,7 @@ NAV_PAGES = (
     "index.html",
     "generated/latest.html",
     "generated/explorer.html",
+    "generated/systems.html",
     "generated/software-gains.html",
     "generated/histories.html",
     "generated/interactivity/index.html",
@@ -56,11 +59,13 @@ SAMPLE_PAGES = (
     "generated/generations/llama2-70b-99.html",
     "generated/scaling/llama2-70b-99.html",
     "generated/software-gains/llama2-70b-99.html",
+    "generated/interactivity/llama2-70b-99.html",
 )
 #: One page per chart template (and the long tables), visited on a phone.
 PHONE_PAGES = (
     "index.html",
     "generated/latest.html",
+    "generated/systems.html",
     "generated/histories.html",
     "generated/performance.html",
     "methodology.html",
@@ -167,6 +172,15 @@ def audit(built_site: BuiltSite, chromium_browser) -> Iterator[Audit]:  # noqa: 
         result.dark[path] = run_axe(page, source, rules=["color-contrast"])
     context.close()
     yield result
+
+
+def test_every_page_of_the_navigation_is_audited() -> None:
+    """A page added to mkdocs.yml's nav is audited too (Systems came after this test)."""
+    text = (ROOT / "mkdocs.yml").read_text().split("\nnav:\n", 1)[1]
+    nav = re.findall(r"^\s+- [^:]+: (\S+)\.md$", text, flags=re.M)
+    assert sorted(NAV_PAGES) == sorted(
+        "index.html" if page == "index" else page + ".html" for page in nav
+    )
 
 
 def test_no_serious_or_critical_axe_violation_in_the_light_scheme(

@@ -142,6 +142,10 @@
     function open() {
       var id = decodeURIComponent(window.location.hash.slice(1));
       var row = ID.test(id) ? document.getElementById(id) : null;
+      /* Which description is shown is said only once it is: a later hash wins
+         over an earlier one still loading. */
+      var asked = (root.__ledgerAsked = (root.__ledgerAsked || 0) + 1);
+      root.removeAttribute("data-system");
       if (!row || row.tagName !== "TR") {
         view.hidden = true;
         return;
@@ -154,12 +158,14 @@
           return response.json();
         })
         .then(function (doc) {
+          if (asked !== root.__ledgerAsked) return;
           if (!doc || doc.format !== FORMAT || doc.id !== id) throw new Error("not a system description");
           render(view, doc);
           root.setAttribute("data-system", id);
           view.scrollIntoView();
         })
         .catch(function (error) {
+          if (asked !== root.__ledgerAsked) return;
           view.textContent = "The description could not load: " + error.message;
         });
     }
