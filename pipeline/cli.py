@@ -149,10 +149,10 @@ def cmd_update(args: argparse.Namespace) -> int:
     if _quiet(args):
         print("nothing new or changed upstream: no run requested")
         return 0
-    from pipeline import runner
+    from pipeline import runner, update
 
     with runner.exclusive(data_shown=args.data_shown, build=True) as instance:
-        outcomes = runner.update(instance, progress=say, thorough=args.full)
+        outcomes = update.update(instance, progress=say, thorough=args.full)
     failed = [o for o in outcomes if not o.success]
     return 1 if failed else 0
 
@@ -173,7 +173,7 @@ def _quiet(args: argparse.Namespace) -> bool:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     """``update`` every interval until interrupted."""
-    from pipeline import runner
+    from pipeline import runner, update
 
     print(f"watching every {args.interval} s (Ctrl-C to stop)")
     verified = -math.inf  # the first tick compares every stored round by content
@@ -187,7 +187,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         )
         try:  # held per tick, so an `ingest` may run between ticks
             with runner.exclusive(data_shown=args.data_shown, build=True) as instance:
-                runner.update(instance, progress=say, thorough=thorough)
+                update.update(instance, progress=say, thorough=thorough)
             if thorough:
                 verified = time.monotonic()
         except BusyError as exc:
@@ -197,22 +197,22 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def cmd_forget(args: argparse.Namespace) -> int:
     """Remove what is stored for one release, saying what goes."""
-    from pipeline import runner
+    from pipeline import forget, runner
 
     with runner.exclusive(data_shown=args.data_shown) as instance:
-        runner.forget(instance, args.version, progress=say)
+        forget.forget(instance, args.version, progress=say)
     return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Print what is stored for each release."""
-    from pipeline import runner
+    from pipeline import runner, status
 
     try:  # when no run is going on, settle what a killed run left unfinished
         with runner.exclusive(data_shown=args.data_shown) as instance:
-            rows = runner.release_status(instance)
+            rows = status.release_status(instance)
     except FolderError:  # a run is going on, or the folder is read-only: just read
-        rows = runner.release_status(runner.get_instance())
+        rows = status.release_status(runner.get_instance())
     print(_table(rows))
     return 0
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.extract.summary import SummaryFormatError, parse_summary
-from pipeline.ingest import (
+from pipeline.fetch import (
     SUMMARY_CHECK,
     TREE_FILE,
     record_served,

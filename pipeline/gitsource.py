@@ -490,7 +490,7 @@ class GitSource:
         """One file at the current commit, or NotPublished when the commit lacks it.
 
         HTTP validators are accepted and not needed: the commit pins the bytes, and
-        a commit already read is never asked for again (``pipeline.ingest``).
+        a commit already read is never asked for again (``pipeline.fetch``).
         """
         round_ = self._round(repo)
         url = self.url_for(repo, path)

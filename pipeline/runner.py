@@ -2,7 +2,9 @@
 
 Runs go through Dagster so they are recorded in the local instance (``DAGSTER_HOME``)
 and visible in ``make ui``; this module only chooses partitions and selections and
-turns Dagster's events into short human-readable outcomes.
+turns Dagster's events into short human-readable outcomes. The commands built on it
+live apart: ``pipeline.update`` (discovery ticks), ``pipeline.status`` and
+``pipeline.forget``.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ import dagster as dg
 from pipeline import runlock, settings
 from pipeline.defs.automation import PER_RELEASE
 from pipeline.defs.history import latest_metadata
-from pipeline.discovery import CURSOR_FILE, KNOWN_FILE, cursor_validators
-from pipeline.ingest import NOT_IN_SOURCE, SOURCE_ERROR
+from pipeline.discovery import KNOWN_FILE
+from pipeline.fetch import NOT_IN_SOURCE, SOURCE_ERROR
 from pipeline.manifest import (
     is_version,
     load_manifest,
@@ -218,7 +220,7 @@ def drop_invalid_partitions(
     invalid = [
         p for p in instance.get_dynamic_partitions(RELEASES) if not is_version(p)
     ]
-    _delete_partitions(
+    delete_partitions(
         instance,
         invalid,
         progress,
@@ -228,7 +230,7 @@ def drop_invalid_partitions(
     return invalid
 
 
-def _delete_partitions(
+def delete_partitions(
     instance: dg.DagsterInstance,
     keys: Sequence[str],
     progress: Callable[[str], None],
@@ -310,90 +312,6 @@ def exclusive(
         fail_orphaned_runs(instance, progress)
         drop_invalid_partitions(instance, progress)
         yield instance
-
-
-def drop_unconfirmed(
-    instance: dg.DagsterInstance,
-    versions: Sequence[str],
-    progress: Callable[[str], None] = print,
-) -> list[str]:
-    """Forget partitions of rounds neither listed in releases.toml nor ever served.
-
-    A typo (``ingest --release v99.99``) or a server that answers 200 for anything
-    must leave no trace: a phantom round would become the discovery frontier, and
-    the next real round would never be probed.
-    """
-    from pipeline.ingest import ever_served
-    from pipeline.snapshots import SnapshotStore
-
-    store = SnapshotStore(settings.data_dir())
-    listed = {r.version for r in load_manifest()}
-    existing = set(instance.get_dynamic_partitions(RELEASES))
-    dropped = [
-        v
-        for v in versions
-        if v in existing and v not in listed and not ever_served(store, v)
-    ]
-    _delete_partitions(
-        instance,
-        dropped,
-        progress,
-        f"{', '.join(dropped)}: no valid file in the source and not listed in "
-        "releases.toml: not kept as a release (no trace left)",
-    )
-    return dropped
-
-
-def forget(
-    instance: dg.DagsterInstance, version: str, progress: Callable[[str], None] = print
-) -> list[Path]:
-    """Remove everything stored for one round; what was removed, as paths.
-
-    Its snapshots and per-release tables go; content-addressed raw-tree blobs stay
-    (other rounds may share them; they are never listed without a snapshot). A round
-    listed in releases.toml keeps its partition, and the next run reads it afresh.
-    """
-    import shutil
-
-    from pipeline.discovery import CURSOR_FILE
-
-    data = settings.data_dir()
-    removed = [
-        path
-        for path in (
-            data / "raw" / version,
-            data / "quarantine" / version,
-            *sorted((data / "assets").glob(f"*/{version}.*")),
-        )
-        if path.exists()
-    ]
-    for path in removed:
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
-            path.unlink()
-    cursor = data / CURSOR_FILE
-    if cursor.is_file():
-        validators = cursor_validators(cursor.read_text())
-        # Keys are the round's URLs: its repository, then "/" or ".git" (v6.1 is
-        # not v6.10).
-        own = re.compile(re.escape(release_for(version).repository) + r"(/|\.git|$)")
-        kept = {k: v for k, v in validators.items() if not own.search(k)}
-        if kept != validators:
-            cursor.write_text(json.dumps(kept, sort_keys=True))
-            removed.append(cursor)
-    listed = version in {r.version for r in load_manifest()}
-    if version in instance.get_dynamic_partitions(RELEASES) and not listed:
-        instance.delete_dynamic_partition(RELEASES, version)
-        remember_partitions(instance)
-        progress(f"{version}: release partition removed")
-    for path in removed:
-        progress(f"{version}: removed {path}")
-    if listed:
-        progress(f"{version}: listed in releases.toml, so its partition stays")
-    if not removed and not listed:
-        progress(f"{version}: nothing stored")
-    return removed
 
 
 def register_releases(instance: dg.DagsterInstance, versions: Sequence[str]) -> None:
@@ -486,6 +404,54 @@ def run_assets(
     )
 
 
+def drop_unconfirmed(
+    instance: dg.DagsterInstance,
+    versions: Sequence[str],
+    progress: Callable[[str], None] = print,
+) -> list[str]:
+    """Forget partitions of rounds neither listed in releases.toml nor ever served.
+
+    A typo (``ingest --release v99.99``) or a server that answers 200 for anything
+    must leave no trace: a phantom round would become the discovery frontier, and
+    the next real round would never be probed.
+    """
+    from pipeline.fetch import ever_served
+    from pipeline.snapshots import SnapshotStore
+
+    store = SnapshotStore(settings.data_dir())
+    listed = {r.version for r in load_manifest()}
+    existing = set(instance.get_dynamic_partitions(RELEASES))
+    dropped = [
+        v
+        for v in versions
+        if v in existing and v not in listed and not ever_served(store, v)
+    ]
+    delete_partitions(
+        instance,
+        dropped,
+        progress,
+        f"{', '.join(dropped)}: no valid file in the source and not listed in "
+        "releases.toml: not kept as a release (no trace left)",
+    )
+    return dropped
+
+
+def nothing_downstream(outcomes: Sequence[RunOutcome]) -> str | None:
+    """Why the cross-release assets need no run, or None when a reviewed round updated.
+
+    Unreviewed rounds are not read downstream (see ``LedgerIOManager``), so only a
+    reviewed release that materialized makes the combined tables and the site stale.
+    """
+    if not any(o.success for o in outcomes):
+        return "no release updated: cross-release tables and site left unchanged"
+    if not any(o.success and release_for(o.label).reviewed for o in outcomes):
+        return (
+            "only unreviewed releases updated: cross-release tables and site left "
+            "unchanged"
+        )
+    return None
+
+
 def ingest(
     instance: dg.DagsterInstance,
     versions: Sequence[str],
@@ -502,7 +468,7 @@ def ingest(
     for version in unreviewed(versions):
         if version not in dropped:
             progress(unreviewed_note(version))
-    skip = _nothing_downstream(outcomes) if outcomes else None
+    skip = nothing_downstream(outcomes) if outcomes else None
     if skip:
         progress(skip)
         return outcomes
@@ -594,22 +560,6 @@ def unreviewed(versions: Sequence[str]) -> list[str]:
     return [v for v in versions if not release_for(v).reviewed]
 
 
-def _nothing_downstream(outcomes: Sequence[RunOutcome]) -> str | None:
-    """Why the cross-release assets need no run, or None when a reviewed round updated.
-
-    Unreviewed rounds are not read downstream (see ``LedgerIOManager``), so only a
-    reviewed release that materialized makes the combined tables and the site stale.
-    """
-    if not any(o.success for o in outcomes):
-        return "no release updated: cross-release tables and site left unchanged"
-    if not any(o.success and release_for(o.label).reviewed for o in outcomes):
-        return (
-            "only unreviewed releases updated: cross-release tables and site left "
-            "unchanged"
-        )
-    return None
-
-
 def _stored_since(version: str, since: float | None) -> bool:
     """Whether the release's current summary snapshot was stored after ``since``."""
     from pipeline.snapshots import SnapshotStore
@@ -684,158 +634,3 @@ def describe_release(
     )
 
 
-def _last_run(instance: dg.DagsterInstance, version: str) -> dg.DagsterRun | None:
-    """The newest run that covered a release: its own run, or a range run.
-
-    A range run only shows in the release's materialization; a failed range run is
-    rerun per release, so failures always have a run of their own.
-    """
-    runs = list(
-        instance.get_runs(
-            filters=dg.RunsFilter(tags={"dagster/partition": version}), limit=1
-        )
-    )
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(
-            asset_key=dg.AssetKey("raw_mlperf__summary"), asset_partitions=[version]
-        ),
-        limit=1,
-    ).records
-    if records:
-        ranged = instance.get_run_record_by_id(records[0].run_id)
-        if ranged is not None:
-            runs.append(ranged.dagster_run)
-    if not runs:
-        return None
-    created = {
-        r.run_id: record.create_timestamp
-        for r in runs
-        if (record := instance.get_run_record_by_id(r.run_id)) is not None
-    }
-    return max(runs, key=lambda r: created.get(r.run_id, 0) or 0)
-
-
-def release_status(instance: dg.DagsterInstance) -> list[dict]:
-    """Per release: snapshot hash, versions seen, rows, rejected, checks, last run."""
-    from pipeline.manifest import release_for
-    from pipeline.snapshots import SnapshotStore
-
-    store = SnapshotStore(settings.data_dir())
-    rows = []
-    for version in known_releases(instance):
-        path = release_for(version).summary_path
-        history = store.history(version, path) if path else []
-        raw = latest_metadata(instance, "raw_mlperf__summary", version)
-        core = latest_metadata(instance, "core_mlperf__results", version)
-        tree = latest_metadata(instance, "raw_mlperf__tree", version)
-        tree_rows = latest_metadata(instance, "core_mlperf__tree_results", version)
-        last = _last_run(instance, version)
-        last_run = "never run"
-        if last is not None:
-            last_run = last.status.value.lower()
-            if last.status == dg.DagsterRunStatus.FAILURE:
-                last_run += f": {failure_message(instance, last.run_id)}"
-        rows.append(
-            {
-                "release": version,
-                "status": raw.get("status", "not ingested"),
-                "sha256": str(raw.get("sha256", ""))[:12],
-                "fetched_at": raw.get("fetched_at", ""),
-                "versions": (
-                    f"{len({h['sha256'] for h in history})} "
-                    f"(last change seen {history[-1]['seen_at'][:10]})"
-                    if history
-                    else ""
-                ),
-                "rows": core.get("rows", ""),
-                "rejected": (
-                    f"{core['rejected']} ({float(core.get('rejected_share') or 0):.1%})"
-                    if core.get("rejected")
-                    else core.get("rejected", "")
-                ),
-                "checks": core.get("checks", ""),
-                "raw_tree": (
-                    f"{tree_rows.get('rows')} rows"
-                    if tree.get("status") == "ingested"
-                    else tree.get("status", "")
-                ),
-                "last_run": last_run,
-            }
-        )
-    return rows
-
-
-def cursor_path() -> Path:
-    """Where the CLI keeps the discovery validators between ticks."""
-    return settings.data_dir() / CURSOR_FILE
-
-
-def evaluate_discovery(
-    instance: dg.DagsterInstance, thorough: bool = False
-) -> dg.SensorResult:
-    """One discovery tick as the sensor does it, with the CLI's stored cursor.
-
-    ``thorough`` (``watch``'s daily tick): stored rounds compared by content.
-    """
-    from pipeline.defs.automation import discovery_tick
-    from pipeline.defs.resources import DataDirResource, SourceResource
-
-    path = cursor_path()
-    cursor = path.read_text() if path.exists() else None
-    return discovery_tick(
-        instance, cursor, SourceResource(), DataDirResource(), thorough=thorough
-    )
-
-
-def apply_tick(
-    instance: dg.DagsterInstance,
-    tick: dg.SensorResult,
-    progress: Callable[[str], None] = print,
-) -> list[RunOutcome]:
-    """Do what a sensor tick asked: add partitions, run each request, then downstream.
-
-    The daemon does the same through the sensor and the eager automation conditions;
-    this is the one-shot path for the CLI and tests.
-    """
-    for request in tick.dynamic_partitions_requests or []:
-        register_releases(instance, list(request.partition_keys))
-        progress(f"new release partition(s): {', '.join(request.partition_keys)}")
-        for version in unreviewed(list(request.partition_keys)):
-            progress(unreviewed_note(version))
-    requests = tick.run_requests or []
-    if not requests:
-        progress("nothing new or changed upstream: no run requested")
-        return []
-    reasons = {
-        r.partition_key: r.tags.get("mlperf-ledger/reason", "requested")
-        for r in requests
-    }
-    outcomes = run_releases(instance, list(reasons), progress, reasons)
-    drop_unconfirmed(instance, list(reasons), progress)
-    skip = _nothing_downstream(outcomes)
-    if skip:
-        # Nothing downstream is stale: the published tables and site stay exactly as
-        # they are (as with the daemon's eager rule).
-        progress(skip)
-        return outcomes
-    downstream = run_assets(instance, downstream_keys(), label="downstream")
-    progress(
-        "cross-release tables and site: "
-        + ("rebuilt" if downstream.success else f"FAILED: {downstream.message}")
-    )
-    return [*outcomes, downstream]
-
-
-def update(
-    instance: dg.DagsterInstance,
-    progress: Callable[[str], None] = print,
-    thorough: bool = False,
-) -> list[RunOutcome]:
-    """One discovery tick and whatever it requests; the cursor is saved afterwards."""
-    tick = evaluate_discovery(instance, thorough=thorough)
-    outcomes = apply_tick(instance, tick, progress)
-    if tick.cursor is not None:
-        cursor_path().parent.mkdir(parents=True, exist_ok=True)
-        cursor_path().write_text(tick.cursor)
-    remember_partitions(instance)
-    return outcomes

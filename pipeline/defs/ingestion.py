@@ -2,7 +2,7 @@
 
 Belongs here: fetching through the source resource, storing snapshots, running the
 pure normalisation and turning validation outcomes into blocking asset checks.
-Does not: parse, normalise or validate (see ``pipeline.ingest``,
+Does not: parse, normalise or validate (see ``pipeline.fetch``,
 ``pipeline.transform.results`` and ``pipeline.validate``).
 """
 
@@ -12,7 +12,7 @@ import dagster as dg
 import polars as pl
 
 import pipeline.extract.summary as summary_module
-import pipeline.ingest as ingest_module
+import pipeline.fetch as fetch_module
 import pipeline.rounds as rounds_module
 import pipeline.transform.results as results_module
 import pipeline.validate as validate_module
@@ -21,7 +21,7 @@ from pipeline.defs.partitions import FOLLOW_UPSTREAM, RELEASES, release_partitio
 from pipeline.defs.ranges import Part, PerPartition, each_partition, outputs
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.summary import summary_tables
-from pipeline.ingest import IngestError, fetch_release
+from pipeline.fetch import IngestError, fetch_release
 from pipeline.lineage import code_version
 from pipeline.manifest import (
     MANIFEST_PATH,
@@ -60,7 +60,7 @@ RESULT_CHECKS = {
     partitions_def=release_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     group_name="raw",
-    code_version=code_version(ingest_module, summary_module),
+    code_version=code_version(fetch_module, summary_module),
     kinds={"json"},
     description=(
         "The summary file of one MLPerf Inference round, stored immutably by sha256 "

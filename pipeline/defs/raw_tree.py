@@ -1,6 +1,6 @@
 """Raw submission tree assets: results rebuilt from logs, and the summary cross-check.
 
-Belongs here: wiring ``pipeline.ingest.fetch_raw_tree``,
+Belongs here: wiring ``pipeline.fetch.fetch_raw_tree``,
 ``pipeline.extract.raw_tree.scan_raw_tree`` and ``pipeline.transform.crosscheck``
 into assets. Parsing and matching rules live in those modules.
 """
@@ -21,7 +21,7 @@ from pipeline.defs.ranges import Part, PerPartition, each_partition, outputs
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.extract.submitter_csv import submitter_rows
-from pipeline.ingest import (
+from pipeline.fetch import (
     SOURCE_ERROR,
     TREE_FILE,
     RawOutcome,

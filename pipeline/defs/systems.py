@@ -15,7 +15,7 @@ import pipeline.transform.systems as systems_module
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.defs.resources import DataDirResource
 from pipeline.extract.raw_tree import system_files
-from pipeline.ingest import stored_tree
+from pipeline.fetch import stored_tree
 from pipeline.lineage import code_version
 from pipeline.manifest import version_key
 from pipeline.registry import REGISTRY_DIR

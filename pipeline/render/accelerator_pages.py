@@ -19,8 +19,7 @@ from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS
 from pipeline.labels import display_name
 from pipeline.render import charts, safe, whats_new
 from pipeline.render import history_page as hp
-from pipeline.render.safe import Md, md_join
-from pipeline.render.site import (
+from pipeline.render.context import (
     GENERATED,
     METHODOLOGY,
     Chart,
@@ -29,6 +28,7 @@ from pipeline.render.site import (
     mlperf_ranks,
     notice,
 )
+from pipeline.render.safe import Md, md_join
 from pipeline.render.slugs import slug, unique_slugs
 from pipeline.render.system_pages import with_system_ids
 from pipeline.render.tables import (

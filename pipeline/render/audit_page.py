@@ -8,13 +8,13 @@ import polars as pl
 
 from pipeline.labels import NO_NAME
 from pipeline.render import safe
-from pipeline.render.flags_section import flags_section
-from pipeline.render.provenance import NOT_RECORDED, with_upstream
-from pipeline.render.safe import Md, md_join
-from pipeline.render.site import (
+from pipeline.render.context import (
     Site,
     release_index,
 )
+from pipeline.render.flags_section import flags_section
+from pipeline.render.provenance import NOT_RECORDED, with_upstream
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import (
     release_order,
 )

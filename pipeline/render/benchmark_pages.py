@@ -6,8 +6,7 @@ import polars as pl
 
 from pipeline.benchmark_tasks import load_tasks
 from pipeline.render import charts, safe
-from pipeline.render.safe import Md, MdExpr, md_join
-from pipeline.render.site import (
+from pipeline.render.context import (
     GENERATED,
     GROUP,
     Chart,
@@ -17,6 +16,7 @@ from pipeline.render.site import (
     release_index,
     sorted_groups,
 )
+from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.slugs import slug
 from pipeline.render.tables import (

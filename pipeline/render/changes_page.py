@@ -10,8 +10,8 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.render import safe
+from pipeline.render.context import Site
 from pipeline.render.safe import Md
-from pipeline.render.site import Site
 from pipeline.render.site_data import release_order
 from pipeline.render.tables import external_link, html_table, relative
 from pipeline.transform.corrections import CORRECTIONS_SCHEMA

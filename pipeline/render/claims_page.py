@@ -20,8 +20,8 @@ import polars as pl
 
 from pipeline.claims import EVALUATION_SCHEMA, Claim
 from pipeline.render import safe
+from pipeline.render.context import GENERATED, Site
 from pipeline.render.safe import Md, MdExpr, md_join
-from pipeline.render.site import GENERATED, Site
 from pipeline.render.tables import (
     FIXED_LIMIT,
     external_link,

@@ -16,15 +16,15 @@ import polars as pl
 from pipeline import settings
 from pipeline.manifest import ManifestError, release_for
 from pipeline.render import safe
-from pipeline.render.datapackage import DESCRIPTOR, write_datapackage
-from pipeline.render.downloads import Download, write_downloads
-from pipeline.render.provenance import with_upstream
-from pipeline.render.safe import Md, md_join
-from pipeline.render.site import (
+from pipeline.render.context import (
     GENERATED,
     Site,
     page_link,
 )
+from pipeline.render.datapackage import DESCRIPTOR, write_datapackage
+from pipeline.render.downloads import Download, write_downloads
+from pipeline.render.provenance import with_upstream
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import write_build_info
 from pipeline.render.tables import markdown_table
 

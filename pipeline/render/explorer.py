@@ -44,7 +44,7 @@ from pipeline.render.vendor import TABULATOR
 from pipeline.transform.systems import with_system_id
 
 if TYPE_CHECKING:
-    from pipeline.render.site import Site
+    from pipeline.render.context import Site
 
 #: The page and its data file, under ``generated/``.
 PAGE = "explorer.md"

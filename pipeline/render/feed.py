@@ -38,8 +38,8 @@ from pipeline import settings
 from pipeline.render import safe
 from pipeline.render.changes_page import PAGE as CHANGES_PAGE
 from pipeline.render.changes_page import anchor as changes_anchor
+from pipeline.render.context import GENERATED, Site
 from pipeline.render.safe import Md, md_join
-from pipeline.render.site import GENERATED, Site
 
 #: The feed's path under the generated folder (linked from every page's head by
 #: ``site/overrides/main.html``).

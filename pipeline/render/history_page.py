@@ -16,9 +16,7 @@ import polars as pl
 from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS, accelerator_histories
 from pipeline.labels import display_name
 from pipeline.render import charts, safe
-from pipeline.render.coverage import NOT_IN_SOURCE, skip_note_expr
-from pipeline.render.safe import Md, md_join
-from pipeline.render.site import (
+from pipeline.render.context import (
     GENERATED,
     METHODOLOGY,
     Site,
@@ -26,6 +24,8 @@ from pipeline.render.site import (
     mlperf_ranks,
     notice,
 )
+from pipeline.render.coverage import NOT_IN_SOURCE, skip_note_expr
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.slugs import anchor_of, anchor_text
 from pipeline.render.system_pages import system_link

@@ -11,6 +11,13 @@ from dataclasses import dataclass
 import polars as pl
 
 from pipeline.render import charts, history_page
+from pipeline.render.context import (
+    Site,
+    new_in,
+    notice,
+    numbers_block,
+    page_link,
+)
 from pipeline.render.pairs_pages import (
     GAINS,
     GENERATIONS,
@@ -26,13 +33,6 @@ from pipeline.render.pairs_pages import (
 )
 from pipeline.render.release_pages import release_stats
 from pipeline.render.safe import Md, md_join
-from pipeline.render.site import (
-    Site,
-    new_in,
-    notice,
-    numbers_block,
-    page_link,
-)
 from pipeline.render.site_data import (
     release_order,
 )

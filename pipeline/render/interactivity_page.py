@@ -28,8 +28,7 @@ from pipeline.analysis.interactivity import (
 from pipeline.labels import display_name
 from pipeline.latency_limits import limits_frame
 from pipeline.render import charts, safe
-from pipeline.render.safe import Md, MdExpr, md_join
-from pipeline.render.site import (
+from pipeline.render.context import (
     GENERATED,
     METHODOLOGY,
     Chart,
@@ -38,6 +37,7 @@ from pipeline.render.site import (
     chips,
     notice,
 )
+from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.slugs import anchor_text, slug, unique_slugs
 from pipeline.render.tables import (
     badges,

@@ -51,16 +51,16 @@ from pipeline.render import (
 )
 from pipeline.render.audit_page import lineage_edges
 from pipeline.render.bundle import write_bundle
-from pipeline.render.coverage import round_status
-from pipeline.render.flags_section import flagged_pairs
-from pipeline.render.pairs_pages import HEADLINE_DEFINITIONS
-from pipeline.render.site import (
+from pipeline.render.context import (
     GENERATED,
     NAV_FILE,
     PAGE_INDEX,
     Site,
     clean,
 )
+from pipeline.render.coverage import round_status
+from pipeline.render.flags_section import flagged_pairs
+from pipeline.render.pairs_pages import HEADLINE_DEFINITIONS
 from pipeline.render.site_data import (
     SiteData,
     release_order,

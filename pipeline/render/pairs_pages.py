@@ -19,12 +19,7 @@ from pipeline.analysis.plausibility import (
     warning_ids,
 )
 from pipeline.render import charts, safe
-from pipeline.render.coverage import (
-    skip_note,
-    skip_note_expr,
-)
-from pipeline.render.safe import Md, MdExpr, md_join
-from pipeline.render.site import (
+from pipeline.render.context import (
     GENERATED,
     METHODOLOGY,
     Site,
@@ -33,6 +28,11 @@ from pipeline.render.site import (
     page_link,
     sorted_groups,
 )
+from pipeline.render.coverage import (
+    skip_note,
+    skip_note_expr,
+)
+from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site_data import (
     release_order,
     system_label,

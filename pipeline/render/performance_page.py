@@ -28,8 +28,8 @@ from typing import Any
 
 from pipeline import settings
 from pipeline.render import charts
+from pipeline.render.context import GENERATED, Site
 from pipeline.render.safe import Md, md_join
-from pipeline.render.site import GENERATED, Site
 from pipeline.render.tables import rows_table
 
 PAGE = "performance.md"

@@ -21,8 +21,8 @@ from pipeline.analysis.power import (
 )
 from pipeline.labels import display_name
 from pipeline.render import safe, tables
+from pipeline.render.context import GENERATED, Section, Site, notice, sorted_groups
 from pipeline.render.safe import Md, MdExpr, md_join
-from pipeline.render.site import GENERATED, Section, Site, notice, sorted_groups
 from pipeline.render.slugs import anchor_of
 
 PAGE = "power.md"

@@ -26,7 +26,7 @@ from pipeline.registry import RegistryError, Table, load_registry
 from pipeline.snapshots import Snapshot
 
 REGISTRY_FILE = "upstream_commits.toml"
-#: The raw tree's snapshot path (``pipeline.ingest.TREE_FILE``): our listing, not a file
+#: The raw tree's snapshot path (``pipeline.fetch.TREE_FILE``): our listing, not a file
 #: upstream has; its upstream address is the repository tree.
 TREE_FILE = "tree.json"
 GITHUB = "https://github.com"

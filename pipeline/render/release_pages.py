@@ -13,6 +13,17 @@ import polars as pl
 from pipeline.manifest import release_for
 from pipeline.render import claims_page, safe
 from pipeline.render.changes_page import changes_note
+from pipeline.render.context import (
+    GENERATED,
+    GROUP,
+    Section,
+    Site,
+    chips,
+    new_in,
+    numbers_block,
+    page_link,
+    sorted_groups,
+)
 from pipeline.render.coverage import (
     NOT_IN_SOURCE,
     NOT_INGESTED,
@@ -25,17 +36,6 @@ from pipeline.render.downloads import write_downloads
 from pipeline.render.grid import round_grid
 from pipeline.render.provenance import NOT_RECORDED, TREE_FILE, with_upstream
 from pipeline.render.safe import Md, md_join
-from pipeline.render.site import (
-    GENERATED,
-    GROUP,
-    Section,
-    Site,
-    chips,
-    new_in,
-    numbers_block,
-    page_link,
-    sorted_groups,
-)
 from pipeline.render.site_data import is_accelerator_type, system_label, systems_count
 from pipeline.render.system_pages import system_link
 from pipeline.render.tables import (

@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipeline.render import safe
+from pipeline.render.context import SYSTEMS_HREF
 from pipeline.render.safe import Md, MdExpr
-from pipeline.render.site import SYSTEMS_HREF
 from pipeline.render.site_data import with_accelerators
 from pipeline.render.tables import relative
 from pipeline.transform.systems import system_fields, with_system_id
 
 if TYPE_CHECKING:
-    from pipeline.render.site import Site
+    from pipeline.render.context import Site
 
 PAGE = "systems.md"
 DATA_DIR = "systems"

@@ -14,14 +14,7 @@ import polars as pl
 
 from pipeline.analysis.plausibility import warned
 from pipeline.render import charts, safe
-from pipeline.render.pairs_pages import (
-    compare_by,
-    one_per_system,
-    pair_cells,
-    pair_table,
-)
-from pipeline.render.safe import Md, md_join
-from pipeline.render.site import (
+from pipeline.render.context import (
     Chart,
     Section,
     Site,
@@ -29,6 +22,13 @@ from pipeline.render.site import (
     notice,
     page_link,
 )
+from pipeline.render.pairs_pages import (
+    compare_by,
+    one_per_system,
+    pair_cells,
+    pair_table,
+)
+from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import best_results, system_label
 from pipeline.render.system_pages import system_link
 from pipeline.render.tables import html_table, result_cell

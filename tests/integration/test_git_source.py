@@ -21,7 +21,9 @@ from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.extract.summary import summary_tables
 from pipeline.manifest import load_manifest
 from pipeline.source import NotPublished, Source
+from pipeline.status import release_status
 from pipeline.transform.inferred import judge_by_tree
+from pipeline.update import update
 from tests.conftest import MIRROR, MIRROR_ALT
 from tests.gitserver import GitServer, commit_folder, git, mirror_repositories
 
@@ -133,7 +135,7 @@ def test_cold_site_over_git_succeeds_and_names_every_round(cold) -> None:
     assert all(o.success for o in cold["outcomes"]), [
         o.message for o in cold["outcomes"] if not o.success
     ]
-    status = {r["release"]: r for r in runner.release_status(cold["instance"])}
+    status = {r["release"]: r for r in release_status(cold["instance"])}
     # Rounds the server does not have are reported, not failed.
     assert status["v0.7"]["status"] == "not in source"
     assert status["v5.0"]["status"] == "not in source"
@@ -216,7 +218,7 @@ def test_a_quiet_update_fetches_no_pack(cold) -> None:
     server = cold["server"]
     packs = server.packs()
     lines: list[str] = []
-    outcomes = runner.update(cold["instance"], progress=lines.append)
+    outcomes = update(cold["instance"], progress=lines.append)
     assert outcomes == []
     assert lines == ["nothing new or changed upstream: no run requested"]
     assert server.packs() == packs
@@ -237,7 +239,7 @@ def test_a_new_commit_on_one_round_is_picked_up_alone(cold, tmp_path: Path) -> N
     )
     before = {v: server.cost(f"inference_results_{v}.git")[0] for v in ROUNDS}
     lines: list[str] = []
-    outcomes = runner.update(cold["instance"], progress=lines.append)
+    outcomes = update(cold["instance"], progress=lines.append)
     assert all(o.success for o in outcomes), [o.message for o in outcomes]
     assert any(line.startswith("[1/1] changed upstream: v6.1: ") for line in lines)
     # Every other round cost its ls-remote only.
@@ -284,7 +286,7 @@ def _touch_round(root: Path, version: str, note: str) -> str:
 def _failed_update(cold) -> str:
     lines: list[str] = []
     site = _published(cold["work"])
-    outcomes = runner.update(cold["instance"], progress=lines.append)
+    outcomes = update(cold["instance"], progress=lines.append)
     assert outcomes and not all(o.success for o in outcomes), lines
     assert _published(cold["work"]) == site  # the last good site stays published
     assert "no release updated: cross-release tables and site left unchanged" in lines

@@ -11,6 +11,7 @@ import pytest
 
 from pipeline import runner
 from pipeline.snapshots import SnapshotStore
+from pipeline.status import release_status
 from tests.conftest import MIRROR_RELEASES
 from tests.httpserver import FaultyServer
 
@@ -63,7 +64,7 @@ def results(data: Path, release: str) -> pl.DataFrame:
 
 def test_every_release_is_reported(pipeline_env: dict) -> None:
     assert all(o.success for o in pipeline_env["outcomes"])
-    status = {r["release"]: r for r in runner.release_status(pipeline_env["instance"])}
+    status = {r["release"]: r for r in release_status(pipeline_env["instance"])}
     assert status["v3.1"]["status"] == "raw tree only"
     assert status["v5.0"]["status"] == "not in source"
     for release, count in UPSTREAM_RECORDS.items():
@@ -103,7 +104,7 @@ def test_spot_value_and_provenance(pipeline_env: dict, work: FaultyServer) -> No
 
 
 def test_raw_tree_over_http_cross_checks_the_summary(pipeline_env: dict) -> None:
-    status = {r["release"]: r for r in runner.release_status(pipeline_env["instance"])}
+    status = {r["release"]: r for r in release_status(pipeline_env["instance"])}
     assert status["v6.0"]["raw_tree"] == "520 rows"
     assert status["v5.1"]["raw_tree"] == "not in source"  # not copied to this mirror
     meta = runner.latest_metadata(pipeline_env["instance"], "core_mlperf__crosscheck")
@@ -160,7 +161,7 @@ def test_faults_fail_clearly_and_keep_the_previous_snapshot(
     assert expected in outcome.message
     assert outcome.message.startswith(("v6.1 summary.json", f"{work.url}{V61}"))
     _assert_previous_kept(pipeline_env, before)
-    status = {r["release"]: r for r in runner.release_status(pipeline_env["instance"])}
+    status = {r["release"]: r for r in release_status(pipeline_env["instance"])}
     assert status["v6.1"]["last_run"].startswith("failure: ")
     assert status["v6.1"]["rows"] == 492
 

@@ -16,6 +16,7 @@ import pytest
 
 from pipeline import runner
 from pipeline.defs.history import latest_metadata
+from pipeline.status import release_status
 
 
 def _mirror(mirror: Path, root: Path, broken: str | None = None) -> Path:
@@ -68,7 +69,7 @@ def test_a_cold_build_of_three_releases_is_two_runs_with_per_release_records(
         assert (
             latest_metadata(instance, "core_mlperf__results", version)["rows"] == rows
         )
-    status = {row["release"]: row for row in runner.release_status(instance)}
+    status = {row["release"]: row for row in release_status(instance)}
     assert status["v6.1"]["last_run"] == "success"
     assert status["v6.1"]["rows"] == 492
 

@@ -19,9 +19,9 @@ from pipeline.render import (
     interactivity_page,
     power_page,
 )
+from pipeline.render.context import Site
 from pipeline.render.coverage import round_status
 from pipeline.render.history_page import build_histories
-from pipeline.render.site import Site
 from pipeline.render.site_data import (
     SNAPSHOT_SCHEMA,
     SiteData,

@@ -18,6 +18,7 @@ import pytest
 from pipeline import runner
 from pipeline.discovery import quiet_tick
 from pipeline.source import Source
+from pipeline.update import update
 from tests.conftest import MIRROR_ALT
 
 PROBE = (
@@ -46,7 +47,7 @@ def built(mirror: Path, tmp_path_factory: pytest.TempPathFactory):
             patch.setenv(name, value)
         instance = runner.get_instance()
         assert all(o.success for o in runner.ingest(instance, ["v6.1"], print))
-        runner.update(instance, print)  # records validators and known releases
+        update(instance, print)  # records validators and known releases
     return env, tmp_path
 
 

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from pipeline import runner
-from pipeline.defs.site import rounds_table
+from pipeline.defs.website import rounds_table
 from pipeline.snapshots import SnapshotStore
 from pipeline.source import DEFAULT_MAX_BYTES
 from tests.conftest import MIRROR

@@ -11,7 +11,9 @@ import pytest
 from pipeline import runner
 from pipeline.cli import main
 from pipeline.discovery import KNOWN_FILE
+from pipeline.forget import forget
 from pipeline.manifest import load_manifest
+from pipeline.update import evaluate_discovery, update
 from tests.httpserver import FaultyServer
 
 V61 = "inference_results_v6.1"
@@ -51,7 +53,7 @@ def test_a_typo_release_leaves_no_trace_and_discovery_still_finds_the_next(
         world["source"] / V61 / "summary.json",
         world["source"] / "inference_results_v6.2" / "summary.json",
     )
-    tick = runner.evaluate_discovery(world["instance"])
+    tick = evaluate_discovery(world["instance"])
     assert [r.partition_key for r in tick.run_requests] == ["v6.2"]
 
 
@@ -64,7 +66,7 @@ def test_a_server_answering_200_for_everything_registers_no_fake_round(
         runner.ingest(world["instance"], ["v6.1"], progress=print)
         for _ in range(2):  # every tick, not only the first
             lines: list[str] = []
-            runner.update(world["instance"], progress=lines.append)
+            update(world["instance"], progress=lines.append)
             # The manifest's other rounds become partitions; no error page is run.
             assert lines[-1] == "nothing new or changed upstream: no run requested"
     listed = {r.version for r in load_manifest()}
@@ -104,5 +106,5 @@ def test_forget_drops_only_its_own_rounds_cursor_entries(world: dict) -> None:
         f"git+{repo}.git": {"commit": "b"},
         f"{repo}0/summary.json": {"etag": "c"},  # v6.10 is another round
     }))  # fmt: skip
-    runner.forget(world["instance"], "v6.1", progress=lambda _: None)
+    forget(world["instance"], "v6.1", progress=lambda _: None)
     assert json.loads(cursor.read_text()) == {f"{repo}0/summary.json": {"etag": "c"}}

@@ -19,6 +19,7 @@ from pipeline.defs.automation import release_discovery
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.publish import site_tree_digest
 from pipeline.snapshots import SnapshotStore
+from pipeline.update import apply_tick
 from tests.conftest import MIRROR_ALT
 from tests.httpserver import FaultyServer
 
@@ -93,7 +94,7 @@ def test_2_new_release_runs_only_its_partition(world: dict) -> None:
     server.requests.clear()
     result = tick(world)
     assert requested(result) == ["v6.1"]
-    outcomes = runner.apply_tick(world["instance"], result, progress=print)
+    outcomes = apply_tick(world["instance"], result, progress=print)
     assert all(o.success for o in outcomes)
     assert (world["site"] / "generated" / "releases" / "v6.1.html").exists()
     gains = table(world, "out_mlperf__software_gains")
@@ -111,7 +112,7 @@ def test_3_correction_is_a_new_snapshot_and_listed(world: dict) -> None:
     result = tick(world)
     assert requested(result) == ["v6.1"]
     assert all(
-        o.success for o in runner.apply_tick(world["instance"], result, progress=print)
+        o.success for o in apply_tick(world["instance"], result, progress=print)
     )
     assert len(SnapshotStore(world["data"]).versions("v6.1", "summary.json")) == 2
     corrections = table(world, "out_mlperf__corrections")
@@ -143,7 +144,7 @@ def test_3b_hand_changed_value_shows_old_and_new(world: dict) -> None:
     result = tick(world)
     assert requested(result) == ["v6.1"]
     assert all(
-        o.success for o in runner.apply_tick(world["instance"], result, progress=print)
+        o.success for o in apply_tick(world["instance"], result, progress=print)
     )
     corrections = table(world, "out_mlperf__corrections")
     changed = corrections.filter(field="Result")
@@ -168,7 +169,7 @@ def test_4_truncated_new_release_fails_and_site_stays(world: dict) -> None:
     # until its file parses; the published site is untouched.
     assert requested(result) == []
     assert not result.dynamic_partitions_requests
-    assert runner.apply_tick(world["instance"], result, progress=print) == []
+    assert apply_tick(world["instance"], result, progress=print) == []
     assert "v6.2" not in world["instance"].get_dynamic_partitions("release")
     assert site_tree_digest(world["site"].resolve()) == before
 

@@ -16,8 +16,8 @@ import pytest
 
 from benchmarks import bench, children, config, judging, report, workloads
 from pipeline.render import performance_page
+from pipeline.render.context import Site
 from pipeline.render.performance_page import PAGE, render_performance_page
-from pipeline.render.site import Site
 from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData, empty_pairs
 from pipeline.transform.results import empty_rejected
 from tests.analysed import analyse
@@ -654,7 +654,7 @@ def local_bench_run(tmp_path: Path) -> None:
 def test_page_is_byte_identical_with_or_without_a_local_bench_run(
     checkout: Path, tmp_path: Path, committed: bool
 ):
-    from pipeline.defs.site import bench_results
+    from pipeline.defs.website import bench_results
 
     if committed:
         commit_results(checkout, json.dumps(results_dict()))
@@ -686,7 +686,7 @@ def test_page_is_byte_identical_with_or_without_a_local_bench_run(
 def test_an_unreadable_committed_file_is_named_with_its_reason(
     checkout: Path, text: str, reason: str
 ):
-    from pipeline.defs.site import bench_results
+    from pipeline.defs.website import bench_results
 
     commit_results(checkout, text)
     page = render_performance_page(*bench_results())

@@ -422,6 +422,7 @@ def test_watch_verifies_stored_rounds_by_content_on_its_first_tick_then_daily(
     import types
 
     from pipeline import cli, runner
+    from pipeline import update as update_module
 
     clock = iter([0.0, 0.0, 3600.0, 90_000.0, 90_000.0])
     asked: list[bool] = []
@@ -441,7 +442,8 @@ def test_watch_verifies_stored_rounds_by_content_on_its_first_tick_then_daily(
         runner, "exclusive", lambda **_: contextlib.nullcontext("instance")
     )
     monkeypatch.setattr(
-        runner, "update", lambda instance, progress, thorough: asked.append(thorough)
+        update_module, "update",
+        lambda instance, progress, thorough: asked.append(thorough),
     )
     monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))
     assert main(["watch", "--data-dir", str(tmp_path / "data")]) == 130
@@ -460,6 +462,7 @@ def test_update_full_compares_stored_rounds_by_content(
     import contextlib
 
     from pipeline import discovery, runner
+    from pipeline import update as update_module
 
     asked: list[tuple[str, bool]] = []
 
@@ -472,7 +475,7 @@ def test_update_full_compares_stored_rounds_by_content(
         return []
 
     monkeypatch.setattr(discovery, "quiet_tick", quiet)
-    monkeypatch.setattr(runner, "update", update)
+    monkeypatch.setattr(update_module, "update", update)
     monkeypatch.setattr(runner, "exclusive", lambda **_: contextlib.nullcontext())
     monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))
     assert main(["update", "--full", "--data-dir", str(tmp_path / "data")]) == 0

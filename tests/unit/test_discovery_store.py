@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from pipeline.discovery import CHANGED, LOST, RETURNED, Discovery, verify_known
-from pipeline.ingest import fetch_raw_tree, fetch_release
+from pipeline.fetch import fetch_raw_tree, fetch_release
 from pipeline.manifest import release_for
 from pipeline.snapshots import SnapshotStore
 from pipeline.source import Source

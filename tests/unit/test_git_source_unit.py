@@ -64,7 +64,7 @@ def test_the_listing_decides_what_a_round_has_and_the_disagreement_is_said(
     tmp_path: Path,
 ) -> None:
     """releases.toml expects a summary the repository lacks, and the reverse."""
-    from pipeline.ingest import NOT_IN_SOURCE, fetch_release
+    from pipeline.fetch import NOT_IN_SOURCE, fetch_release
     from pipeline.manifest import release_for
     from pipeline.snapshots import SnapshotStore
     from tests.conftest import MIRROR
@@ -99,7 +99,7 @@ def test_the_listing_decides_what_a_round_has_and_the_disagreement_is_said(
 
 
 def test_a_commit_already_read_costs_one_ls_remote_and_no_pack(served) -> None:
-    from pipeline.ingest import fetch_raw_tree, fetch_release
+    from pipeline.fetch import fetch_raw_tree, fetch_release
     from pipeline.manifest import Release
     from pipeline.snapshots import SnapshotStore
 

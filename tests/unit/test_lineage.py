@@ -6,7 +6,7 @@ import inspect
 from types import ModuleType
 
 import pipeline.defs.raw_tree as raw_tree_defs
-import pipeline.defs.site as site_defs
+import pipeline.defs.website as website_defs
 import pipeline.render.charts as charts
 from pipeline.lineage import code_version, module_closure
 
@@ -22,8 +22,8 @@ def _edited(target: ModuleType):
 def test_editing_a_chart_module_makes_the_site_asset_stale():
     # The site asset's own module never mentions the chart code it runs through
     # the renderer; before, only pages.py was hashed.
-    before = code_version(site_defs)
-    assert code_version(site_defs, read=_edited(charts)) != before
+    before = code_version(website_defs)
+    assert code_version(website_defs, read=_edited(charts)) != before
 
 
 def test_the_tree_reader_version_covers_the_registry_and_the_shared_canonicaliser():
@@ -32,7 +32,7 @@ def test_the_tree_reader_version_covers_the_registry_and_the_shared_canonicalise
         "pipeline.extract.raw_tree",
         "pipeline.transform.results",
         "pipeline.rounds",
-        "pipeline.ingest",
+        "pipeline.fetch",
         "pipeline.source",
     } <= set(closure)
 

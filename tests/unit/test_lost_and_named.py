@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipeline import runner
-from pipeline.ingest import NOT_IN_SOURCE, fetch_release
+from pipeline.fetch import NOT_IN_SOURCE, fetch_release
 from pipeline.manifest import release_for
 from pipeline.snapshots import SnapshotStore
 from pipeline.source import Source

@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from pipeline.extract.raw_tree import scan_raw_tree
+from pipeline.fetch import fetch_raw_tree, over_cap_note, stored_tree
 from pipeline.gitsource import GitSource
-from pipeline.ingest import fetch_raw_tree, over_cap_note, stored_tree
 from pipeline.snapshots import SnapshotStore
 from pipeline.source import DEFAULT_MAX_BYTES, Source, TooLarge, cap_text
 from tests.gitserver import GitServer, commit_folder
@@ -232,7 +232,7 @@ def test_a_tree_whose_source_failed_says_why_in_the_line_and_on_audit(
 ) -> None:
     """It used to say "source error" on Audit and nothing in the release line."""
     from pipeline import runner
-    from pipeline.defs.site import tree_state
+    from pipeline.defs.website import tree_state
 
     message = (
         "v6.0 raw tree not refreshed: git+http://h/x.git@abc:a/b.txt: the server did "

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.extract.raw_tree import files_read
-from pipeline.ingest import fetch_raw_tree
+from pipeline.fetch import fetch_raw_tree
 from pipeline.manifest import Release
 from pipeline.snapshots import SnapshotStore
 from pipeline.source import Source, SourceError

@@ -11,8 +11,8 @@ from pipeline.analysis.accelerators import parse_accelerators
 from pipeline.analysis.benchmarks import parse_compatibility
 from pipeline.analysis.history import accelerator_histories
 from pipeline.render.accelerator_pages import render_accelerator_pages
+from pipeline.render.context import Site
 from pipeline.render.coverage import round_status
-from pipeline.render.site import Site
 from pipeline.render.site_data import SiteData, with_accelerators
 from tests.unit.render.conftest import frame, unlabelled
 from tests.unit.render.rounds_data import URL, h100

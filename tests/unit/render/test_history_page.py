@@ -11,9 +11,9 @@ from altair.vegalite.v6.schema.core import Root
 
 from pipeline.analysis.accelerators import parse_accelerators
 from pipeline.analysis.history import accelerator_histories
+from pipeline.render.context import Site
 from pipeline.render.coverage import round_status
 from pipeline.render.history_page import history_chart, render_history_page
-from pipeline.render.site import Site
 from pipeline.render.site_data import SiteData, with_accelerators
 from pipeline.render.slugs import page_problems
 from tests.unit.render.conftest import frame, unlabelled

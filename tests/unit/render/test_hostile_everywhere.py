@@ -407,7 +407,7 @@ PAGE_MODULES = (
     "pipeline.render.home", "pipeline.render.interactivity_page",
     "pipeline.render.pairs_pages", "pipeline.render.performance_page",
     "pipeline.render.power_page", "pipeline.render.release_pages",
-    "pipeline.render.site", "pipeline.render.system_pages",
+    "pipeline.render.context", "pipeline.render.system_pages",
     "pipeline.render.whats_new",
 )  # fmt: skip
 

@@ -10,7 +10,7 @@ import pytest
 from altair.vegalite.v6.schema.core import Root
 
 from pipeline.render import charts, interactivity_page
-from pipeline.render.site import Site
+from pipeline.render.context import Site
 from pipeline.render.site_data import SiteData, with_accelerators
 from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result, unlabelled
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.render import power_page
-from pipeline.render.site import Site
+from pipeline.render.context import Site
 from pipeline.render.site_data import SiteData, with_accelerators
 from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result, unlabelled
 

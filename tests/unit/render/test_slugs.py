@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.defs.site import out_site__pages
+from pipeline.defs.website import out_site__pages
 from pipeline.render.pages import render_site
 from pipeline.render.site_data import SiteData
 from pipeline.render.slugs import name_hash, page_problems, unique_slugs

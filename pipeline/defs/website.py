@@ -26,7 +26,7 @@ from pipeline import settings
 from pipeline.claims import load_claims
 from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
-from pipeline.ingest import SOURCE_ERROR
+from pipeline.fetch import SOURCE_ERROR
 from pipeline.lineage import code_version, git_commit, mermaid
 from pipeline.manifest import release_for, version_key
 from pipeline.publish import mkdocs_build, publish, stage_project
