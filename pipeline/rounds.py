@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from pipeline.manifest import ManifestError
-from pipeline.manifest import version_key as manifest_version_key
 from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
+from pipeline.registry.releases import ManifestError
+from pipeline.registry.releases import version_key as manifest_version_key
 
 REGISTRY_FILE = "rounds.toml"
 SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream", "Interactive")

@@ -23,8 +23,8 @@ from functools import cache
 import polars as pl
 
 from pipeline.labels import display_name
-from pipeline.manifest import version_key
 from pipeline.registry import RegistryError, Table, load_registry
+from pipeline.registry.releases import version_key
 
 REGISTRY_FILE = "benchmarks.toml"
 SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream", "Interactive")

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.analysis.accelerators import AcceleratorRegistry, load_accelerators
-from pipeline.manifest import ManifestError, version_key
 from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
+from pipeline.registry.releases import ManifestError, version_key
 from pipeline.transform.results import DIVISIONS, SCENARIOS
 
 CLAIMS_FILE = "claims.toml"

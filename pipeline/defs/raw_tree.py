@@ -29,8 +29,9 @@ from pipeline.ingest import (
     stored_tree,
 )
 from pipeline.lineage import code_version
-from pipeline.manifest import SUMMARY_NAMES, release_for, version_key
+from pipeline.manifest import SUMMARY_NAMES, release_for
 from pipeline.registry import REGISTRY_DIR
+from pipeline.registry.releases import version_key
 from pipeline.render.provenance import snapshot_commit
 from pipeline.snapshots import Snapshot, StoreError
 from pipeline.source import SourceError

@@ -28,8 +28,9 @@ from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.ingest import SOURCE_ERROR
 from pipeline.lineage import code_version, git_commit, mermaid
-from pipeline.manifest import release_for, version_key
+from pipeline.manifest import release_for
 from pipeline.publish import mkdocs_build, publish, stage_project
+from pipeline.registry.releases import version_key
 from pipeline.render.pages import PAGE_INDEX, render_site
 from pipeline.render.performance_page import (
     load_results,

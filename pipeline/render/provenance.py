@@ -21,8 +21,9 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.manifest import ManifestError, Release, load_manifest, release_for
+from pipeline.manifest import release_for
 from pipeline.registry import RegistryError, Table, load_registry
+from pipeline.registry.releases import ManifestError, Release, load_manifest
 from pipeline.snapshots import Snapshot
 
 REGISTRY_FILE = "upstream_commits.toml"

@@ -11,7 +11,7 @@ import pytest
 from pipeline import runner
 from pipeline.cli import main
 from pipeline.discovery import KNOWN_FILE
-from pipeline.manifest import load_manifest
+from pipeline.registry.releases import load_manifest
 from tests.httpserver import FaultyServer
 
 V61 = "inference_results_v6.1"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pipeline import benchmark_tasks, latency_limits, manifest, rounds
+from pipeline import benchmark_tasks, latency_limits, rounds
 from pipeline.analysis import accelerators, plausibility
 from pipeline.analysis.benchmarks import CompatibilityError, parse_compatibility
 from pipeline.claims import registry as claims
@@ -20,6 +20,7 @@ from pipeline.registry import (
     _unit_corrections,
     _vocabulary,
     load_registry,
+    releases,
 )
 from pipeline.render import provenance
 from pipeline.transform import submitter_check, systems
@@ -48,7 +49,7 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
     "latency_limits.toml": (latency_limits.load_latency_limits,
                             latency_limits.LatencyLimitsError),
     "plausibility.toml": (plausibility.load_rules, plausibility.PlausibilityRulesError),
-    "releases.toml": (manifest.load_manifest, manifest.ManifestError),
+    "releases.toml": (releases.load_manifest, releases.ManifestError),
     "rounds.toml": (rounds.load_rules, rounds.RoundRulesError),
     "upstream_commits.toml": (provenance.load_commits, provenance.ProvenanceError),
     "submitter_summaries.toml": (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipeline.manifest import load_manifest
+from pipeline.registry.releases import load_manifest
 from pipeline.render.provenance import (
     ProvenanceError,
     load_commits,
