@@ -30,11 +30,7 @@ from pipeline.analysis.accelerators import (
     load_accelerators,
     unmapped_accelerators,
 )
-from pipeline.analysis.benchmarks import (
-    CompatibilityRule,
-    comparable,
-    load_compatibility,
-)
+from pipeline.analysis.benchmarks import comparable
 from pipeline.analysis.pairing import (
     CANDIDATE_SCHEMA,
     EXCLUSIONS_SCHEMA,
@@ -67,7 +63,6 @@ __all__ = [
     "PAIR_SCHEMA",
     "AcceleratorRegistry",
     "CheckOutcome",
-    "CompatibilityRule",
     "attach_accelerators",
     "check_no_duplicate_pairs",
     "check_no_self_pairs",
@@ -80,7 +75,6 @@ __all__ = [
     "flag_pairs",
     "headline_pairs",
     "load_accelerators",
-    "load_compatibility",
     "pair_candidates",
     "pairs",
     "reported_pairs",

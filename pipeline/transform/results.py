@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 import polars as pl
 
-from pipeline.registry import benchmark_aliases, unit_corrections, vocabulary_aliases
+from pipeline.registry.benchmarks import benchmark_aliases, unit_corrections
+from pipeline.registry.vocabulary import vocabulary_aliases
 from pipeline.rounds import SCENARIOS, RoundRules
 
 #: Lower-case spelling -> canonical scenario (folders and summaries vary in case).

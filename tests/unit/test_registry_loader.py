@@ -11,17 +11,20 @@ import pytest
 
 from pipeline import benchmark_tasks, latency_limits, rounds
 from pipeline.analysis import accelerators, plausibility
-from pipeline.analysis.benchmarks import CompatibilityError, parse_compatibility
 from pipeline.claims import registry as claims
 from pipeline.registry import (
     REGISTRY_DIR,
     RegistryError,
     Table,
-    _unit_corrections,
-    _vocabulary,
     load_registry,
     releases,
 )
+from pipeline.registry.benchmarks import (
+    CompatibilityError,
+    parse_compatibility,
+    parse_unit_corrections,
+)
+from pipeline.registry.vocabulary import parse_vocabulary
 from pipeline.render import provenance
 from pipeline.transform import submitter_check, systems
 
@@ -30,7 +33,7 @@ PIPELINE = Path(__file__).parents[2] / "pipeline"
 
 def _benchmarks(path: Path) -> object:
     # benchmarks.toml holds unit corrections and the compatibility rules: read both.
-    return load_registry(path, _unit_corrections), load_registry(
+    return load_registry(path, parse_unit_corrections), load_registry(
         path, parse_compatibility, CompatibilityError
     )
 
@@ -55,7 +58,7 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
     "submitter_summaries.toml": (
         lambda path: load_registry(path, submitter_check._parse), RegistryError
     ),
-    "vocabulary.toml": (lambda path: load_registry(path, _vocabulary), RegistryError),
+    "vocabulary.toml": (lambda path: load_registry(path, parse_vocabulary), RegistryError),
     "system_fields.toml": (systems.load_system_fields, systems.SystemFieldsError),
 }  # fmt: skip
 
