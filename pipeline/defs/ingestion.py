@@ -13,7 +13,7 @@ import polars as pl
 
 import pipeline.extract.summary as summary_module
 import pipeline.ingest as ingest_module
-import pipeline.rounds as rounds_module
+import pipeline.registry.rounds as rounds_module
 import pipeline.transform.results as results_module
 import pipeline.validate as validate_module
 from pipeline.defs.history import latest_metadata

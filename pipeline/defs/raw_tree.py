@@ -12,7 +12,7 @@ import polars as pl
 
 import pipeline.extract.raw_tree as raw_tree_module
 import pipeline.extract.submitter_csv as submitter_csv_module
-import pipeline.rounds as rounds_module
+import pipeline.registry.rounds as rounds_module
 import pipeline.transform.crosscheck as crosscheck_module
 import pipeline.transform.results as results_module
 import pipeline.transform.submitter_check as submitter_check_module

@@ -20,8 +20,8 @@ from typing import NamedTuple
 import polars as pl
 
 from pipeline.registry.benchmarks import benchmark_aliases, unit_corrections
+from pipeline.registry.rounds import SCENARIOS, RoundRules
 from pipeline.registry.vocabulary import vocabulary_aliases
-from pipeline.rounds import SCENARIOS, RoundRules
 
 #: Lower-case spelling -> canonical scenario (folders and summaries vary in case).
 SCENARIO_SPELLINGS = {s.lower(): s for s in SCENARIOS}

@@ -614,13 +614,13 @@ def summary_system_fields(
     declares nothing.
     """
     from pipeline.extract.summary import SummaryFormatError, parse_summary
-    from pipeline.rounds import load_rules
+    from pipeline.registry.rounds import load_round_rules
 
     try:
         raw = parse_summary(content, release=release, file=source_file, all_fields=True)
     except SummaryFormatError:
         return pl.DataFrame(schema=DECLARED_SCHEMA)
-    layout = load_rules().layouts[raw.format]
+    layout = load_round_rules().layouts[raw.format]
     return summary_declared(
         raw.frame,
         layout=raw.format,

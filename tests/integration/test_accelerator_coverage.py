@@ -23,7 +23,7 @@ from pipeline.analysis.accelerators import (
     load_accelerators,
     unmapped_accelerators,
 )
-from pipeline.rounds import rules_for
+from pipeline.registry.rounds import rules_for
 from pipeline.transform.results import strip_count_prefix, strip_count_suffix
 
 MIRROR = Path(__file__).resolve().parents[2].parent / "shared" / "mlperf-mirror"

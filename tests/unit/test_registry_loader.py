@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pipeline import benchmark_tasks, latency_limits, rounds
+from pipeline import benchmark_tasks, latency_limits
 from pipeline.analysis import accelerators, plausibility
 from pipeline.claims import registry as claims
 from pipeline.registry import (
@@ -18,6 +18,7 @@ from pipeline.registry import (
     Table,
     load_registry,
     releases,
+    rounds,
 )
 from pipeline.registry.benchmarks import (
     CompatibilityError,
@@ -53,7 +54,7 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
                             latency_limits.LatencyLimitsError),
     "plausibility.toml": (plausibility.load_rules, plausibility.PlausibilityRulesError),
     "releases.toml": (releases.load_manifest, releases.ManifestError),
-    "rounds.toml": (rounds.load_rules, rounds.RoundRulesError),
+    "rounds.toml": (rounds.load_round_rules, rounds.RoundRulesError),
     "upstream_commits.toml": (provenance.load_commits, provenance.ProvenanceError),
     "submitter_summaries.toml": (
         lambda path: load_registry(path, submitter_check._parse), RegistryError
@@ -107,7 +108,7 @@ def test_an_unreadable_file_is_one_registry_error(tmp_path: Path) -> None:
     path = tmp_path / "rounds.toml"
     path.write_bytes(b'evidence = "caf\xe9"\n')  # Latin-1, not UTF-8
     with pytest.raises(rounds.RoundRulesError) as caught:
-        rounds.load_rules(path)
+        rounds.load_round_rules(path)
     assert (
         str(caught.value) == "rounds.toml: not UTF-8 text (invalid continuation byte)"
     )
@@ -208,7 +209,7 @@ def test_the_committed_file_loads(name: str) -> None:
 def test_committed_registries_are_parsed_once_per_process() -> None:
     assert accelerators.load_accelerators() is accelerators.load_accelerators()
     assert plausibility.load_rules() is plausibility.load_rules()
-    assert rounds.load_rules() is rounds.load_rules()
+    assert rounds.load_round_rules() is rounds.load_round_rules()
     assert latency_limits.load_latency_limits() is (
         latency_limits.load_latency_limits()
     )
