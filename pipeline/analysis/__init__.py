@@ -2,10 +2,10 @@
 
 Dagster-free on purpose (PUDL style): every function takes and returns Polars frames, so
 the same code runs in assets, in the CLI and in unit tests on tiny inline frames.
-What belongs here: the loaders of the accelerator and benchmark-compatibility
-registries, the shared pair schema, the three analyses behind one façade
+What belongs here: the shared pair schema, the three analyses behind one façade
 (``pair_candidates``, ``pairs``, ``exclusions``) and the pure checks. What does
-not: assets, asset checks, resources and I/O, which live in ``pipeline/defs``.
+not: the registries' loaders (``pipeline/registry``), and assets, asset checks,
+resources and I/O, which live in ``pipeline/defs``.
 
 Modules:
     accelerators: canonical accelerator per raw name (``attach_accelerators``).
@@ -24,12 +24,7 @@ from typing import Unpack
 import polars as pl
 
 from pipeline.analysis import gains, generations, scaling
-from pipeline.analysis.accelerators import (
-    AcceleratorRegistry,
-    attach_accelerators,
-    load_accelerators,
-    unmapped_accelerators,
-)
+from pipeline.analysis.accelerators import attach_accelerators, unmapped_accelerators
 from pipeline.analysis.benchmarks import comparable
 from pipeline.analysis.pairing import (
     CANDIDATE_SCHEMA,
@@ -61,7 +56,6 @@ __all__ = [
     "EXCLUSIONS_SCHEMA",
     "KINDS",
     "PAIR_SCHEMA",
-    "AcceleratorRegistry",
     "CheckOutcome",
     "attach_accelerators",
     "check_no_duplicate_pairs",
@@ -74,7 +68,6 @@ __all__ = [
     "exclusions",
     "flag_pairs",
     "headline_pairs",
-    "load_accelerators",
     "pair_candidates",
     "pairs",
     "reported_pairs",

@@ -25,7 +25,7 @@ from typing import TypedDict, overload
 
 import polars as pl
 
-from pipeline.analysis.accelerators import AcceleratorRegistry, ensure_attached
+from pipeline.analysis.accelerators import ensure_attached
 from pipeline.analysis.benchmarks import (
     comparable,
     match_key,
@@ -33,6 +33,7 @@ from pipeline.analysis.benchmarks import (
     release_order,
 )
 from pipeline.labels import display_name
+from pipeline.registry.accelerators import AcceleratorRegistry
 from pipeline.registry.benchmarks import CompatibilityRule
 
 KINDS = ("software_gain", "generation_ratio", "scaling")

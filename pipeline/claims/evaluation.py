@@ -11,11 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.analysis.accelerators import (
-    AcceleratorRegistry,
-    attach_accelerators,
-    load_accelerators,
-)
+from pipeline.analysis.accelerators import attach_accelerators
 from pipeline.claims.explanation import (
     aggregate_text,
     not_reproducible_reason,
@@ -32,6 +28,7 @@ from pipeline.claims.readings import (
     readings_for,
 )
 from pipeline.claims.registry import TOLERANCE, Claim
+from pipeline.registry.accelerators import AcceleratorRegistry, load_accelerators
 
 VERDICTS = ("consistent", "inconsistent", "not reproducible")
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.analysis.accelerators import AcceleratorRegistry, load_accelerators
 from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
+from pipeline.registry.accelerators import AcceleratorRegistry, load_accelerators
 from pipeline.registry.releases import ManifestError, version_key
 from pipeline.transform.results import DIVISIONS, SCENARIOS
 

@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 
 from pipeline import benchmark_tasks, latency_limits
-from pipeline.analysis import accelerators, plausibility
+from pipeline.analysis import plausibility
 from pipeline.claims import registry as claims
 from pipeline.registry import (
     REGISTRY_DIR,
     RegistryError,
     Table,
+    accelerators,
     load_registry,
     releases,
     rounds,
