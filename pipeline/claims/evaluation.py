@@ -27,8 +27,8 @@ from pipeline.claims.readings import (
     pair_matches,
     readings_for,
 )
-from pipeline.claims.registry import TOLERANCE, Claim
 from pipeline.registry.accelerators import AcceleratorRegistry, load_accelerators
+from pipeline.registry.claims import TOLERANCE, Claim
 
 VERDICTS = ("consistent", "inconsistent", "not reproducible")
 

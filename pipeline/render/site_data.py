@@ -274,7 +274,7 @@ class SiteData:
     exclusions: pl.DataFrame | None = None
     #: Upstream corrections (``CORRECTIONS_SCHEMA``); None: none known.
     corrections: pl.DataFrame | None = None
-    #: The claims registry in page order (``pipeline.claims.Claim``) and their
+    #: The claims registry in page order (``pipeline.registry.claims.Claim``) and their
     #: evaluations (``EVALUATION_SCHEMA``; None: nothing evaluated).
     claims: tuple = ()
     claim_evaluations: pl.DataFrame | None = None

@@ -11,12 +11,12 @@ import pytest
 
 from pipeline import benchmark_tasks, latency_limits
 from pipeline.analysis import plausibility
-from pipeline.claims import registry as claims
 from pipeline.registry import (
     REGISTRY_DIR,
     RegistryError,
     Table,
     accelerators,
+    claims,
     load_registry,
     releases,
     rounds,
