@@ -9,14 +9,15 @@ from typing import Any
 
 import pytest
 
-from pipeline import benchmark_tasks, latency_limits
 from pipeline.analysis import plausibility
 from pipeline.registry import (
     REGISTRY_DIR,
     RegistryError,
     Table,
     accelerators,
+    benchmark_tasks,
     claims,
+    latency_limits,
     load_registry,
     releases,
     rounds,
