@@ -21,6 +21,9 @@ from pipeline.registry import (
     load_registry,
     releases,
     rounds,
+    submitter_summaries,
+    system_fields,
+    upstream_commits,
 )
 from pipeline.registry.benchmarks import (
     CompatibilityError,
@@ -28,8 +31,6 @@ from pipeline.registry.benchmarks import (
     parse_unit_corrections,
 )
 from pipeline.registry.vocabulary import parse_vocabulary
-from pipeline.render import provenance
-from pipeline.transform import submitter_check, systems
 
 PIPELINE = Path(__file__).parents[2] / "pipeline"
 
@@ -57,12 +58,15 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
     "plausibility.toml": (plausibility.load_rules, plausibility.PlausibilityRulesError),
     "releases.toml": (releases.load_manifest, releases.ManifestError),
     "rounds.toml": (rounds.load_round_rules, rounds.RoundRulesError),
-    "upstream_commits.toml": (provenance.load_commits, provenance.ProvenanceError),
+    "upstream_commits.toml": (upstream_commits.load_commits,
+                              upstream_commits.ProvenanceError),
     "submitter_summaries.toml": (
-        lambda path: load_registry(path, submitter_check._parse), RegistryError
+        lambda path: load_registry(path, submitter_summaries.parse_explanations),
+        RegistryError,
     ),
     "vocabulary.toml": (lambda path: load_registry(path, parse_vocabulary), RegistryError),
-    "system_fields.toml": (systems.load_system_fields, systems.SystemFieldsError),
+    "system_fields.toml": (system_fields.load_system_fields,
+                           system_fields.SystemFieldsError),
 }  # fmt: skip
 
 
