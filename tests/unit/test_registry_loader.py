@@ -55,7 +55,8 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
     "claims.toml": (claims.load_claims, claims.ClaimsRegistryError),
     "latency_limits.toml": (latency_limits.load_latency_limits,
                             latency_limits.LatencyLimitsError),
-    "plausibility.toml": (plausibility.load_rules, plausibility.PlausibilityRulesError),
+    "plausibility.toml": (plausibility.load_plausibility_rules,
+                          plausibility.PlausibilityRulesError),
     "releases.toml": (releases.load_manifest, releases.ManifestError),
     "rounds.toml": (rounds.load_round_rules, rounds.RoundRulesError),
     "upstream_commits.toml": (upstream_commits.load_commits,
@@ -214,7 +215,9 @@ def test_the_committed_file_loads(name: str) -> None:
 
 def test_committed_registries_are_parsed_once_per_process() -> None:
     assert accelerators.load_accelerators() is accelerators.load_accelerators()
-    assert plausibility.load_rules() is plausibility.load_rules()
+    assert plausibility.load_plausibility_rules() is (
+        plausibility.load_plausibility_rules()
+    )
     assert rounds.load_round_rules() is rounds.load_round_rules()
     assert latency_limits.load_latency_limits() is (
         latency_limits.load_latency_limits()
