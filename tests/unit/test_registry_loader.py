@@ -224,6 +224,34 @@ def test_committed_registries_are_parsed_once_per_process() -> None:
     )
 
 
+#: Registries still read outside ``pipeline/registry``, and why. plausibility.toml's
+#: parser checks the pair kinds of ``pipeline.analysis.pairing``, and importing that
+#: package runs ``pipeline.analysis.plausibility``, which would import it back.
+READ_ELSEWHERE = {"plausibility.toml": "pipeline/analysis/plausibility.py"}
+
+
+def test_each_registry_file_has_its_loader_module_next_to_it() -> None:
+    files = {path.name for path in REGISTRY_DIR.glob("*.toml")}
+    modules = {
+        f"{path.stem}.toml"
+        for path in REGISTRY_DIR.glob("*.py")
+        if path.stem not in ("__init__", "loader")
+    }
+    assert files - modules == set(READ_ELSEWHERE)
+    assert modules - files == set()
+    assert set(LOADERS) == files
+
+
+def test_no_module_outside_the_registry_package_reads_a_registry() -> None:
+    readers = sorted(
+        str(path.relative_to(PIPELINE.parent))
+        for path in PIPELINE.rglob("*.py")
+        if REGISTRY_DIR not in path.parents
+        and re.search(r"\b(load_registry|read_document)\(", path.read_text())
+    )
+    assert readers == sorted(READ_ELSEWHERE.values())
+
+
 def test_only_the_loader_imports_tomllib() -> None:
     loader = PIPELINE / "registry" / "loader.py"
     users = sorted(
