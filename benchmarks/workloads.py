@@ -206,7 +206,7 @@ def _copy_files(source: Path, target: Path) -> None:
 
 def mirror_releases(mirror: Path) -> list[tuple[str, Path]]:
     """``(version, folder)`` of every round in a mirror, oldest first."""
-    from pipeline.manifest import version_key
+    from pipeline.registry.releases import version_key
 
     found = []
     for folder in mirror.glob("inference_results_v*"):

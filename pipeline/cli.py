@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from pipeline import settings
-from pipeline.manifest import ManifestError, is_version, load_manifest
+from pipeline.manifest import is_version
+from pipeline.registry.releases import ManifestError, load_manifest
 from pipeline.runlock import BusyError, FolderError
 from pipeline.source import SourceError
 

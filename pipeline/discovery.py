@@ -25,12 +25,11 @@ from pipeline.fetch import (
 )
 from pipeline.manifest import (
     SUMMARY_NAMES,
-    ManifestError,
-    Release,
     discovered_release,
     next_versions,
     release_for,
 )
+from pipeline.registry.releases import ManifestError, Release
 from pipeline.snapshots import Snapshot, SnapshotStore, sha256_hex
 from pipeline.source import (
     DIVISIONS,

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pipeline.extract.raw_tree import files_read, stage_raw_tree
 from pipeline.extract.submitter_csv import is_submitter_csv
 from pipeline.extract.summary import SummaryFormatError, parse_summary
-from pipeline.manifest import SUMMARY_NAMES, Release
+from pipeline.manifest import SUMMARY_NAMES
+from pipeline.registry.releases import Release
 from pipeline.snapshots import Snapshot, SnapshotStore, sha256_hex, utc_now_iso
 from pipeline.source import (
     DIVISIONS,

@@ -17,7 +17,8 @@ import dagster as dg
 
 from pipeline import settings
 from pipeline.discovery import CURSOR_FILE, cursor_validators
-from pipeline.manifest import load_manifest, release_for
+from pipeline.manifest import release_for
+from pipeline.registry.releases import load_manifest
 from pipeline.runner import RELEASES, remember_partitions
 
 

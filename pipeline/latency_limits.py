@@ -1,33 +1,14 @@
-"""LLM latency limits (TTFT, TPOT) per round, benchmark and scenario, as reviewed data.
+"""LLM latency limits as one typed frame for the analyses and the Interactivity page.
 
-The limits are upstream rules, not something the ledger measures: they come from
-``pipeline/registry/latency_limits.toml``, where every entry names the submission
-checker (repository, path, commit and symbol) that enforces it. This module validates
-that file and hands it to the analyses as a typed frame. A malformed entry fails with
-the entry and the field named, so a bad edit never reaches a page half-read.
+The limits themselves are reviewed data, read by ``pipeline.registry.latency_limits``
+(``pipeline/registry/latency_limits.toml``).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
-
 import polars as pl
 
-from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
-
-REGISTRY_FILE = "latency_limits.toml"
-#: Scenarios an LLM latency limit applies to (Offline has none).
-LIMITED_SCENARIOS = ("Server", "Interactive")
-_SOURCE_KEYS = {"id", "repository", "path", "commit", "symbol", "covers", "note"}
-_LIMIT_KEYS = {"release", "benchmark", "scenario", "ttft_ms", "tpot_ms", "source"}
-_MS = "a positive number of milliseconds"
-_RELEASE = re.compile(r"v\d+\.\d+")
-_COMMIT = re.compile(r"[0-9a-f]{40}")
-_REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+from pipeline.registry.latency_limits import LatencyLimit, load_latency_limits
 
 #: One row per limit, with its source spelled out (``limits_frame``).
 LIMITS_SCHEMA: dict[str, pl.DataType] = {
@@ -44,137 +25,6 @@ LIMITS_SCHEMA: dict[str, pl.DataType] = {
     # The file at that commit on GitHub.
     "source_url": pl.String,
 }
-
-
-class LatencyLimitsError(RegistryError):
-    """The limits file is malformed; the message names the entry and the field."""
-
-
-@dataclass(frozen=True)
-class LimitSource:
-    """Where upstream states a set of limits: one file at one commit."""
-
-    id: str
-    repository: str
-    path: str
-    commit: str
-    symbol: str
-    covers: tuple[str, ...]
-    note: str
-
-    @property
-    def url(self) -> str:
-        """The file at that commit on GitHub."""
-        return f"https://github.com/{self.repository}/blob/{self.commit}/{self.path}"
-
-
-@dataclass(frozen=True)
-class LatencyLimit:
-    """The 99th-percentile TTFT and TPOT bounds of one scenario in one round."""
-
-    release: str
-    benchmark: str
-    scenario: str
-    ttft_ms: float
-    tpot_ms: float
-    source: LimitSource
-
-
-def _source(entry: Table) -> LimitSource:
-    if isinstance(entry.get("id"), str):
-        entry = entry.named(entry.get("id"))
-    entry.only(_SOURCE_KEYS)
-    return LimitSource(
-        id=entry.string("id"),
-        repository=entry.string(
-            "repository", pattern=_REPOSITORY, expected="a repository owner/name"
-        ),
-        path=entry.string("path"),
-        commit=entry.string(
-            "commit", pattern=_COMMIT, expected="40 lower-case hex digits"
-        ),
-        symbol=entry.string("symbol"),
-        covers=entry.strings(
-            "covers", non_empty=True, pattern=_RELEASE, expected="a list of rounds vX.Y"
-        ),
-        note=entry.string("note"),
-    )
-
-
-def _limit(entry: Table, sources: Mapping[str, LimitSource]) -> LatencyLimit:
-    named = ("release", "benchmark", "scenario")
-    if all(isinstance(entry.get(k), str) and entry.get(k).strip() for k in named):
-        entry = entry.named(" ".join(entry.get(k) for k in named))
-    entry.only(_LIMIT_KEYS)
-    release = entry.string("release", pattern=_RELEASE, expected="a round vX.Y")
-    benchmark = entry.string("benchmark")
-    scenario = entry.choice("scenario", LIMITED_SCENARIOS)
-    source_id = entry.string("source")
-    if source_id not in sources:
-        raise entry.expected("source", "the id of a [[source]]", source_id)
-    source = sources[source_id]
-    if release not in source.covers:
-        raise entry.fail(
-            "source",
-            f"{source_id!r} covers {', '.join(source.covers)}, not {release}",
-        )
-    return LatencyLimit(
-        release=release,
-        benchmark=benchmark,
-        scenario=scenario,
-        ttft_ms=entry.number("ttft_ms", positive=True, below=1e9, expected=_MS),
-        tpot_ms=entry.number("tpot_ms", positive=True, below=1e9, expected=_MS),
-        source=source,
-    )
-
-
-def parse_limits(
-    document: Mapping, origin: str = REGISTRY_FILE
-) -> tuple[LatencyLimit, ...]:
-    """Validate a parsed limits document.
-
-    Raises:
-        LatencyLimitsError: an unknown field, a missing or malformed value, a source
-            that does not exist or does not cover the round, or one round, benchmark
-            and scenario listed twice; the message names the entry.
-    """
-    root = Table.document(document, origin, LatencyLimitsError)
-    root.only(("source", "limit"))
-    sources: dict[str, LimitSource] = {}
-    for entry in root.tables("source"):
-        source = _source(entry)
-        if source.id in sources:
-            raise entry.fail("id", f"{source.id!r} is listed twice")
-        sources[source.id] = source
-    limits: list[LatencyLimit] = []
-    seen: set[tuple[str, str, str]] = set()
-    for entry in root.tables("limit"):
-        limit = _limit(entry, sources)
-        key = (limit.release, limit.benchmark, limit.scenario)
-        if key in seen:
-            raise entry.named(" ".join(key)).fail(
-                "scenario", "this round, benchmark and scenario are listed twice"
-            )
-        seen.add(key)
-        limits.append(limit)
-    return tuple(limits)
-
-
-@cache
-def _committed() -> tuple[LatencyLimit, ...]:
-    return load_registry(REGISTRY_FILE, parse_limits, LatencyLimitsError)
-
-
-def load_latency_limits(path: Path | None = None) -> tuple[LatencyLimit, ...]:
-    """The committed limits (cached), or another file (tests, an entry under review)."""
-    if path is None:
-        return _committed()
-    return load_registry(path, parse_limits, LatencyLimitsError)
-
-
-def registry_path() -> Path:
-    """Where the committed limits live (for code versions and the page's source)."""
-    return REGISTRY_DIR / REGISTRY_FILE
 
 
 def limits_frame(limits: tuple[LatencyLimit, ...] | None = None) -> pl.DataFrame:

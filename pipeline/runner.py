@@ -30,13 +30,8 @@ from pipeline.defs.automation import PER_RELEASE
 from pipeline.defs.history import latest_metadata
 from pipeline.discovery import KNOWN_FILE
 from pipeline.fetch import NOT_IN_SOURCE, SOURCE_ERROR
-from pipeline.manifest import (
-    is_version,
-    load_manifest,
-    release_for,
-    unreviewed_note,
-    version_key,
-)
+from pipeline.manifest import is_version, release_for, unreviewed_note
+from pipeline.registry.releases import load_manifest, version_key
 from pipeline.validate import LOSS_LIMIT
 
 RELEASES = "release"

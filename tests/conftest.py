@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from pipeline.extract.summary import summary_tables
-from pipeline.manifest import load_manifest
+from pipeline.registry.releases import load_manifest
 from pipeline.snapshots import sha256_hex
 
 ROOT = Path(__file__).resolve().parent.parent

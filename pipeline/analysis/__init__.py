@@ -2,10 +2,10 @@
 
 Dagster-free on purpose (PUDL style): every function takes and returns Polars frames, so
 the same code runs in assets, in the CLI and in unit tests on tiny inline frames.
-What belongs here: the loaders of the accelerator and benchmark-compatibility
-registries, the shared pair schema, the three analyses behind one façade
+What belongs here: the shared pair schema, the three analyses behind one façade
 (``pair_candidates``, ``pairs``, ``exclusions``) and the pure checks. What does
-not: assets, asset checks, resources and I/O, which live in ``pipeline/defs``.
+not: the registries' loaders (``pipeline/registry``), and assets, asset checks,
+resources and I/O, which live in ``pipeline/defs``.
 
 Modules:
     accelerators: canonical accelerator per raw name (``attach_accelerators``).
@@ -24,17 +24,8 @@ from typing import Unpack
 import polars as pl
 
 from pipeline.analysis import gains, generations, scaling
-from pipeline.analysis.accelerators import (
-    AcceleratorRegistry,
-    attach_accelerators,
-    load_accelerators,
-    unmapped_accelerators,
-)
-from pipeline.analysis.benchmarks import (
-    CompatibilityRule,
-    comparable,
-    load_compatibility,
-)
+from pipeline.analysis.accelerators import attach_accelerators, unmapped_accelerators
+from pipeline.analysis.benchmarks import comparable
 from pipeline.analysis.pairing import (
     CANDIDATE_SCHEMA,
     EXCLUSIONS_SCHEMA,
@@ -65,9 +56,7 @@ __all__ = [
     "EXCLUSIONS_SCHEMA",
     "KINDS",
     "PAIR_SCHEMA",
-    "AcceleratorRegistry",
     "CheckOutcome",
-    "CompatibilityRule",
     "attach_accelerators",
     "check_no_duplicate_pairs",
     "check_no_self_pairs",
@@ -79,8 +68,6 @@ __all__ = [
     "exclusions",
     "flag_pairs",
     "headline_pairs",
-    "load_accelerators",
-    "load_compatibility",
     "pair_candidates",
     "pairs",
     "reported_pairs",

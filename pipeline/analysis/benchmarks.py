@@ -3,10 +3,11 @@
 The same benchmark name is not always the same measurement: a scenario's latency
 constraint can change, the open division lets submitters swap the model, a metric can be
 redefined. Those facts live as data in ``[[compatibility]]`` of
-``pipeline/registry/benchmarks.toml`` (reviewed, each with a reason and its evidence);
-this module loads them and flags candidate pairs. What does not belong here: forming
-the pairs (``gains``, ``generations``, ``scaling``) and the benchmark-name aliases
-(applied by ``pipeline.transform.results``).
+``pipeline/registry/benchmarks.toml`` (reviewed, each with a reason and its evidence,
+read by ``pipeline.registry.benchmarks``); this module turns them into Polars
+expressions and flags candidate pairs. What does not belong here: forming the pairs
+(``gains``, ``generations``, ``scaling``) and the benchmark-name aliases (applied by
+``pipeline.transform.results``).
 
 Besides the registry rules, one guard is code because it holds for every benchmark: the
 two ends must have the same normalised ``result_unit`` (a ratio of tokens to queries is
@@ -16,40 +17,22 @@ meaningless).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Sequence
 
 import polars as pl
 
 from pipeline.labels import display_name
-from pipeline.manifest import version_key
-from pipeline.registry import RegistryError, Table, load_registry
+from pipeline.registry.benchmarks import (
+    CompatibilityRule,
+    SameModel,
+    load_compatibility,
+    load_same_model,
+)
+from pipeline.registry.releases import version_key
 
-REGISTRY_FILE = "benchmarks.toml"
-SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream", "Interactive")
-DIVISIONS = ("closed", "open", "network")
-#: Per-result evidence of the model as run that a ``match`` rule may require equal on
-#: both ends; candidate pair frames carry them as ``<field>_old`` / ``<field>_new``.
-#: ``model_lineage`` is derived (``model_lineage``); the others are result columns.
-MATCHABLE_FIELDS = ("model_upstream", "weight_data_types", "submitter", "model_lineage")
 #: How a reason quotes an end that declares nothing.
 NOT_DECLARED = "not declared"
-#: What a ``match`` rule's reason may quote: both ends' values of its one field.
-EVIDENCE_PLACEHOLDERS = ("{old}", "{new}")
-_FIELDS = (
-    "benchmark", "scenario", "division", "reason", "evidence",
-    "incompatible_between", "releases", "match",
-)  # fmt: skip
-_LINEAGE_FIELDS = ("lineage", "submitter", "releases", "platforms", "evidence")
-_KINDS = ("incompatible_between", "releases", "match")
-#: A release as rules name it (``manifest.version_key`` reads the same form).
-_VERSION = re.compile(r"v[0-9]+\.[0-9]+")
 UNIT_REASON_TEMPLATE = "result units differ: {} vs {}"
-
-
-class CompatibilityError(RegistryError):
-    """The compatibility rules are malformed; the message names the rule and field."""
 
 
 def release_order(release: pl.Expr) -> pl.Expr:
@@ -96,205 +79,70 @@ def _glob(pattern: str) -> str:
     return "^" + re.escape(pattern).replace(r"\*", ".*") + "$"
 
 
-@dataclass(frozen=True)
-class CompatibilityRule:
-    """One ``[[compatibility]]`` entry: where it applies and what it forbids."""
-
-    benchmark: str
-    scenario: str
-    division: str
-    reason: str
-    evidence: str = ""
-    incompatible_between: tuple[str, str] | None = None
-    releases: tuple[str, ...] | None = None
-    match: tuple[str, ...] | None = None
-
-    def applies(self) -> pl.Expr:
-        """True on pairs whose benchmark, scenario and division the rule covers."""
-        conditions = [pl.lit(True)]
-        for column, pattern in (
-            ("benchmark", self.benchmark),
-            ("scenario", self.scenario),
-            ("division", self.division),
-        ):
-            if pattern == "*":
-                continue
-            if "*" in pattern:
-                conditions.append(pl.col(column).str.contains(_glob(pattern)))
-            else:
-                conditions.append(pl.col(column) == pattern)
-        return pl.all_horizontal(conditions)
-
-    def breaks(self, order_old: pl.Expr, order_new: pl.Expr) -> pl.Expr:
-        """True on pairs the rule forbids (evaluated only where it applies).
-
-        Release rules ignore pairs inside one release: a release is always comparable
-        with itself, whatever changed before or after it.
-        """
-        low = pl.min_horizontal(order_old, order_new)
-        high = pl.max_horizontal(order_old, order_new)
-        across = pl.col("release_old") != pl.col("release_new")
-        if self.incompatible_between is not None:
-            last_old, first_new = (_order(v) for v in self.incompatible_between)
-            return across & (low <= last_old) & (high >= first_new)
-        if self.releases is not None:
-            listed = list(self.releases)
-            return across & ~(
-                pl.col("release_old").is_in(listed)
-                & pl.col("release_new").is_in(listed)
-            )
-        assert self.match is not None  # guaranteed by parse_compatibility
-        return pl.any_horizontal(
-            evidence(f, "_old").ne_missing(evidence(f, "_new")) for f in self.match
-        )
-
-    def reason_expr(self) -> pl.Expr:
-        """The reason a reader is told, quoting both ends' values where it asks to."""
-        if self.match is None or "{old}" not in self.reason:
-            return pl.lit(self.reason)
-        (field,) = self.match  # guaranteed by parse_compatibility
-        template = self.reason.replace("{old}", "{}").replace("{new}", "{}")
-        return pl.format(
-            template,
-            *(
-                evidence(field, end).cast(pl.String).fill_null(NOT_DECLARED)
-                for end in ("_old", "_new")
-            ),
-        )
-
-
-def _rule(entry: Table) -> CompatibilityRule:
-    entry.only(_FIELDS)
-    benchmark = entry.string("benchmark")
-    scenario = entry.choice("scenario", ("*", *SCENARIOS))
-    division = entry.choice("division", ("*", *DIVISIONS), default="*")
-    reason = entry.string("reason")
-    evidence = entry.string("evidence", default="", empty=True)
-    kinds = [k for k in _KINDS if k in entry]
-    if len(kinds) != 1:
-        raise entry.fail(
-            None, f"needs exactly one of {', '.join(_KINDS)}, got {len(kinds)}"
-        )
-    kind = kinds[0]
-    between = releases = match = None
-    if kind == "match":
-        match = entry.strings("match", non_empty=True, allowed=MATCHABLE_FIELDS)
-        quoted = [p for p in EVIDENCE_PLACEHOLDERS if p in reason]
-        if quoted and (len(match) != 1 or len(quoted) != 2):
-            raise entry.expected(
-                "reason",
-                "{old} and {new} both, in a rule that matches one field",
-                reason,
-            )
-    else:
-        if any(p in reason for p in EVIDENCE_PLACEHOLDERS):
-            raise entry.expected(
-                "reason", "no {old}/{new}: only match rules quote values", reason
-            )
-        value = entry.strings(
-            kind, pattern=_VERSION, expected="a list of vX.Y versions"
-        )
-        if kind == "incompatible_between":
-            if len(value) != 2 or _order(value[0]) >= _order(value[1]):
-                raise entry.expected(
-                    kind, "[last_old, first_new], oldest first", list(value)
-                )
-            between = (value[0], value[1])
+def _applies(rule: CompatibilityRule) -> pl.Expr:
+    """True on pairs whose benchmark, scenario and division the rule covers."""
+    conditions = [pl.lit(True)]
+    for column, pattern in (
+        ("benchmark", rule.benchmark),
+        ("scenario", rule.scenario),
+        ("division", rule.division),
+    ):
+        if pattern == "*":
+            continue
+        if "*" in pattern:
+            conditions.append(pl.col(column).str.contains(_glob(pattern)))
         else:
-            if len(value) < 2:
-                raise entry.expected(kind, "two or more releases", list(value))
-            releases = value
-    return CompatibilityRule(
-        benchmark=benchmark,
-        scenario=scenario,
-        division=division,
-        reason=reason,
-        evidence=evidence,
-        incompatible_between=between,
-        releases=releases,
-        match=match,
+            conditions.append(pl.col(column) == pattern)
+    return pl.all_horizontal(conditions)
+
+
+def _breaks(
+    rule: CompatibilityRule, order_old: pl.Expr, order_new: pl.Expr
+) -> pl.Expr:
+    """True on pairs the rule forbids (evaluated only where it applies).
+
+    Release rules ignore pairs inside one release: a release is always comparable
+    with itself, whatever changed before or after it.
+    """
+    low = pl.min_horizontal(order_old, order_new)
+    high = pl.max_horizontal(order_old, order_new)
+    across = pl.col("release_old") != pl.col("release_new")
+    if rule.incompatible_between is not None:
+        last_old, first_new = (_order(v) for v in rule.incompatible_between)
+        return across & (low <= last_old) & (high >= first_new)
+    if rule.releases is not None:
+        listed = list(rule.releases)
+        return across & ~(
+            pl.col("release_old").is_in(listed) & pl.col("release_new").is_in(listed)
+        )
+    assert rule.match is not None  # guaranteed by parse_compatibility
+    return pl.any_horizontal(
+        evidence(f, "_old").ne_missing(evidence(f, "_new")) for f in rule.match
     )
 
 
-def parse_compatibility(
-    document: Mapping, source: str = REGISTRY_FILE
-) -> tuple[CompatibilityRule, ...]:
-    """Validate the ``[[compatibility]]`` array of a parsed registry document.
-
-    Raises:
-        CompatibilityError: a rule has an unknown field, no or several kinds, a bad
-            release or scenario; the message names the rule's position and field in
-            the registry format (``pipeline.registry.loader``).
-    """
-    root = Table.document(document, source, CompatibilityError)
-    return tuple(_rule(entry) for entry in root.tables("compatibility"))
-
-
-@cache
-def load_compatibility() -> tuple[CompatibilityRule, ...]:
-    """The committed rules, parsed and validated once per process."""
-    return load_registry(REGISTRY_FILE, parse_compatibility, CompatibilityError)
-
-
-@dataclass(frozen=True)
-class SameModel:
-    """One ``[[same_model]]`` entry: platforms a reviewer found to run one model."""
-
-    lineage: str
-    submitter: str
-    releases: tuple[str, ...]
-    platforms: tuple[str, ...]
-    evidence: str
-
-    def applies(self) -> pl.Expr:
-        """True on the results this entry covers."""
-        return (
-            (pl.col("submitter") == self.submitter)
-            & pl.col("release").is_in(list(self.releases))
-            & pl.col("platform").is_in(list(self.platforms))
-        )
-
-
-def _same_model(entry: Table) -> SameModel:
-    entry.only(_LINEAGE_FIELDS)
-    platforms = entry.strings("platforms", non_empty=True)
-    if len(platforms) < 2:
-        raise entry.expected("platforms", "two or more platform folders", platforms)
-    return SameModel(
-        lineage=entry.string("lineage"),
-        submitter=entry.string("submitter"),
-        releases=entry.strings(
-            "releases", non_empty=True, pattern=_VERSION, expected="vX.Y versions"
+def _reason(rule: CompatibilityRule) -> pl.Expr:
+    """The reason a reader is told, quoting both ends' values where it asks to."""
+    if rule.match is None or "{old}" not in rule.reason:
+        return pl.lit(rule.reason)
+    (field,) = rule.match  # guaranteed by parse_compatibility
+    template = rule.reason.replace("{old}", "{}").replace("{new}", "{}")
+    return pl.format(
+        template,
+        *(
+            evidence(field, end).cast(pl.String).fill_null(NOT_DECLARED)
+            for end in ("_old", "_new")
         ),
-        platforms=platforms,
-        evidence=entry.string("evidence"),
     )
 
 
-def parse_same_model(
-    document: Mapping, source: str = REGISTRY_FILE
-) -> tuple[SameModel, ...]:
-    """Validate the ``[[same_model]]`` array of a parsed registry document.
-
-    Raises:
-        CompatibilityError: an entry has an unknown or missing field, or fewer than
-            two platforms; the message names the entry and field.
-    """
-    root = Table.document(document, source, CompatibilityError)
-    entries = tuple(_same_model(entry) for entry in root.tables("same_model"))
-    names = [e.lineage for e in entries]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise CompatibilityError(
-            f"{source}: [[same_model]] lineage listed twice: {', '.join(twice)}"
-        )
-    return entries
-
-
-@cache
-def load_same_model() -> tuple[SameModel, ...]:
-    """The committed ``[[same_model]]`` entries, parsed and validated once."""
-    return load_registry(REGISTRY_FILE, parse_same_model, CompatibilityError)
+def _covers(entry: SameModel) -> pl.Expr:
+    """True on the results a ``[[same_model]]`` entry covers."""
+    return (
+        (pl.col("submitter") == entry.submitter)
+        & pl.col("release").is_in(list(entry.releases))
+        & pl.col("platform").is_in(list(entry.platforms))
+    )
 
 
 def model_lineage(entries: Sequence[SameModel] | None = None) -> pl.Expr:
@@ -314,7 +162,7 @@ def model_lineage(entries: Sequence[SameModel] | None = None) -> pl.Expr:
         [pl.col("submitter").cast(pl.String).fill_null(""), family], separator="/"
     )
     for entry in reversed(load_same_model() if entries is None else tuple(entries)):
-        expr = pl.when(entry.applies()).then(pl.lit(entry.lineage)).otherwise(expr)
+        expr = pl.when(_covers(entry)).then(pl.lit(entry.lineage)).otherwise(expr)
     return expr
 
 
@@ -332,7 +180,7 @@ def match_key(rules: Sequence[CompatibilityRule] | None = None) -> pl.Expr:
     # Every applicable rule's fields, in file order: the open division needs the same
     # model, weight types, submitter and lineage at once, each its own rule.
     parts = [
-        pl.when(rule.applies()).then(
+        pl.when(_applies(rule)).then(
             pl.concat_str(
                 [evidence(f).cast(pl.String).fill_null("") for f in rule.match],
                 separator="\x1f",
@@ -411,8 +259,8 @@ def comparable(
         )
     ]
     reasons += [
-        pl.when(rule.applies() & rule.breaks(order_old, order_new)).then(
-            rule.reason_expr()
+        pl.when(_applies(rule) & _breaks(rule, order_old, order_new)).then(
+            _reason(rule)
         )
         for rule in rules
     ]

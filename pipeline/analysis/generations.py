@@ -27,7 +27,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.analysis import pairing
-from pipeline.analysis.accelerators import load_accelerators
+from pipeline.registry.accelerators import load_accelerators
 
 KIND = "generation_ratio"
 READINGS = ("best_of_any", "same_submitter")

@@ -28,7 +28,7 @@ from typing import Unpack
 
 import polars as pl
 
-from pipeline.analysis.benchmarks import MATCHABLE_FIELDS, comparable, model_label
+from pipeline.analysis.benchmarks import comparable, model_label
 from pipeline.analysis.pairing import (
     AnalysisOptions,
     Options,
@@ -36,6 +36,7 @@ from pipeline.analysis.pairing import (
     prepare,
     single_accelerator,
 )
+from pipeline.registry.benchmarks import MATCHABLE_FIELDS
 
 #: What identifies a line (besides its segment): one accelerator on one measurement.
 LINE_KEYS = (

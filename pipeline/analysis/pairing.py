@@ -25,15 +25,16 @@ from typing import TypedDict, overload
 
 import polars as pl
 
-from pipeline.analysis.accelerators import AcceleratorRegistry, ensure_attached
+from pipeline.analysis.accelerators import ensure_attached
 from pipeline.analysis.benchmarks import (
-    CompatibilityRule,
     comparable,
     match_key,
     model_lineage,
     release_order,
 )
 from pipeline.labels import display_name
+from pipeline.registry.accelerators import AcceleratorRegistry
+from pipeline.registry.benchmarks import CompatibilityRule
 
 KINDS = ("software_gain", "generation_ratio", "scaling")
 IDENTITY_LEVELS: dict[str, tuple[str, ...]] = {

@@ -119,7 +119,9 @@ def _rule(entry: Table) -> FlagRule:
     )
 
 
-def parse_rules(document: Mapping, source: str = REGISTRY_FILE) -> tuple[FlagRule, ...]:
+def parse_plausibility_rules(
+    document: Mapping, source: str = REGISTRY_FILE
+) -> tuple[FlagRule, ...]:
     """Validate a parsed rules document.
 
     Raises:
@@ -139,14 +141,16 @@ def parse_rules(document: Mapping, source: str = REGISTRY_FILE) -> tuple[FlagRul
 
 @cache
 def _default_rules() -> tuple[FlagRule, ...]:
-    return load_registry(REGISTRY_FILE, parse_rules, PlausibilityRulesError)
+    return load_registry(
+        REGISTRY_FILE, parse_plausibility_rules, PlausibilityRulesError
+    )
 
 
-def load_rules(path: Path | None = None) -> tuple[FlagRule, ...]:
+def load_plausibility_rules(path: Path | None = None) -> tuple[FlagRule, ...]:
     """The committed rules (cached), or another file (tests, a rule under review)."""
     if path is None:
         return _default_rules()
-    return load_registry(path, parse_rules, PlausibilityRulesError)
+    return load_registry(path, parse_plausibility_rules, PlausibilityRulesError)
 
 
 def registry_path() -> Path:
@@ -272,7 +276,7 @@ def flag_pairs(
         a pair trips in rule order (empty when none), ``flag_reasons`` their reasons
         joined by "; " (null when none).
     """
-    rules = load_rules() if rules is None else rules
+    rules = load_plausibility_rules() if rules is None else rules
     attributes = _end_attributes(results, cited_keys(pairs))
     with_ends = pairs
     for end in ("old", "new"):
@@ -326,7 +330,7 @@ def reported_pairs(candidates: pl.LazyFrame, results: pl.LazyFrame) -> pl.LazyFr
 
 def warning_ids(rules: Sequence[FlagRule] | None = None) -> list[str]:
     """The ids of the rules whose role is ``warning``."""
-    return [r.id for r in (rules or load_rules()) if r.role == "warning"]
+    return [r.id for r in (rules or load_plausibility_rules()) if r.role == "warning"]
 
 
 def warned(rules: Sequence[FlagRule] | None = None) -> pl.Expr:

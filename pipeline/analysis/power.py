@@ -28,13 +28,9 @@ from typing import Unpack
 
 import polars as pl
 
-from pipeline.analysis.benchmarks import (
-    MATCHABLE_FIELDS,
-    CompatibilityRule,
-    comparable,
-    release_order,
-)
+from pipeline.analysis.benchmarks import comparable, release_order
 from pipeline.analysis.pairing import END_SCHEMA, AnalysisOptions, Options, prepare
+from pipeline.registry.benchmarks import MATCHABLE_FIELDS, CompatibilityRule
 
 WATTS = "Watts"
 MILLIJOULES = "millijoules"

@@ -5,16 +5,17 @@ Press releases summarise MLPerf rounds as "about 1.5x faster", "up to 45% more" 
 the same derived tables the site publishes, so a reader can see which reading of the
 data a claim holds in, which published results it rests on and what it leaves out.
 
-What belongs here (Dagster-free, PUDL style): loading and validating the committed
-claims registry (``pipeline/registry/claims.toml``), evaluating each claim against the
-results table and the three pair tables of ``pipeline.analysis``, and summarising one
-verdict per claim. What does not: the asset that runs it (``pipeline/defs``) and the
-page that shows it (``pipeline/render/claims_page.py``).
+What belongs here (Dagster-free, PUDL style): evaluating each claim of the committed
+registry (``pipeline/registry/claims.toml``, loaded and validated by
+``pipeline.registry.claims``) against the results table and the three pair tables of
+``pipeline.analysis``, and summarising one verdict per claim. What does not: the asset
+that runs it (``pipeline/defs``) and the page that shows it
+(``pipeline/render/claims_page.py``).
 
-Modules: ``registry`` (typed loading and validation of the TOML), ``readings`` (the
-readings of each kind and the queries that find a reading's published pairs or
-results), ``evaluation`` (rounding rules, verdicts per reading and per claim) and
-``explanation`` (the reasons and caveats a reader sees, and why nothing matched).
+Modules: ``readings`` (the readings of each kind and the queries that find a
+reading's published pairs or results), ``evaluation`` (rounding rules, verdicts per
+reading and per claim) and ``explanation`` (the reasons and caveats a reader sees, and
+why nothing matched).
 
 Readings. A claim rarely says at which identity level it was measured, so every
 reading the analysis tables offer is evaluated and labelled (``READINGS``):
@@ -58,42 +59,16 @@ from pipeline.claims.readings import (
     Reading,
     readings_for,
 )
-from pipeline.claims.registry import (
-    ANY_LEVEL,
-    CLAIMS_FILE,
-    IDENTITY_LEVELS,
-    KINDS,
-    MAX_DECIMALS,
-    QUALIFIERS,
-    TOLERANCE,
-    Claim,
-    ClaimsRegistryError,
-    claims_path,
-    load_claims,
-    parse_claims,
-)
 
 __all__ = [
-    "ANY_LEVEL",
-    "CLAIMS_FILE",
     "END_SCHEMA",
     "EVALUATION_SCHEMA",
-    "IDENTITY_LEVELS",
-    "KINDS",
-    "MAX_DECIMALS",
     "PER_ACCELERATOR",
-    "QUALIFIERS",
     "READINGS",
-    "TOLERANCE",
     "VERDICTS",
     "VERDICT_SCHEMA",
-    "Claim",
-    "ClaimsRegistryError",
     "Reading",
     "claim_verdicts",
-    "claims_path",
     "evaluate_claims",
-    "load_claims",
-    "parse_claims",
     "readings_for",
 ]

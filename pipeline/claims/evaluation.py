@@ -11,11 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.analysis.accelerators import (
-    AcceleratorRegistry,
-    attach_accelerators,
-    load_accelerators,
-)
+from pipeline.analysis.accelerators import attach_accelerators
 from pipeline.claims.explanation import (
     aggregate_text,
     not_reproducible_reason,
@@ -31,7 +27,8 @@ from pipeline.claims.readings import (
     pair_matches,
     readings_for,
 )
-from pipeline.claims.registry import TOLERANCE, Claim
+from pipeline.registry.accelerators import AcceleratorRegistry, load_accelerators
+from pipeline.registry.claims import TOLERANCE, Claim
 
 VERDICTS = ("consistent", "inconsistent", "not reproducible")
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.analysis.accelerators import AcceleratorRegistry
 from pipeline.claims.readings import Reading, is_in, latency_checkable
-from pipeline.claims.registry import Claim
+from pipeline.registry.accelerators import AcceleratorRegistry
+from pipeline.registry.claims import Claim
 
 _PAIR_TABLES = {
     "software_gain": "software gains",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pipeline.claims.registry import ANY_LEVEL, Claim
+from pipeline.registry.claims import ANY_LEVEL, Claim
 
 
 @dataclass(frozen=True)

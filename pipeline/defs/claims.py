@@ -10,17 +10,16 @@ import polars as pl
 import pipeline.claims as claims_package
 from pipeline.claims import (
     claim_verdicts,
-    claims_path,
     evaluate_claims,
     evaluation,
     explanation,
-    load_claims,
     readings,
-    registry,
 )
 from pipeline.defs.analytics import ANALYSIS_VERSION
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.lineage import code_version
+from pipeline.registry import claims as claims_registry
+from pipeline.registry.claims import claims_path, load_claims
 
 
 @dg.asset(
@@ -29,7 +28,7 @@ from pipeline.lineage import code_version
     automation_condition=FOLLOW_UPSTREAM,
     code_version=code_version(
         claims_package,
-        registry,
+        claims_registry,
         readings,
         evaluation,
         explanation,

@@ -13,7 +13,7 @@ import polars as pl
 
 import pipeline.extract.summary as summary_module
 import pipeline.fetch as fetch_module
-import pipeline.rounds as rounds_module
+import pipeline.registry.rounds as rounds_module
 import pipeline.transform.results as results_module
 import pipeline.validate as validate_module
 from pipeline.defs.history import latest_metadata
@@ -23,14 +23,9 @@ from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.summary import summary_tables
 from pipeline.fetch import IngestError, fetch_release
 from pipeline.lineage import code_version
-from pipeline.manifest import (
-    MANIFEST_PATH,
-    is_version,
-    release_for,
-    reviewed_versions,
-    version_key,
-)
+from pipeline.manifest import is_version, release_for, reviewed_versions
 from pipeline.registry import REGISTRY_DIR
+from pipeline.registry.releases import MANIFEST_PATH, version_key
 from pipeline.render.provenance import snapshot_commit
 from pipeline.snapshots import Snapshot
 from pipeline.source import SourceError

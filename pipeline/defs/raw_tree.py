@@ -12,7 +12,7 @@ import polars as pl
 
 import pipeline.extract.raw_tree as raw_tree_module
 import pipeline.extract.submitter_csv as submitter_csv_module
-import pipeline.rounds as rounds_module
+import pipeline.registry.rounds as rounds_module
 import pipeline.transform.crosscheck as crosscheck_module
 import pipeline.transform.results as results_module
 import pipeline.transform.submitter_check as submitter_check_module
@@ -29,8 +29,9 @@ from pipeline.fetch import (
     stored_tree,
 )
 from pipeline.lineage import code_version
-from pipeline.manifest import SUMMARY_NAMES, release_for, version_key
+from pipeline.manifest import SUMMARY_NAMES, release_for
 from pipeline.registry import REGISTRY_DIR
+from pipeline.registry.releases import version_key
 from pipeline.render.provenance import snapshot_commit
 from pipeline.snapshots import Snapshot, StoreError
 from pipeline.source import SourceError

@@ -17,8 +17,8 @@ from pipeline.defs.resources import DataDirResource
 from pipeline.extract.raw_tree import system_files
 from pipeline.fetch import stored_tree
 from pipeline.lineage import code_version
-from pipeline.manifest import version_key
 from pipeline.registry import REGISTRY_DIR
+from pipeline.registry.releases import version_key
 from pipeline.snapshots import Snapshot, StoreError
 from pipeline.transform.systems import (
     DECLARED_SCHEMA,

@@ -23,13 +23,14 @@ import pipeline.labels as labels_module
 import pipeline.publish as publish_module
 import pipeline.render as render_package
 from pipeline import settings
-from pipeline.claims import load_claims
 from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.fetch import SOURCE_ERROR
 from pipeline.lineage import code_version, git_commit, mermaid
-from pipeline.manifest import release_for, version_key
+from pipeline.manifest import release_for
 from pipeline.publish import mkdocs_build, publish, stage_project
+from pipeline.registry.claims import load_claims
+from pipeline.registry.releases import version_key
 from pipeline.render.pages import PAGE_INDEX, render_site
 from pipeline.render.performance_page import (
     load_results,

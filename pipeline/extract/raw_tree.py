@@ -48,7 +48,7 @@ from pipeline.extract.run_files import (
     parse_system_json,
 )
 from pipeline.extract.submitter_csv import is_submitter_csv
-from pipeline.rounds import Inference, RoundRules, rules_for
+from pipeline.registry.rounds import Inference, RoundRules, rules_for
 from pipeline.source import SourceError
 from pipeline.transform.results import (
     SCENARIO_SPELLINGS,

@@ -7,7 +7,7 @@ with a clear error naming the file and the field. What does not: walking the tre
 turning parsed values into canonical rows (``pipeline.extract.raw_tree``).
 
 Which metric line a scenario reports, and how, is per-round data
-(``pipeline.rounds.ScenarioMetric``), never a branch here.
+(``pipeline.registry.rounds.ScenarioMetric``), never a branch here.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pipeline.extract.json_values import (
     field_problem,
     loads,
 )
-from pipeline.rounds import RoundRules, ScenarioMetric, load_rules
+from pipeline.registry.rounds import RoundRules, ScenarioMetric, load_round_rules
 from pipeline.transform.results import SCENARIO_SPELLINGS
 
 _PERCENTILE = r"(\d+(?:\.\d+)?)"
@@ -232,7 +232,7 @@ def parse_log_summary(
         LogSummaryError: no scenario or result line, an unknown scenario, a missing
             or non-numeric metric line.
     """
-    rules = rules or load_rules().newest()
+    rules = rules or load_round_rules().newest()
     if not text.strip():
         raise LogSummaryError(f"{where}: empty log summary")
     scenario_line = _LINE["scenario"].search(text)

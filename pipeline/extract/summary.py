@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from pipeline.extract.json_values import DuplicateKeys, flatten, loads, record_problem
-from pipeline.rounds import Layout, RoundRules, load_rules, rules_for
+from pipeline.registry.rounds import Layout, RoundRules, load_round_rules, rules_for
 from pipeline.transform.inferred import judge_summary
 from pipeline.transform.results import STAGED_SCHEMA, canonicalise
 
@@ -77,7 +77,7 @@ def detect_format(
     records: list[object], layouts: Mapping[str, Layout] | None = None
 ) -> str | None:
     """The layout whose signature fields most records carry, if any."""
-    layouts = layouts if layouts is not None else load_rules().layouts
+    layouts = layouts if layouts is not None else load_round_rules().layouts
     objects = [r for r in records[:50] if isinstance(r, dict)]
     for name, layout in layouts.items():
         hits = sum(layout.signature <= r.keys() for r in objects)
@@ -133,7 +133,7 @@ def parse_summary(
         )
     if not records:
         raise SummaryFormatError(f"{where}: the file holds no records")
-    layouts = rules.layouts if rules is not None else load_rules().layouts
+    layouts = rules.layouts if rules is not None else load_round_rules().layouts
     fmt = detect_format(records, layouts)
     if fmt is None:
         known = " nor ".join(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.benchmark_tasks import load_tasks
+from pipeline.registry.benchmark_tasks import load_tasks
 from pipeline.render import charts, safe
 from pipeline.render.context import (
     GENERATED,

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pipeline.claims import EVALUATION_SCHEMA, Claim
+from pipeline.claims import EVALUATION_SCHEMA
+from pipeline.registry.claims import Claim
 from pipeline.render import safe
 from pipeline.render.context import GENERATED, Site
 from pipeline.render.safe import Md, MdExpr, md_join
@@ -350,7 +351,7 @@ def render_claims_page(
     """The Markdown of the Claims page.
 
     Args:
-        claims: the registry (``pipeline.claims.load_claims``), in page order.
+        claims: the registry (``pipeline.registry.claims.load_claims``), in page order.
         evaluations: ``pipeline.claims.evaluate_claims`` output.
         verdicts: ``pipeline.claims.claim_verdicts`` output.
 

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 
 import polars as pl
 
-from pipeline.manifest import ManifestError, Release, load_manifest, release_for
+from pipeline.manifest import release_for
+from pipeline.registry.releases import ManifestError, Release, load_manifest
 from pipeline.render.site_data import release_order
 
 SUMMARY_FILE = "summary file"

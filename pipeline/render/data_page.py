@@ -14,7 +14,8 @@ from pathlib import Path
 import polars as pl
 
 from pipeline import settings
-from pipeline.manifest import ManifestError, release_for
+from pipeline.manifest import release_for
+from pipeline.registry.releases import ManifestError
 from pipeline.render import safe
 from pipeline.render.context import (
     GENERATED,

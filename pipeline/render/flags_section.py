@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pipeline.analysis.plausibility import FlagRule, load_rules
+from pipeline.analysis.plausibility import FlagRule, load_plausibility_rules
 from pipeline.render import safe
 from pipeline.render.safe import Md, md_join
 from pipeline.render.tables import html_table
@@ -51,7 +51,7 @@ def flags_section(
     flagged: pl.DataFrame, rules: Sequence[FlagRule] | None = None
 ) -> list[str]:
     """Markdown parts: each rule, its evidence and how many pairs it flagged."""
-    rules = load_rules() if rules is None else rules
+    rules = load_plausibility_rules() if rules is None else rules
     counts = (
         flagged.explode("flags").group_by("flags", "kind").len()
         if flagged.height

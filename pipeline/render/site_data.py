@@ -16,7 +16,7 @@ import polars as pl
 
 from pipeline.analysis.pairing import END_SCHEMA, PAIR_SCHEMA
 from pipeline.labels import display_name
-from pipeline.manifest import ManifestError, version_key
+from pipeline.registry.releases import ManifestError, version_key
 
 #: One end of a pair, and the shared pair schema: the analysis module's, re-exported.
 PAIR_END_SCHEMA = END_SCHEMA
@@ -274,7 +274,7 @@ class SiteData:
     exclusions: pl.DataFrame | None = None
     #: Upstream corrections (``CORRECTIONS_SCHEMA``); None: none known.
     corrections: pl.DataFrame | None = None
-    #: The claims registry in page order (``pipeline.claims.Claim``) and their
+    #: The claims registry in page order (``pipeline.registry.claims.Claim``) and their
     #: evaluations (``EVALUATION_SCHEMA``; None: nothing evaluated).
     claims: tuple = ()
     claim_evaluations: pl.DataFrame | None = None

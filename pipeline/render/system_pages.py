@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from pipeline.registry.system_fields import system_fields
 from pipeline.render import safe
 from pipeline.render.context import SYSTEMS_HREF
 from pipeline.render.safe import Md, MdExpr
 from pipeline.render.site_data import with_accelerators
 from pipeline.render.tables import relative
-from pipeline.transform.systems import system_fields, with_system_id
+from pipeline.transform.systems import with_system_id
 
 if TYPE_CHECKING:
     from pipeline.render.context import Site

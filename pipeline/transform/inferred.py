@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.rounds import InferredFlag, Misread
+from pipeline.registry.rounds import InferredFlag, Misread
 
 #: What a reader is told of a marked result whose own log shows its folder's scenario.
 LOG_SAYS_MEASURED = (

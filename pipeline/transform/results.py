@@ -19,8 +19,9 @@ from typing import NamedTuple
 
 import polars as pl
 
-from pipeline.registry import benchmark_aliases, unit_corrections, vocabulary_aliases
-from pipeline.rounds import SCENARIOS, RoundRules
+from pipeline.registry.benchmarks import benchmark_aliases, unit_corrections
+from pipeline.registry.rounds import SCENARIOS, RoundRules
+from pipeline.registry.vocabulary import vocabulary_aliases
 
 #: Lower-case spelling -> canonical scenario (folders and summaries vary in case).
 SCENARIO_SPELLINGS = {s.lower(): s for s in SCENARIOS}

@@ -18,7 +18,8 @@ What belongs here (Dagster-free):
 - ``systems_table``: one row per round × division × submitter × system, the
   canonical fields chosen (system JSON before summary), capacities in bytes.
 
-Field names come from ``registry/system_fields.toml`` (reviewed, with evidence);
+Field names come from ``registry/system_fields.toml`` (reviewed, with evidence; read
+by ``pipeline.registry.system_fields``);
 every decision on values is a Polars expression. Every declared string is hostile:
 it is kept exactly as declared here and escaped where a page shows it.
 """
@@ -29,19 +30,12 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
-from typing import Any
 
 import polars as pl
 
 from pipeline.extract.json_values import DuplicateKeys, loads
-from pipeline.registry import RegistryError, Table, load_registry
+from pipeline.registry.system_fields import SystemFields, system_fields
 
-REGISTRY = "system_fields.toml"
-KINDS = ("text", "capacity", "count")
-GROUPS = ("system", "accelerator", "host", "software", "network", "power", "notes")
 SOURCE_SYSTEM_JSON = "system_json"
 SOURCE_SUMMARY = "summary"
 
@@ -89,96 +83,6 @@ _QUANTITY = r"(\d+(?:\.\d+)?)\s*([KMGTP]i?B)\b"
 _CAPACITY = rf"(?i)^\s*(?:(\d+)\s*[x×*]\s*)?{_QUANTITY}"
 _SECOND_QUANTITY = r"(?i)\d\s*[KMGTP]i?B\b"
 _BARE_PREFIX = r"(?i)^\s*\d+(?:\.\d+)?\s*[KMGTP]i?\s*$"
-
-
-class SystemFieldsError(RegistryError):
-    """``system_fields.toml`` is malformed; the message names the entry."""
-
-
-@dataclass(frozen=True)
-class FieldSpec:
-    """One canonical field of the description."""
-
-    name: str
-    label: str
-    kind: str
-    group: str
-    explorer: bool
-    evidence: str
-
-
-@dataclass(frozen=True)
-class SystemFields:
-    """The reviewed mapping: canonical fields, per-round aliases, summary columns."""
-
-    fields: dict[str, FieldSpec]
-    #: Normalised upstream key -> (canonical field, rounds it was seen in).
-    aliases: dict[str, tuple[str, tuple[str, ...]]]
-    #: Summary layout -> upstream column -> canonical field.
-    summary: dict[str, dict[str, str]]
-
-
-def _parse(document: Mapping[str, Any], file: str) -> SystemFields:
-    top = Table.document(document, file, SystemFieldsError)
-    top.only(("field", "alias", "summary"))
-    fields: dict[str, FieldSpec] = {}
-    for entry in top.tables("field", non_empty=True):
-        entry.only(("name", "label", "kind", "group", "explorer", "evidence"))
-        name = entry.string("name")
-        entry = entry.named(name)
-        if name in fields:
-            raise entry.fail("name", "is listed twice")
-        fields[name] = FieldSpec(
-            name=name,
-            label=entry.string("label"),
-            kind=entry.choice("kind", KINDS),
-            group=entry.choice("group", GROUPS),
-            explorer=entry.boolean("explorer", default=False),
-            evidence=entry.string("evidence"),
-        )
-    aliases: dict[str, tuple[str, tuple[str, ...]]] = {}
-    for entry in top.tables("alias"):
-        entry.only(("upstream", "field", "releases", "evidence"))
-        upstream = normalised_key(entry.string("upstream"))
-        entry = entry.named(upstream)
-        target = entry.choice("field", tuple(fields))
-        if upstream in aliases or upstream in fields:
-            raise entry.fail("upstream", "is already a field or an alias")
-        entry.string("evidence")
-        aliases[upstream] = (target, tuple(entry.strings("releases", non_empty=True)))
-    summary: dict[str, dict[str, str]] = {}
-    for entry in top.tables("summary"):
-        entry.only(("layout", "upstream", "field", "evidence"))
-        layout = entry.string("layout")
-        upstream = entry.string("upstream")
-        entry = entry.named(f"{layout} {upstream}")
-        columns = summary.setdefault(layout, {})
-        if upstream in columns:
-            raise entry.fail("upstream", "is listed twice for its layout")
-        columns[upstream] = entry.choice("field", tuple(fields))
-        entry.string("evidence")
-    return SystemFields(fields, aliases, summary)
-
-
-def parse_system_fields(document: Mapping[str, Any], file: str) -> SystemFields:
-    """The mapping from a parsed document (for tests with their own registry)."""
-    return _parse(document, file)
-
-
-def load_system_fields(path: str | Path = REGISTRY) -> SystemFields:
-    """Read and check a system-fields registry (the committed one by default)."""
-    return load_registry(path, _parse, SystemFieldsError)
-
-
-@cache
-def system_fields() -> SystemFields:
-    """The committed mapping, read once per process."""
-    return load_system_fields()
-
-
-def normalised_key(key: str) -> str:
-    """A key as the registry compares it ("Number of nodes" is number_of_nodes)."""
-    return str(key).strip().lower().replace(" ", "_")
 
 
 # -- reading the system JSONs ------------------------------------------------------
@@ -614,13 +518,13 @@ def summary_system_fields(
     declares nothing.
     """
     from pipeline.extract.summary import SummaryFormatError, parse_summary
-    from pipeline.rounds import load_rules
+    from pipeline.registry.rounds import load_round_rules
 
     try:
         raw = parse_summary(content, release=release, file=source_file, all_fields=True)
     except SummaryFormatError:
         return pl.DataFrame(schema=DECLARED_SCHEMA)
-    layout = load_rules().layouts[raw.format]
+    layout = load_round_rules().layouts[raw.format]
     return summary_declared(
         raw.frame,
         layout=raw.format,

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import pytest
 
-from pipeline.manifest import load_manifest
+from pipeline.registry.releases import load_manifest
 from tests.browser.conftest import BuiltSite
 from tests.browser.pages import FIRST_VISIT_BUDGET, HTML_BUDGET, Visitor, site_pages
 from tests.browser.server import serve

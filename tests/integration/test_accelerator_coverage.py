@@ -18,12 +18,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.analysis.accelerators import (
-    attach_accelerators,
-    load_accelerators,
-    unmapped_accelerators,
-)
-from pipeline.rounds import rules_for
+from pipeline.analysis.accelerators import attach_accelerators, unmapped_accelerators
+from pipeline.registry.accelerators import load_accelerators
+from pipeline.registry.rounds import rules_for
 from pipeline.transform.results import strip_count_prefix, strip_count_suffix
 
 MIRROR = Path(__file__).resolve().parents[2].parent / "shared" / "mlperf-mirror"

@@ -16,12 +16,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.claims import (
-    EVALUATION_SCHEMA,
-    claim_verdicts,
-    evaluate_claims,
-    load_claims,
-)
+from pipeline.claims import EVALUATION_SCHEMA, claim_verdicts, evaluate_claims
+from pipeline.registry.claims import load_claims
 from pipeline.render.claims_page import claims_for_release, render_claims_page
 from tests.analysed import analyse
 from tests.conftest import MIRROR

@@ -28,8 +28,9 @@ from pipeline.analysis import (
     check_ratios_finite_positive,
     check_results_exist,
 )
-from pipeline.claims import evaluate_claims, load_claims
+from pipeline.claims import evaluate_claims
 from pipeline.extract.summary import summary_tables
+from pipeline.registry.claims import load_claims
 from pipeline.render.escape import escape
 from pipeline.render.pages import render_site
 from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData

@@ -19,7 +19,7 @@ import pytest
 from pipeline import runner
 from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.extract.summary import summary_tables
-from pipeline.manifest import load_manifest
+from pipeline.registry.releases import load_manifest
 from pipeline.source import NotPublished, Source
 from pipeline.status import release_status
 from pipeline.transform.inferred import judge_by_tree

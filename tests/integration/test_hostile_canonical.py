@@ -28,9 +28,10 @@ from pipeline.analysis import (
     unmapped_accelerators,
 )
 from pipeline.analysis.accelerators import ATTACHED_SCHEMA
-from pipeline.claims import claim_verdicts, evaluate_claims, load_claims
+from pipeline.claims import claim_verdicts, evaluate_claims
 from pipeline.defs.analytics import out_mlperf__results
 from pipeline.labels import NO_NAME
+from pipeline.registry.claims import load_claims
 from pipeline.render.escape import escape
 from pipeline.render.pages import render_site
 from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from pipeline.latency_limits import limits_frame
-from pipeline.registry import benchmark_aliases
+from pipeline.registry.benchmarks import benchmark_aliases
 
 LOGGED = re.compile(r"^(ttft|tpot)_latency \(ns\): *(\d+)\s*$", re.MULTILINE)
 

@@ -12,7 +12,7 @@ from pipeline import runner
 from pipeline.cli import main
 from pipeline.discovery import KNOWN_FILE
 from pipeline.forget import forget
-from pipeline.manifest import load_manifest
+from pipeline.registry.releases import load_manifest
 from pipeline.update import evaluate_discovery, update
 from tests.httpserver import FaultyServer
 

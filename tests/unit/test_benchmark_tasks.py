@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.benchmark_tasks import BenchmarkTasksError, load_tasks, parse_tasks
+from pipeline.registry.benchmark_tasks import (
+    BenchmarkTasksError,
+    load_tasks,
+    parse_tasks,
+)
 from pipeline.render.benchmark_pages import _task_line
 
 SOURCE = {"repository": "mlcommons/inference", "path": "README.md", "commit": "a" * 40}

@@ -10,10 +10,12 @@ import pytest
 from pipeline.claims import (
     EVALUATION_SCHEMA,
     VERDICT_SCHEMA,
-    Claim,
-    ClaimsRegistryError,
     claim_verdicts,
     evaluate_claims,
+)
+from pipeline.registry.claims import (
+    Claim,
+    ClaimsRegistryError,
     load_claims,
     parse_claims,
 )

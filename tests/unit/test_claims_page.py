@@ -9,14 +9,8 @@ import markdown
 import polars as pl
 import pytest
 
-from pipeline.claims import (
-    VERDICTS,
-    Claim,
-    claim_verdicts,
-    evaluate_claims,
-    load_claims,
-    parse_claims,
-)
+from pipeline.claims import VERDICTS, claim_verdicts, evaluate_claims
+from pipeline.registry.claims import Claim, load_claims, parse_claims
 from pipeline.render.claims_page import (
     _fixed,
     claim_anchor,

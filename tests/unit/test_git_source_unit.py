@@ -100,7 +100,7 @@ def test_the_listing_decides_what_a_round_has_and_the_disagreement_is_said(
 
 def test_a_commit_already_read_costs_one_ls_remote_and_no_pack(served) -> None:
     from pipeline.fetch import fetch_raw_tree, fetch_release
-    from pipeline.manifest import Release
+    from pipeline.registry.releases import Release
     from pipeline.snapshots import SnapshotStore
 
     server, commit, tmp_path = served

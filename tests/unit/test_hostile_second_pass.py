@@ -13,7 +13,7 @@ from pipeline.extract.run_files import (
     parse_system_json,
 )
 from pipeline.extract.summary import SummaryFormatError, parse_summary, summary_tables
-from pipeline.rounds import rules_for
+from pipeline.registry.rounds import rules_for
 from tests.unit.test_raw_tree import log
 from tests.unit.test_results_normalise import FINAL_REPORT
 

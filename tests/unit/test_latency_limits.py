@@ -6,9 +6,9 @@ import copy
 
 import pytest
 
-from pipeline.latency_limits import (
+from pipeline.latency_limits import limits_frame
+from pipeline.registry.latency_limits import (
     LatencyLimitsError,
-    limits_frame,
     load_latency_limits,
     parse_limits,
 )

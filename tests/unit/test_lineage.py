@@ -31,7 +31,7 @@ def test_the_tree_reader_version_covers_the_registry_and_the_shared_canonicalise
     assert {
         "pipeline.extract.raw_tree",
         "pipeline.transform.results",
-        "pipeline.rounds",
+        "pipeline.registry.rounds",
         "pipeline.fetch",
         "pipeline.source",
     } <= set(closure)

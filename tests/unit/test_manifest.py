@@ -3,15 +3,13 @@ from pathlib import Path
 import pytest
 
 from pipeline.manifest import (
-    ManifestError,
     is_version,
-    load_manifest,
     next_versions,
     release_for,
     reviewed_versions,
     unreviewed_note,
-    version_key,
 )
+from pipeline.registry.releases import ManifestError, load_manifest, version_key
 
 
 def test_manifest_lists_every_round_in_version_order() -> None:

@@ -9,27 +9,35 @@ from typing import Any
 
 import pytest
 
-from pipeline import benchmark_tasks, latency_limits, manifest, rounds
-from pipeline.analysis import accelerators, plausibility
-from pipeline.analysis.benchmarks import CompatibilityError, parse_compatibility
-from pipeline.claims import registry as claims
+from pipeline.analysis import plausibility
 from pipeline.registry import (
     REGISTRY_DIR,
     RegistryError,
     Table,
-    _unit_corrections,
-    _vocabulary,
+    accelerators,
+    benchmark_tasks,
+    claims,
+    latency_limits,
     load_registry,
+    releases,
+    rounds,
+    submitter_summaries,
+    system_fields,
+    upstream_commits,
 )
-from pipeline.render import provenance
-from pipeline.transform import submitter_check, systems
+from pipeline.registry.benchmarks import (
+    CompatibilityError,
+    parse_compatibility,
+    parse_unit_corrections,
+)
+from pipeline.registry.vocabulary import parse_vocabulary
 
 PIPELINE = Path(__file__).parents[2] / "pipeline"
 
 
 def _benchmarks(path: Path) -> object:
     # benchmarks.toml holds unit corrections and the compatibility rules: read both.
-    return load_registry(path, _unit_corrections), load_registry(
+    return load_registry(path, parse_unit_corrections), load_registry(
         path, parse_compatibility, CompatibilityError
     )
 
@@ -47,15 +55,19 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
     "claims.toml": (claims.load_claims, claims.ClaimsRegistryError),
     "latency_limits.toml": (latency_limits.load_latency_limits,
                             latency_limits.LatencyLimitsError),
-    "plausibility.toml": (plausibility.load_rules, plausibility.PlausibilityRulesError),
-    "releases.toml": (manifest.load_manifest, manifest.ManifestError),
-    "rounds.toml": (rounds.load_rules, rounds.RoundRulesError),
-    "upstream_commits.toml": (provenance.load_commits, provenance.ProvenanceError),
+    "plausibility.toml": (plausibility.load_plausibility_rules,
+                          plausibility.PlausibilityRulesError),
+    "releases.toml": (releases.load_manifest, releases.ManifestError),
+    "rounds.toml": (rounds.load_round_rules, rounds.RoundRulesError),
+    "upstream_commits.toml": (upstream_commits.load_commits,
+                              upstream_commits.ProvenanceError),
     "submitter_summaries.toml": (
-        lambda path: load_registry(path, submitter_check._parse), RegistryError
+        lambda path: load_registry(path, submitter_summaries.parse_explanations),
+        RegistryError,
     ),
-    "vocabulary.toml": (lambda path: load_registry(path, _vocabulary), RegistryError),
-    "system_fields.toml": (systems.load_system_fields, systems.SystemFieldsError),
+    "vocabulary.toml": (lambda path: load_registry(path, parse_vocabulary), RegistryError),
+    "system_fields.toml": (system_fields.load_system_fields,
+                           system_fields.SystemFieldsError),
 }  # fmt: skip
 
 
@@ -103,7 +115,7 @@ def test_an_unreadable_file_is_one_registry_error(tmp_path: Path) -> None:
     path = tmp_path / "rounds.toml"
     path.write_bytes(b'evidence = "caf\xe9"\n')  # Latin-1, not UTF-8
     with pytest.raises(rounds.RoundRulesError) as caught:
-        rounds.load_rules(path)
+        rounds.load_round_rules(path)
     assert (
         str(caught.value) == "rounds.toml: not UTF-8 text (invalid continuation byte)"
     )
@@ -203,11 +215,41 @@ def test_the_committed_file_loads(name: str) -> None:
 
 def test_committed_registries_are_parsed_once_per_process() -> None:
     assert accelerators.load_accelerators() is accelerators.load_accelerators()
-    assert plausibility.load_rules() is plausibility.load_rules()
-    assert rounds.load_rules() is rounds.load_rules()
+    assert plausibility.load_plausibility_rules() is (
+        plausibility.load_plausibility_rules()
+    )
+    assert rounds.load_round_rules() is rounds.load_round_rules()
     assert latency_limits.load_latency_limits() is (
         latency_limits.load_latency_limits()
     )
+
+
+#: Registries still read outside ``pipeline/registry``, and why. plausibility.toml's
+#: parser checks the pair kinds of ``pipeline.analysis.pairing``, and importing that
+#: package runs ``pipeline.analysis.plausibility``, which would import it back.
+READ_ELSEWHERE = {"plausibility.toml": "pipeline/analysis/plausibility.py"}
+
+
+def test_each_registry_file_has_its_loader_module_next_to_it() -> None:
+    files = {path.name for path in REGISTRY_DIR.glob("*.toml")}
+    modules = {
+        f"{path.stem}.toml"
+        for path in REGISTRY_DIR.glob("*.py")
+        if path.stem not in ("__init__", "loader")
+    }
+    assert files - modules == set(READ_ELSEWHERE)
+    assert modules - files == set()
+    assert set(LOADERS) == files
+
+
+def test_no_module_outside_the_registry_package_reads_a_registry() -> None:
+    readers = sorted(
+        str(path.relative_to(PIPELINE.parent))
+        for path in PIPELINE.rglob("*.py")
+        if REGISTRY_DIR not in path.parents
+        and re.search(r"\b(load_registry|read_document)\(", path.read_text())
+    )
+    assert readers == sorted(READ_ELSEWHERE.values())
 
 
 def test_only_the_loader_imports_tomllib() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.extract.run_files import LogSummaryError, parse_log_summary
-from pipeline.rounds import RoundRulesError, load_rules, rules_for
+from pipeline.registry.rounds import RoundRulesError, load_round_rules, rules_for
 from tests.unit.test_raw_tree import log, system
 
 RUN = "performance/run_1/mlperf_log_summary.txt"
@@ -60,7 +60,7 @@ def test_each_round_has_its_divisions_and_log_files() -> None:
 
 
 def test_unreviewed_later_rounds_get_the_newest_rules() -> None:
-    assert rules_for("v9.9").metrics == load_rules().newest().metrics
+    assert rules_for("v9.9").metrics == load_round_rules().newest().metrics
     assert rules_for("v9.9").runs_as == {"Interactive": "Server"}
 
 
@@ -261,7 +261,7 @@ def test_a_malformed_rules_file_names_the_rule_and_key(
     assert old in FUTURE_RULES
     path.write_text(FUTURE_RULES.replace(old, new, 1))
     with pytest.raises(RoundRulesError) as info:
-        load_rules(path)
+        load_round_rules(path)
     assert str(info.value) == message
 
 
@@ -272,7 +272,7 @@ def test_a_percentile_template_needs_its_placeholder(tmp_path: Path) -> None:
         + '[rule.metric.SingleStream]\npercentile_line = "90th latency"\nunit = "x"\n'
     )
     with pytest.raises(RoundRulesError) as info:
-        load_rules(path)
+        load_round_rules(path)
     assert str(info.value) == (
         "rules.toml: [rule 2 (from v8.0).metric.SingleStream] percentile_line: "
         "expected a string with exactly one {p}, got '90th latency'"
@@ -294,7 +294,7 @@ def test_an_inference_needs_its_source_estimate_line(tmp_path: Path) -> None:
         'percentile_line = "{p}th percentile latency (ns)"\nunit = "Latency (ns)"\n'
     )
     with pytest.raises(RoundRulesError) as info:
-        load_rules(path)
+        load_round_rules(path)
     assert str(info.value) == (
         "rules.toml: in v8.0, inferring MultiStream from SingleStream needs an "
         "estimate_line in metric.SingleStream"

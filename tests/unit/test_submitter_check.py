@@ -6,8 +6,9 @@ import polars as pl
 import pytest
 
 from pipeline.extract.submitter_csv import parse_submitter_csv, submitter_rows
+from pipeline.registry.submitter_summaries import Explanation
 from pipeline.transform.results import RESULTS_SCHEMA
-from pipeline.transform.submitter_check import Explanation, submitter_check
+from pipeline.transform.submitter_check import submitter_check
 
 LOADGEN = (
     b"system_id,benchmark,scenario,perf_metric,perf_value\n"

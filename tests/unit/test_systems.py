@@ -10,16 +10,15 @@ import pytest
 
 from pipeline.extract.raw_tree import system_files
 from pipeline.registry import RegistryError
+from pipeline.registry.system_fields import parse_system_fields, system_fields
 from pipeline.transform.systems import (
     SYSTEM_FIELDS_KEY,
     SYSTEMS_KEY,
     SYSTEMS_SCHEMA,
     capacity_bytes,
     capacity_note,
-    parse_system_fields,
     read_system_files,
     summary_declared,
-    system_fields,
     systems_table,
     with_system_id,
 )

@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.extract.raw_tree import files_read
 from pipeline.fetch import fetch_raw_tree
-from pipeline.manifest import Release
+from pipeline.registry.releases import Release
 from pipeline.snapshots import SnapshotStore
 from pipeline.source import Source, SourceError
 from tests.httpserver import FaultyServer

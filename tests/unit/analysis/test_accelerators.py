@@ -4,16 +4,18 @@ import pytest
 from pipeline.analysis.accelerators import (
     ATTACHED_SCHEMA,
     UNMAPPED_SCHEMA,
+    attach_accelerators,
+    unmapped_accelerators,
+)
+from pipeline.analysis.pairing import single_accelerator
+from pipeline.registry.accelerators import (
     Accelerator,
     AcceleratorRegistry,
     AcceleratorRegistryError,
     UnclassifiedNames,
-    attach_accelerators,
     load_accelerators,
     parse_accelerators,
-    unmapped_accelerators,
 )
-from pipeline.analysis.pairing import single_accelerator
 from tests.unit.analysis.helpers import GB300, H100, MIXED, frame, one, row
 
 

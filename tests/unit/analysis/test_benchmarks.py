@@ -1,12 +1,11 @@
 import polars as pl
 import pytest
 
-from pipeline.analysis.benchmarks import (
+from pipeline.analysis.benchmarks import comparable, release_order
+from pipeline.registry.benchmarks import (
     CompatibilityError,
-    comparable,
     load_compatibility,
     parse_compatibility,
-    release_order,
 )
 
 
@@ -239,7 +238,7 @@ def test_rule_validation_names_the_rule(entry, message):
 
 
 def test_pre_v0_7_benchmark_spellings_map_to_the_later_names():
-    from pipeline.registry import benchmark_aliases
+    from pipeline.registry.benchmarks import benchmark_aliases
 
     names = pl.Series(
         ["ssd-small", "ssd-large", "resnet50", "ssd-mobilenet", "mobilenet", "gnmt",
@@ -252,7 +251,7 @@ def test_pre_v0_7_benchmark_spellings_map_to_the_later_names():
 
 
 def test_aliases_point_at_canonical_names_only():
-    from pipeline.registry import benchmark_aliases
+    from pipeline.registry.benchmarks import benchmark_aliases
 
     aliases = benchmark_aliases()
     assert not set(aliases.values()) & set(aliases)
@@ -315,7 +314,7 @@ def test_single_stream_and_server_stay_comparable_across_their_metric_updates():
 
 
 def test_a_same_model_entry_needs_two_platforms_and_a_unique_lineage():
-    from pipeline.analysis.benchmarks import parse_same_model
+    from pipeline.registry.benchmarks import parse_same_model
 
     entry = {
         "lineage": "L", "submitter": "Krai", "releases": ["v5.1"],
@@ -330,7 +329,8 @@ def test_a_same_model_entry_needs_two_platforms_and_a_unique_lineage():
 
 
 def test_a_lineage_is_one_system_family_at_any_size_and_version():
-    from pipeline.analysis.benchmarks import SameModel, model_lineage
+    from pipeline.analysis.benchmarks import model_lineage
+    from pipeline.registry.benchmarks import SameModel
 
     joined = SameModel(
         "Krai vLLM", "Krai", ("v5.1",), ("h100_x8_vllm", "h200_x8_vllm"), ""

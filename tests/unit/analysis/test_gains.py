@@ -2,8 +2,8 @@ import polars as pl
 import pytest
 
 from pipeline.analysis import exclusions, pair_candidates, pairs
-from pipeline.analysis.benchmarks import parse_compatibility
 from pipeline.analysis.pairing import EXCLUSIONS_SCHEMA, PAIR_SCHEMA
+from pipeline.registry.benchmarks import parse_compatibility
 from tests.unit.analysis.helpers import GB300, H100, MIXED, frame, one, row
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipeline.analysis.accelerators import parse_accelerators
-from pipeline.analysis.benchmarks import parse_compatibility
 from pipeline.analysis.history import HISTORY_SCHEMA, accelerator_histories
+from pipeline.registry.accelerators import parse_accelerators
+from pipeline.registry.benchmarks import parse_compatibility
 from tests.unit.analysis.helpers import H100, H200, MIXED, frame, row
 
 REGISTRY = parse_accelerators(

@@ -11,7 +11,7 @@ from pipeline.analysis import pairs as paired
 from pipeline.analysis.plausibility import (
     PlausibilityRulesError,
     headline_pairs,
-    load_rules,
+    load_plausibility_rules,
 )
 from tests.unit.analysis.helpers import GB300, frame, row
 
@@ -24,7 +24,7 @@ def flags_of(pairs: pl.DataFrame, **where: object) -> list[str]:
 
 
 def test_committed_rules_load_with_their_thresholds() -> None:
-    rules = {r.id: r for r in load_rules()}
+    rules = {r.id: r for r in load_plausibility_rules()}
     assert rules["superlinear_scaling"].threshold == 1.05
     assert rules["large_software_gain"].threshold == 3.0
     assert (rules["outlier_end"].factor, rules["outlier_end"].min_class_size) == (10, 5)
@@ -157,7 +157,7 @@ def test_a_malformed_rule_is_named(
     path = tmp_path / "t.toml"
     path.write_text(RULE.replace(*change))
     with pytest.raises(PlausibilityRulesError) as info:
-        load_rules(path)
+        load_plausibility_rules(path)
     assert str(info.value) == message
 
 
@@ -165,14 +165,14 @@ def test_an_id_twice_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
     path.write_text(RULE + RULE)
     with pytest.raises(PlausibilityRulesError) as info:
-        load_rules(path)
+        load_plausibility_rules(path)
     assert str(info.value) == "t.toml: [flag 2 (x)] id: 'x' is listed twice"
 
 
 def test_methodology_documents_every_rule() -> None:
     text = (Path(__file__).parents[3] / "site" / "methodology.md").read_text()
     section = text.split("## Labels and warnings", 1)[1].split("\n## ", 1)[0]
-    for rule in load_rules():
+    for rule in load_plausibility_rules():
         assert f"`{rule.id}`" in section, rule.id
 
 

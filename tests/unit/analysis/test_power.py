@@ -5,13 +5,13 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipeline.analysis.benchmarks import parse_compatibility
 from pipeline.analysis.power import (
     POWER_GAIN_SCHEMA,
     POWER_SCHEMA,
     power_gains,
     power_results,
 )
+from pipeline.registry.benchmarks import parse_compatibility
 from tests.unit.analysis.helpers import B200, H100, frame, row
 
 BREAK = "resnet Offline changed in v6.0 (test rule)"

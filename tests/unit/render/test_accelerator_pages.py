@@ -7,9 +7,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.analysis.accelerators import parse_accelerators
-from pipeline.analysis.benchmarks import parse_compatibility
 from pipeline.analysis.history import accelerator_histories
+from pipeline.registry.accelerators import parse_accelerators
+from pipeline.registry.benchmarks import parse_compatibility
 from pipeline.render.accelerator_pages import render_accelerator_pages
 from pipeline.render.context import Site
 from pipeline.render.coverage import round_status

@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipeline.manifest import Release
+from pipeline.registry.releases import Release
 from pipeline.render.coverage import (
     round_status,
     skip_note,

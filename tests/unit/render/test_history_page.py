@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 from altair.vegalite.v6.schema.core import Root
 
-from pipeline.analysis.accelerators import parse_accelerators
 from pipeline.analysis.history import accelerator_histories
+from pipeline.registry.accelerators import parse_accelerators
 from pipeline.render.context import Site
 from pipeline.render.coverage import round_status
 from pipeline.render.history_page import history_chart, render_history_page

@@ -169,13 +169,13 @@ def _rules() -> tuple:
     """The plausibility registry with every shown text hostile (ids kept)."""
     import dataclasses
 
-    from pipeline.analysis.plausibility import load_rules
+    from pipeline.analysis.plausibility import load_plausibility_rules
 
     return tuple(
         dataclasses.replace(
             r, reason=PAYLOAD, evidence=PAYLOAD, why=PAYLOAD, role=r.role + PAYLOAD
         )
-        for r in load_rules()
+        for r in load_plausibility_rules()
     )
 
 
@@ -326,7 +326,7 @@ def _formulas(text: str) -> list[str]:
 def _build(data: SiteData, tmp_path: Path) -> Path:
     out = tmp_path / "generated"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(flags_section, "load_rules", _rules)
+        patch.setattr(flags_section, "load_plausibility_rules", _rules)
         render_site(data, out, bundle=False)
     return out
 

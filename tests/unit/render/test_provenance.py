@@ -5,13 +5,13 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipeline.manifest import load_manifest
-from pipeline.render.provenance import (
+from pipeline.registry.releases import load_manifest
+from pipeline.registry.upstream_commits import (
     ProvenanceError,
     load_commits,
     parse_commits,
-    with_upstream,
 )
+from pipeline.render.provenance import with_upstream
 from pipeline.render.site_data import SNAPSHOT_SCHEMA
 
 MIRROR = "/tmp/pytest-of-root/pytest-7/mirror0/mlperf-mirror"

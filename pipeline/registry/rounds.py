@@ -1,9 +1,9 @@
-"""Per-round reading rules (``pipeline/registry/rounds.toml``) as one typed object.
+"""``rounds.toml``: the per-round reading rules as one typed object.
 
 MLPerf changes how a result is reported from round to round: the loadgen line that
 holds the metric, percentile spellings, which scenarios may be inferred from which, the
 folder layout, the divisions. That knowledge is reviewed data with its evidence, not
-code branches; this module only validates it and answers "which rules hold for round
+code branches; this module validates it and answers "which rules hold for round
 X". Both extractors and the shared canonicalisation step take a ``RoundRules``.
 """
 
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from pipeline.manifest import ManifestError
-from pipeline.manifest import version_key as manifest_version_key
-from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
+from pipeline.registry.loader import REGISTRY_DIR, RegistryError, Table, load_registry
+from pipeline.registry.releases import ManifestError
+from pipeline.registry.releases import version_key as manifest_version_key
 
 REGISTRY_FILE = "rounds.toml"
 SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream", "Interactive")
@@ -346,7 +346,7 @@ class RulesFile:
         )
 
 
-def parse_rules(document: Mapping, source: str = REGISTRY_FILE) -> RulesFile:
+def parse_round_rules(document: Mapping, source: str = REGISTRY_FILE) -> RulesFile:
     """Validate a parsed rules document.
 
     Raises:
@@ -442,19 +442,19 @@ def _check_round(rules: RoundRules, source: str) -> None:
 
 @cache
 def _default_rules() -> RulesFile:
-    return load_registry(REGISTRY_FILE, parse_rules, RoundRulesError)
+    return load_registry(REGISTRY_FILE, parse_round_rules, RoundRulesError)
 
 
-def load_rules(path: Path | None = None) -> RulesFile:
+def load_round_rules(path: Path | None = None) -> RulesFile:
     """The committed rules (cached), or another file (tests, a round under review)."""
     if path is None:
         return _default_rules()
-    return load_registry(path, parse_rules, RoundRulesError)
+    return load_registry(path, parse_round_rules, RoundRulesError)
 
 
 def rules_for(release: str, path: Path | None = None) -> RoundRules:
     """The merged rules of one round from the committed file (or ``path``)."""
-    return load_rules(path).for_round(release)
+    return load_round_rules(path).for_round(release)
 
 
 def registry_path() -> Path:

@@ -1,7 +1,7 @@
-"""The claims registry: typed loading and validation of ``claims.toml``.
+"""``claims.toml``: the vendor claims to check, typed and validated at load time.
 
-Validation happens here, at load time, so a typo stops the pipeline with the claim
-and the field named; evaluation then works on ``Claim`` values only.
+Validation happens here, so a typo stops the pipeline with the claim and the field
+named; ``pipeline.claims`` then evaluates ``Claim`` values only.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.analysis.accelerators import AcceleratorRegistry, load_accelerators
-from pipeline.manifest import ManifestError, version_key
-from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
-from pipeline.transform.results import DIVISIONS, SCENARIOS
+from pipeline.registry.accelerators import AcceleratorRegistry, load_accelerators
+from pipeline.registry.loader import REGISTRY_DIR, RegistryError, Table, load_registry
+from pipeline.registry.releases import ManifestError, version_key
+from pipeline.registry.rounds import SCENARIOS
+from pipeline.transform.results import DIVISIONS
 
 CLAIMS_FILE = "claims.toml"
 QUALIFIERS = ("up to", "about", "at least", "exactly", "over")

@@ -1,4 +1,4 @@
-"""What each benchmark asks a system to do, from the reviewed ``benchmark_tasks.toml``.
+"""``benchmark_tasks.toml``: what each benchmark asks a system to do, in plain words.
 
 Pages say it in plain words under a benchmark's title, so a reader (and the site
 search) finds "text-to-video generation" next to ``wan-2.2-t2v-a14b``.
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from pipeline.registry import RegistryError, Table, load_registry
+from pipeline.registry.loader import RegistryError, Table, load_registry
 
 REGISTRY_FILE = "benchmark_tasks.toml"
 
