@@ -322,8 +322,7 @@
       return [
         {
           title: "Compare", field: "_compare", formatter: compareCell, headerSort: false,
-          download: false, frozen: true, hozAlign: "center", minWidth: 40,
-          width: narrow ? 76 : undefined,
+          download: false, frozen: true, hozAlign: "center",
         },
         numeric("Result", "result_value", {
           formatter: resultCell, frozen: true, cssClass: "ledger-explorer__value",
