@@ -253,3 +253,26 @@ def test_a_gain_is_consecutive_only_from_the_systems_previous_round() -> None:
     ]
     # 2.25x across v6.0, where the system also has a result, is no headline.
     assert sorted(headline_pairs(system)["ratio"].to_list()) == [1.2, 1.5, 1.5]
+
+
+def test_open_division_gains_pair_one_model_as_run_and_grow_linearly_with_teams():
+    """Teams on one platform in the open division: each team's own gain is a pair;
+    two teams' models are never formed as a candidate only to be excluded (that grew
+    with the square of the teams: 24 GB at 100x the real data)."""
+
+    def teams(count: int) -> pl.LazyFrame:
+        return frame(*(
+            row(release=release, division="open", submitter=f"T{team}",
+                platform=f"t{team}_box", result_value=100.0 + 10 * index + team)
+            for team in range(count)
+            for index, release in enumerate(("v5.1", "v6.0"))
+        ))  # fmt: skip
+
+    for count in (1, 4):
+        candidates = pair_candidates(teams(count), "software_gain").filter(
+            pl.col("division") == "open"
+        )
+        kept = candidates.filter(pl.col("exclusion_reason").is_null())
+        # One per level (system, hardware, accelerator) per team; none across teams.
+        assert kept.height == candidates.height == 3 * count
+        assert (kept["submitter_old"] == kept["submitter_new"]).all()
