@@ -1,7 +1,7 @@
 import polars as pl
 import pytest
 
-from pipeline.analysis import exclusions, pairs
+from pipeline.analysis import exclusions, pair_candidates, pairs
 from pipeline.analysis.pairing import PAIR_SCHEMA
 from tests.unit.analysis.helpers import GB300, frame, one, row
 
@@ -119,3 +119,29 @@ def test_preview_is_flagged():
     )
     assert set(steps(results)["has_preview"]) == {True}
     assert steps(results, include_preview=False).height == 0
+
+
+def test_open_division_steps_pair_one_model_as_run_and_grow_linearly_with_teams():
+    """Teams scaling one chip in the open division: each team's own step is a pair;
+    two teams' models are never formed as a candidate only to be excluded (that grew
+    with the square of the teams: 0.9 M candidates at 100x the real data)."""
+
+    def teams(count: int) -> pl.LazyFrame:
+        return frame(*(
+            row(division="open", submitter=f"T{team}", platform=f"t{team}_box_x{n}",
+                total_accelerators=n, result_value=100.0 * n + team)
+            for team in range(count)
+            for n in (1, 8)
+        ))  # fmt: skip
+
+    def candidates(count: int) -> pl.DataFrame:
+        return pair_candidates(teams(count), "scaling").filter(
+            pl.col("division") == "open"
+        )
+
+    assert candidates(1).height == 1  # the team's step, kept
+    four = candidates(4)
+    # Each team's own step, and no pair across teams, kept or excluded.
+    assert four.height == 4
+    assert four["exclusion_reason"].is_null().all()
+    assert (four["submitter_old"] == four["submitter_new"]).all()
