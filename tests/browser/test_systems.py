@@ -34,10 +34,14 @@ def page(chromium_browser, built_site: BuiltSite) -> Iterator[object]:  # noqa: 
 
 
 def _open(page, built_site: BuiltSite, system_id: str):  # noqa: ANN001, ANN202
+    # A link to the description opened afresh, as from another page (a same-page
+    # address change can be followed by the theme loading the page again).
+    page.goto("about:blank")
     page.goto(f"{built_site.url}generated/systems.html#{system_id}")
     page.wait_for_function(
-        f"document.getElementById('ledger-systems')"
-        f".getAttribute('data-system') === '{system_id}'"
+        f"(r => r.getAttribute('data-system') === '{system_id}' && !r.querySelector("
+        "'.ledger-systems__view').textContent.startsWith('Loading'))"
+        "(document.getElementById('ledger-systems'))"
     )
     return page.locator(".ledger-systems__view")
 
