@@ -10,7 +10,9 @@ import dagster as dg
 
 from pipeline import settings
 from pipeline.defs.history import latest_metadata
+from pipeline.manifest import release_for
 from pipeline.runner import failure_message, known_releases
+from pipeline.snapshots import SnapshotStore
 
 
 def _last_run(instance: dg.DagsterInstance, version: str) -> dg.DagsterRun | None:
@@ -46,9 +48,6 @@ def _last_run(instance: dg.DagsterInstance, version: str) -> dg.DagsterRun | Non
 
 def release_status(instance: dg.DagsterInstance) -> list[dict]:
     """Per release: snapshot hash, versions seen, rows, rejected, checks, last run."""
-    from pipeline.manifest import release_for
-    from pipeline.snapshots import SnapshotStore
-
     store = SnapshotStore(settings.data_dir())
     rows = []
     for version in known_releases(instance):

@@ -26,7 +26,7 @@ from pipeline.analysis.pairing import (
     cited_keys,
     kept_pairs,
 )
-from pipeline.registry import REGISTRY_DIR, RegistryError, Table, load_registry
+from pipeline.registry import RegistryError, Table, load_registry
 
 REGISTRY_FILE = "plausibility.toml"
 TESTS = ("above", "either_end", "ends_differ", "identity_level", "outlier_end")
@@ -151,11 +151,6 @@ def load_plausibility_rules(path: Path | None = None) -> tuple[FlagRule, ...]:
     if path is None:
         return _default_rules()
     return load_registry(path, parse_plausibility_rules, PlausibilityRulesError)
-
-
-def registry_path() -> Path:
-    """Where the committed rules live (for code versions)."""
-    return REGISTRY_DIR / REGISTRY_FILE
 
 
 def _end_attributes(results: pl.LazyFrame, cited: pl.LazyFrame) -> pl.LazyFrame:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.registry.loader import REGISTRY_DIR, RegistryError, Table, load_registry
+from pipeline.registry.loader import RegistryError, Table, load_registry
 
 REGISTRY_FILE = "accelerators.toml"
 _ID = re.compile(r"[a-z0-9][a-z0-9-]*")
@@ -38,6 +38,8 @@ NAME_SCHEMA: dict[str, pl.DataType] = {
     "accelerator_name": pl.String,
     "accelerator_id": pl.String,
 }
+
+
 class AcceleratorRegistryError(RegistryError):
     """The registry file is malformed; the message names the entry and the field."""
 
@@ -238,8 +240,3 @@ def load_accelerators(path: Path | None = None) -> AcceleratorRegistry:
     if path is None:
         return _default_registry()
     return load_registry(path, parse_accelerators, AcceleratorRegistryError)
-
-
-def registry_path() -> Path:
-    """Where the committed registry lives (for code versions and error messages)."""
-    return REGISTRY_DIR / REGISTRY_FILE

@@ -79,9 +79,7 @@ def _aliases_and_corrections(
 
 
 @cache
-def _committed_aliases_and_corrections() -> tuple[
-    dict[str, str], list[dict[str, Any]]
-]:
+def _committed_aliases_and_corrections() -> tuple[dict[str, str], list[dict[str, Any]]]:
     return load_registry(REGISTRY_FILE, _aliases_and_corrections, RegistryError)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from pipeline.registry.loader import REGISTRY_DIR, RegistryError, Table, load_registry
+from pipeline.registry.loader import RegistryError, Table, load_registry
 
 REGISTRY_FILE = "latency_limits.toml"
 #: Scenarios an LLM latency limit applies to (Offline has none).
@@ -151,8 +151,3 @@ def load_latency_limits(path: Path | None = None) -> tuple[LatencyLimit, ...]:
     if path is None:
         return _committed()
     return load_registry(path, parse_limits, LatencyLimitsError)
-
-
-def registry_path() -> Path:
-    """Where the committed limits live (for code versions and the page's source)."""
-    return REGISTRY_DIR / REGISTRY_FILE

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from pipeline.registry.loader import REGISTRY_DIR, RegistryError, Table, load_registry
+from pipeline.registry.loader import RegistryError, Table, load_registry
 from pipeline.registry.releases import ManifestError
 from pipeline.registry.releases import version_key as manifest_version_key
 
@@ -455,8 +455,3 @@ def load_round_rules(path: Path | None = None) -> RulesFile:
 def rules_for(release: str, path: Path | None = None) -> RoundRules:
     """The merged rules of one round from the committed file (or ``path``)."""
     return load_round_rules(path).for_round(release)
-
-
-def registry_path() -> Path:
-    """Where the committed rules live (for code versions and messages)."""
-    return REGISTRY_DIR / REGISTRY_FILE
