@@ -77,13 +77,9 @@ def _level(rows: pl.LazyFrame, level: str, options: pairing.Options) -> pl.LazyF
     best = best.with_columns(
         _previous_order=pl.col("_order").shift(1).over(window, order_by="_order")
     )
-    # Paired within one model as run (``_model_key``, empty in the closed division):
-    # a gain is one system's, so an open-division pair of two models is never one,
-    # and forming each such pair only to exclude it grew with the square of the
-    # teams sharing a platform (8 M excluded candidates at 100x, 24 GB).
     return pairing.self_pairs(
         best,
-        [*keys, "_model_key"],
+        keys,
         pl.col("_order_old") < pl.col("_order_new"),
         kind=KIND,
         identity_level=level,

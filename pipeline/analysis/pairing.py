@@ -424,12 +424,17 @@ def self_pairs(
 ) -> pl.LazyFrame:
     """Candidates of one reading: ``best`` paired with itself on ``keys``.
 
+    Always within one model as run (``_model_key``, empty in the closed division):
+    a software gain or a scaling step is one system family's, so two open-division
+    models are never one, and forming each such pair only to exclude it grew with
+    the square of the teams sharing a platform (8 M candidates at 100x, 24 GB).
     ``condition`` orders the ends (older release first, smaller count first); the
     other arguments are ``finish_candidates``'.
     """
+    on = [*keys, "_model_key"]
     extra = [c for c in ("_previous_order",) if c in best.collect_schema().names()]
     joined = join_ends(
-        side(best, "old", keys, extra), side(best, "new", keys, extra), keys, condition
+        side(best, "old", on, extra), side(best, "new", on, extra), on, condition
     )
     return finish_candidates(
         joined,

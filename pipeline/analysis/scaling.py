@@ -50,13 +50,9 @@ def _reading(
     best = pairing.best_per_group(
         rows, [*keys, "total_accelerators"], is_per_accelerator=False
     )
-    # Paired within one model as run (``_model_key``, empty in the closed division),
-    # as software gains are: a scaling step is one system family at two sizes, and
-    # two open-division models formed as a pair only to be excluded grew with the
-    # square of the teams sharing a chip (0.9 M of 1.5 M candidates at 100x).
     return pairing.self_pairs(
         best,
-        [*keys, "_model_key"],
+        keys,
         pl.col("total_accelerators_old") < pl.col("total_accelerators_new"),
         kind=KIND,
         identity_level=reading,
