@@ -54,7 +54,11 @@ _PR_SET_PDEATHSIG = 1
 
 
 def mkdocs_build(
-    project: Path, out: Path, site_url: str, data_date: dt.date | None = None
+    project: Path,
+    out: Path,
+    site_url: str,
+    data_date: dt.date | None = None,
+    cache: Path | None = None,
 ) -> tuple[bool, str]:
     """``mkdocs build --strict`` of a staged project; (ok, warnings and errors).
 
@@ -63,8 +67,13 @@ def mkdocs_build(
     a ``SOURCE_DATE_EPOCH`` the caller set wins. Not ``--quiet``: it lowers MkDocs'
     log level to errors, so warnings are never logged and ``--strict`` (which
     counts logged warnings) passed a build with 360 broken anchor links.
+
+    ``cache`` is the page cache's folder (``pipeline/render/mkdocs_cache.py``): the
+    last good build's HTML of pages whose inputs did not change is reused from it.
     """
     env = {**os.environ, "MLPERF_LEDGER_SITE_URL": site_url, "NO_MKDOCS_2_WARNING": "1"}
+    if cache is not None:
+        env["MLPERF_LEDGER_PAGE_CACHE"] = str(cache)
     if data_date is not None and "SOURCE_DATE_EPOCH" not in os.environ:
         midnight = dt.datetime.combine(data_date, dt.time(), tzinfo=dt.UTC)
         env["SOURCE_DATE_EPOCH"] = str(int(midnight.timestamp()))

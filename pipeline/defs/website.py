@@ -342,6 +342,7 @@ def out_site__published(out_site__pages: dict):
         staged,
         settings.site_url(),
         data_date=max(dates, default=None),
+        cache=build / "cache" / "pages",
     )
     if not ok and "Errno 28" in problems:
         problems = (

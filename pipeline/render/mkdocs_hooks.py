@@ -43,6 +43,7 @@ import json
 import logging
 import posixpath
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,8 @@ CHART_MARK = 'class="vega-chart"'
 #: Files precompressed after the build: text a browser loads, from this size on.
 COMPRESSED_SUFFIXES = (".html", ".js", ".css", ".json", ".svg", ".xml")
 COMPRESS_FROM_BYTES = 10_000
+#: The page-cache hook as ``mkdocs.yml`` lists it (it keeps gzip output too).
+CACHE_HOOK = "pipeline/render/mkdocs_cache.py"
 #: Elements whose whitespace is content (or code): left exactly as written.
 _VERBATIM = re.compile(
     r"<(pre|code|script|style|textarea)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE
@@ -283,11 +286,19 @@ def on_post_page(output: str, page: Any, config: Any, **_: Any) -> str:
     return output.replace("</head>", f"{tag}\n</head>", 1)
 
 
-def precompress(site_dir: Path) -> list[Path]:
+def _gzip(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=6, mtime=0)
+
+
+def precompress(
+    site_dir: Path, compress: Callable[[bytes], bytes] = _gzip
+) -> list[Path]:
     """Write ``<file>.gz`` next to each large text file of the built site.
 
     A ``.gz`` already there (the bundle's, copied from the build cache) is kept.
-    ``mtime=0`` keeps the bytes identical across builds of identical inputs.
+    ``mtime=0`` keeps the bytes identical across builds of identical inputs;
+    ``compress`` is the page cache's (``mkdocs_cache.py``), which reuses the last
+    build's ``.gz`` of identical bytes.
     """
     written = []
     for path in sorted(site_dir.rglob("*")):
@@ -300,7 +311,7 @@ def precompress(site_dir: Path) -> list[Path]:
         target = path.with_name(path.name + ".gz")
         if target.exists():
             continue
-        target.write_bytes(gzip.compress(path.read_bytes(), compresslevel=6, mtime=0))
+        target.write_bytes(compress(path.read_bytes()))
         written.append(target)
     return written
 
@@ -314,4 +325,5 @@ def on_post_build(config: Any, **_: Any) -> None:
     if not config.get("site_url"):
         for name in ("sitemap.xml", "sitemap.xml.gz"):
             (site / name).unlink(missing_ok=True)
-    precompress(site)
+    cache = config.plugins.get(CACHE_HOOK)
+    precompress(site, getattr(cache, "gzip_bytes", None) or _gzip)
