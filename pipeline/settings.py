@@ -335,3 +335,14 @@ def _check_token() -> None:
             f"most {MAX_TOKEN_CHARS} characters (its {len(value)} characters are "
             "not shown)"
         )
+
+
+def cache_verify() -> bool:
+    """``MLPERF_LEDGER_PAGE_CACHE_VERIFY=1``: render every page and check the caches.
+
+    The render cache (``pipeline.render.memo``) and the page cache
+    (``pipeline/render/mkdocs_cache.py``) then render each page afresh and fail the
+    build where a cached copy differs: how the tests prove an incremental build is a
+    cold build's bytes.
+    """
+    return os.environ.get("MLPERF_LEDGER_PAGE_CACHE_VERIFY", "").strip() == "1"

@@ -31,6 +31,7 @@ from pipeline.manifest import release_for
 from pipeline.publish import mkdocs_build, publish, stage_project
 from pipeline.registry.claims import load_claims
 from pipeline.registry.releases import version_key
+from pipeline.render.memo import RenderMemo
 from pipeline.render.pages import PAGE_INDEX, render_site
 from pipeline.render.performance_page import (
     load_results,
@@ -273,13 +274,19 @@ def out_site__pages(
         system_fields=fields_df,
         systems_quarantined=quarantined_df,
     )
-    written = render_site(data, project / "site" / "generated")
+    memo = RenderMemo(build / "cache" / "render", verify=settings.cache_verify())
+    written = render_site(data, project / "site" / "generated", memo=memo)
     generated = project / "site" / "generated"
     pages = json.loads((generated / PAGE_INDEX).read_text(encoding="utf-8"))
     problems = page_problems(pages, generated)
     yield dg.Output(
         {"project": str(project), "releases": data.releases, "pages": pages},
-        metadata={"files": len(written), "releases": data.releases},
+        metadata={
+            "files": len(written),
+            "releases": data.releases,
+            "pages_reused": memo.reused,
+            "pages_rendered": memo.rendered,
+        },
     )
     yield dg.AssetCheckResult(
         check_name="one_page_per_entity",
@@ -337,12 +344,13 @@ def out_site__published(out_site__pages: dict):
     dates = [
         d for v in out_site__pages["releases"] if (d := release_for(v).published_date)
     ]
+    cache = build / "cache" / "pages"
     ok, problems = mkdocs_build(
         Path(out_site__pages["project"]),
         staged,
         settings.site_url(),
         data_date=max(dates, default=None),
-        cache=build / "cache" / "pages",
+        cache=cache,
     )
     if not ok and "Errno 28" in problems:
         problems = (
@@ -389,7 +397,20 @@ def out_site__published(out_site__pages: dict):
     staged.rename(target)
     link = publish(target, build)
     pages = sum(1 for _ in target.rglob("*.html"))
+    reused = page_cache_report(cache)
     yield dg.Output(
         {"site": str(link), "build": str(target), "pages": pages},
-        metadata={"site": str(link), "pages": pages},
+        metadata={"site": str(link), "pages": pages, **reused},
     )
+
+
+def page_cache_report(cache: Path) -> dict[str, int]:
+    """How many pages MkDocs reused from its page cache (``mkdocs_cache.py``)."""
+    try:
+        report = json.loads((cache / "report.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {
+        "html_pages_reused": int(report.get("reused", 0)),
+        "html_pages_built": int(report.get("pages", 0)) - int(report.get("reused", 0)),
+    }

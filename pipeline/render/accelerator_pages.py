@@ -13,6 +13,8 @@ tables only.
 
 from __future__ import annotations
 
+import functools
+
 import polars as pl
 
 from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS
@@ -367,19 +369,33 @@ def render_accelerator_pages(
     )
     stepped = _step_cells(points.filter(pl.col("release_prev").is_not_null()))
     steps = stepped.partition_by("accelerator_id", as_dict=True, maintain_order=True)
+    successions = (
+        site.pairs["generations"].partition_by("accelerator_id_new", as_dict=True)
+        if "generations" in site.pairs
+        else {}
+    )
     for (accelerator,), group in sorted(by_id.items(), key=lambda kv: str(kv[0][0])):
         if accelerator is None:
             continue
         name = slugs[accelerator]
-        pages[accelerator] = _page(
-            site,
-            accelerator,
-            name,
-            group,
-            methodology,
-            cells[(accelerator,)],
-            steps.get((accelerator,), stepped.clear()),
-        )
+        own_steps = steps.get((accelerator,), stepped.clear())
+        pages[accelerator] = site.reuse(
+            "accelerator",
+            [
+                accelerator,
+                name,
+                methodology,
+                group,
+                cells[(accelerator,)],
+                own_steps,
+                # Its opening (whats_new.accelerator_opening): its generation pairs.
+                successions.get((accelerator,)),
+            ],
+            functools.partial(
+                _page, site, accelerator, name, group, methodology,
+                cells[(accelerator,)], own_steps,
+            ),
+        )  # fmt: skip
     return pages
 
 

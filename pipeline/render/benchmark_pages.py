@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import polars as pl
 
 from pipeline.registry.benchmark_tasks import load_tasks
@@ -296,15 +298,22 @@ def build(site: Site) -> None:
     results_of = site.results.partition_by(
         "benchmark", as_dict=True, maintain_order=True
     )
-    pages = {
-        b: benchmark_page(
-            site,
-            b,
-            best_of.get((b,), best.clear()),
-            results_of.get((b,), site.results.clear()),
+    pages = {}
+    for b in site.benchmarks:
+        rows = results_of.get((b,), site.results.clear())
+        best_rows = best_of.get((b,), best.clear())
+        releases = rows["release"].unique().to_list()
+        pages[b] = site.reuse(
+            "benchmark",
+            [
+                b,
+                site.entity_slug("benchmarks", b),
+                {r: site.entity_slug("releases", r) for r in releases},
+                best_rows,
+                rows,
+            ],
+            functools.partial(benchmark_page, site, b, best_rows, rows),
         )
-        for b in site.benchmarks
-    }
     benchmarks_index(site, site.benchmarks)
     site.nav[f"{GENERATED}/benchmarks/index.md"] = [
         {Md.escape(b): p} for b, p in pages.items()

@@ -9,9 +9,10 @@ their pages through it; ``pages.render_site`` runs them in order.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import altair as alt
 import polars as pl
@@ -32,6 +33,11 @@ from pipeline.render.tables import (
     relative,
 )
 from pipeline.transform.results import DIVISIONS, SCENARIOS
+
+if TYPE_CHECKING:
+    from pipeline.render.memo import RenderMemo
+
+T = TypeVar("T")
 
 #: The generated folder's name inside docs_dir; mkdocs.yml and the hook expect it.
 GENERATED = "generated"
@@ -85,6 +91,20 @@ class Site:
     nav: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     #: Entity kind -> entity name -> its page (``PAGE_INDEX``).
     page_index: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: The render cache (``memo.RenderMemo``); None renders every page afresh.
+    memo: RenderMemo | None = None
+    #: While the render cache records a page: each chart's wanted and taken name.
+    chart_log: list[tuple[str, str]] | None = None
+
+    def reuse(self, kind: str, inputs: Iterable[object], produce: Callable[[], T]) -> T:
+        """``produce()``, or its cached result when ``inputs`` did not change.
+
+        ``inputs`` must hold every value the page reads besides the code: the
+        entity's name, its slices of the frames, the slugs and rounds it shows.
+        """
+        if self.memo is None:
+            return produce()
+        return self.memo.run(self, kind, inputs, produce)
 
     def page_of(self, kind: str, name: str) -> str:
         """The page of one release or benchmark, under ``generated/`` (unique)."""
@@ -136,7 +156,7 @@ class Site:
     ) -> str:
         """Write a chart's files; returns the container ``<div>`` for ``page``."""
         chart, frame = built
-        name = capped(name)
+        name = wanted = capped(name)
         if name in self.chart_names:
             # Two upstream spellings with one slug ("Offline", "offline"): the
             # caption names them exactly, so its hash tells the charts apart.
@@ -144,6 +164,8 @@ class Site:
         if name in self.chart_names:
             raise ValueError(f"two charts of one build are both named {name!r}")
         self.chart_names.add(name)
+        if self.chart_log is not None:
+            self.chart_log.append((wanted, name))
         files = charts.write_chart(chart, frame, self.out_dir / "charts", name, svg=svg)
         self.written += [p for p in (files.spec, files.data, files.svg) if p]
         # File names are slugs of ours (``capped``); the caption is escaped.

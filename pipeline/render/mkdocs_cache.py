@@ -58,6 +58,8 @@ CACHE_ENV = "MLPERF_LEDGER_PAGE_CACHE"
 VERIFY_ENV = "MLPERF_LEDGER_PAGE_CACHE_VERIFY"
 #: The template a page whose finished HTML is reused renders (an empty one).
 REUSED_TEMPLATE = "ledger-reused.html"
+#: What the last build reused, in the cache folder (``out_site__published`` shows it).
+REPORT = "report.json"
 #: Distributions whose code shapes the HTML.
 PACKAGES = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "jinja2")
 #: Front-matter keys Material's nav shows for a page other than the current one.
@@ -414,9 +416,11 @@ def on_post_build(config: Any, **_: Any) -> None:
     """Keep this build's entries if it logged no warning; drop what it did not use."""
     if _build is None:
         return
+    (_build.folder / REPORT).unlink(missing_ok=True)
     if _build.warnings:
         log.info("page cache: not updated (the build logged warnings)")
         return
+    _build.folder.mkdir(parents=True, exist_ok=True)
     for path, data in _build.pending.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(path.name + ".tmp")
@@ -426,9 +430,15 @@ def on_post_build(config: Any, **_: Any) -> None:
         for path in (_build.folder / kind).glob("*/*"):
             if path not in _build.used:
                 path.unlink(missing_ok=True)
+    report = {
+        "pages": len(_build.files.documentation_pages()),
+        "reused": _build.reused["html"],
+        "conversions_reused": _build.reused["content"],
+    }
+    (_build.folder / REPORT).write_text(json.dumps(report) + "\n", encoding="utf-8")
     log.info(
         "page cache: %d of %d pages reused, %d more reused their Markdown conversion",
-        _build.reused["html"],
-        len(_build.files.documentation_pages()),
-        _build.reused["content"] - _build.reused["html"],
+        report["reused"],
+        report["pages"],
+        report["conversions_reused"] - report["reused"],
     )

@@ -60,6 +60,7 @@ from pipeline.render.context import (
 )
 from pipeline.render.coverage import round_status
 from pipeline.render.flags_section import flagged_pairs
+from pipeline.render.memo import RenderMemo
 from pipeline.render.pairs_pages import HEADLINE_DEFINITIONS
 from pipeline.render.site_data import (
     SiteData,
@@ -177,6 +178,7 @@ def render_site(
     *,
     bundle: bool = True,
     bundle_cache: Path | None = None,
+    memo: RenderMemo | None = None,
 ) -> list[Path]:
     """Write every generated page, chart, download and script of the website.
 
@@ -188,6 +190,8 @@ def render_site(
         bundle_cache: Where the bundle is cached between builds; default
             ``settings.cache_dir()`` (``MLPERF_CACHE_DIR``), shared by every build
             folder of the machine because the bundle only changes with vl-convert.
+        memo: The render cache (``memo.RenderMemo``): pages whose inputs did not
+            change since the last render are copied from it. None renders all.
 
     Returns:
         Every file written.
@@ -197,8 +201,11 @@ def render_site(
     """
     clean(out_dir)
     site = _prepare(data, out_dir)
+    site.memo = memo
     for build in PAGE_BUILDERS:
         build(site)
+    if memo is not None:
+        memo.finish()
     _write_json(site, NAV_FILE, site.nav, ascii_only=True)
     _write_json(site, PAGE_INDEX, site.page_index, ascii_only=False)
     if bundle:

@@ -7,6 +7,7 @@ pages. The home page reuses its summaries and tables.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -729,11 +730,22 @@ def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
         spec.kind, {benchmark: rows for (benchmark,), rows in shown.items()}
     )
     written = {
-        benchmark: _benchmark_pairs_page(
-            site, spec, benchmark, bench_pairs, headlines.get(benchmark)
+        benchmark: site.reuse(
+            f"pairs-{spec.kind}",
+            [
+                benchmark,
+                site.entity_slug("benchmarks", benchmark),
+                headlines.get(benchmark),
+                site.rounds,
+                bench_pairs,
+            ],
+            functools.partial(
+                _benchmark_pairs_page,
+                site, spec, benchmark, bench_pairs, headlines.get(benchmark),
+            ),
         )
         for (benchmark,), bench_pairs in sorted(by_benchmark.items())
-    }
+    }  # fmt: skip
     site.nav[page] = [{Md.escape(b): p} for b, p in written.items()]
     site.page_index[spec.stem] = {b: pair_page_of(site, spec, b) for b in written}
     return site.write_page(spec.rel, "\n".join(parts))

@@ -6,6 +6,7 @@ round with its status (``coverage.round_status``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import polars as pl
@@ -366,6 +367,12 @@ def _group_tables(rows: pl.DataFrame, level: str) -> list[Section]:
     ]
 
 
+def _benchmark_slugs(site: Site, rows: pl.DataFrame) -> dict[str, str]:
+    """The slugs of the benchmarks in ``rows`` (their pages' names and links)."""
+    names = rows["benchmark"].drop_nulls().unique().to_list()
+    return {name: site.entity_slug("benchmarks", name) for name in names}
+
+
 def release_benchmark_page(site: Site, release: str, benchmark: str) -> str:
     """The page of one benchmark's results in one release, under ``generated/``."""
     folder = site.entity_slug("releases", release)
@@ -634,8 +641,16 @@ def build(site: Site) -> None:
     for release in pages:
         folder = f"releases/{site.entity_slug('releases', release)}"
         # Entity pages of their own folder: the one-page-per-entity check covers them.
-        site.page_index[folder] = _release_benchmark_pages(
-            site, release, cells[(release,)]
+        rows = cells[(release,)]
+        site.page_index[folder] = site.reuse(
+            "release-benchmarks",
+            [
+                release,
+                site.entity_slug("releases", release),
+                _benchmark_slugs(site, rows),
+                rows,
+            ],
+            functools.partial(_release_benchmark_pages, site, release, rows),
         )
     releases_index(site)
     site.nav[f"{GENERATED}/releases/index.md"] = [

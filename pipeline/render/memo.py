@@ -1,0 +1,169 @@
+"""The render cache: a page whose inputs did not change is copied, not rendered.
+
+A correction or a new round changes a small slice of the tables, yet every page was
+rendered again (12,000 small Polars queries, most of ``out_site__pages``). Builders
+that write one page per entity (a release's benchmark pages, an accelerator, a
+benchmark's pairs) call ``Site.reuse`` with the entity's own slice of the frames and
+every other value the page reads; ``RenderMemo`` keys the page by a digest of those
+inputs and of the salt (the source of every render module and registry file, and the
+Polars and Altair versions) and keeps what the page wrote: its files, the chart
+names it took and its return value. Unchanged inputs replay those; anything else
+renders.
+
+The keys are only as good as the inputs a call names: ``verify=True``
+(``MLPERF_LEDGER_PAGE_CACHE_VERIFY=1``) renders every page anyway and raises
+``StaleRender`` when a cached one differs, so a page that reads something its key
+leaves out fails the tests that build incrementally in that mode (the incremental
+site must be byte-identical to a cold build).
+
+Entries that this render did not use are removed by ``finish``: the cache holds one
+render. Deleting the folder is always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from importlib import metadata
+from pathlib import Path
+from typing import Any, TypeVar
+
+import polars as pl
+
+from pipeline.settings import PROJECT_ROOT
+
+#: ``context.Site`` (not imported: ``context`` imports this module).
+Site = Any
+
+T = TypeVar("T")
+#: Sources whose change may change any page (read once per render).
+SALT_SOURCES = ("pipeline/render", "pipeline/registry", "pipeline/labels.py",
+                "pipeline/analysis/history.py")  # fmt: skip
+SALT_PACKAGES = ("polars", "altair")
+
+
+class StaleRender(RuntimeError):
+    """A cached page differs from the same page rendered afresh (verify mode)."""
+
+
+def digest(value: object) -> str:
+    """sha256 of a page input: frames by schema and row hashes, the rest as JSON."""
+    return hashlib.sha256(_encode(value).encode()).hexdigest()
+
+
+def _encode(value: object) -> str:
+    if isinstance(value, pl.DataFrame):
+        schema = [(name, str(dtype)) for name, dtype in value.schema.items()]
+        rows = value.hash_rows(seed=0).to_list() if value.height else []
+        return json.dumps(["frame", schema, rows])
+    if isinstance(value, dict):
+        return json.dumps(
+            ["dict", sorted((_encode(k), _encode(v)) for k, v in value.items())]
+        )
+    if isinstance(value, list | tuple):
+        return json.dumps(["list", [_encode(v) for v in value]])
+    return json.dumps(["value", type(value).__name__, str(value)])
+
+
+def salt(root: Path = PROJECT_ROOT) -> str:
+    """What every page's key holds: the render code, the registry, the versions."""
+    files: list[Path] = []
+    for name in SALT_SOURCES:
+        path = root / name
+        if path.is_dir():
+            files += sorted(path.rglob("*.py")) + sorted(path.rglob("*.toml"))
+        else:
+            files.append(path)
+    parts = [(p.relative_to(root).as_posix(), p.read_bytes().hex()) for p in files]
+    return digest([parts, [(n, metadata.version(n)) for n in SALT_PACKAGES]])
+
+
+class RenderMemo:
+    """One render's view of the cache folder."""
+
+    def __init__(self, folder: Path, *, verify: bool = False) -> None:
+        self.folder, self.verify = folder, verify
+        self.salt = salt()
+        self.used: set[Path] = set()
+        self.reused = 0
+        self.rendered = 0
+
+    def run(
+        self, site: Site, kind: str, inputs: Iterable[object], produce: Callable[[], T]
+    ) -> T:
+        """``produce()``'s result, replayed from the cache when ``inputs`` match."""
+        key = digest([self.salt, kind, list(inputs)])
+        path = self.folder / kind / f"{key}.json"
+        self.used.add(path)
+        entry = self._load(path)
+        if entry is not None and not self.verify and self._replay(site, entry):
+            self.reused += 1
+            return entry["value"]
+        fresh, value = self._record(site, produce)
+        fresh = json.loads(json.dumps(fresh))  # as stored: tuples become lists
+        self.rendered += 1
+        if entry is not None and self.verify and entry != fresh:
+            changed = sorted(
+                name
+                for name in entry["files"].keys() | fresh["files"].keys()
+                if entry["files"].get(name) != fresh["files"].get(name)
+            )
+            raise StaleRender(
+                f"render cache: {kind} page differs from its cached copy "
+                f"(files {changed[:5]}); its key misses an input"
+            )
+        if entry is None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_name(path.name + ".tmp")
+            temporary.write_text(json.dumps(fresh), encoding="utf-8")
+            temporary.replace(path)
+        return value
+
+    @staticmethod
+    def _load(path: Path) -> dict | None:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    @staticmethod
+    def _record(site: Site, produce: Callable[[], T]) -> tuple[dict, T]:
+        start = len(site.written)
+        site.chart_log = []
+        try:
+            value = produce()
+            charts = site.chart_log
+        finally:
+            site.chart_log = None
+        files = {
+            path.relative_to(site.out_dir).as_posix(): path.read_text(encoding="utf-8")
+            for path in site.written[start:]
+        }
+        return {"files": files, "charts": charts, "value": value}, value
+
+    @staticmethod
+    def _replay(site: Site, entry: dict) -> bool:
+        """Write a cached page's files; False when its chart names are not free.
+
+        A chart takes its name, or the name with a hash when the name is taken
+        (``Site.chart``): the replay is valid only if the same choice would be made.
+        """
+        for wanted, taken in entry["charts"]:
+            if taken in site.chart_names or (wanted in site.chart_names) != (
+                wanted != taken
+            ):
+                return False
+        site.chart_names.update(taken for _, taken in entry["charts"])
+        for rel, text in entry["files"].items():
+            path = site.out_dir / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            site.written.append(path)
+        return True
+
+    def finish(self) -> None:
+        """Remove the entries this render did not use."""
+        for path in self.folder.glob("*/*.json"):
+            if path not in self.used:
+                path.unlink(missing_ok=True)
