@@ -371,7 +371,7 @@ def render_accelerator_pages(
     steps = stepped.partition_by("accelerator_id", as_dict=True, maintain_order=True)
     successions = (
         site.pairs["generations"].partition_by("accelerator_id_new", as_dict=True)
-        if "generations" in site.pairs
+        if "generations" in site.pairs and site.memo is not None
         else {}
     )
     for (accelerator,), group in sorted(by_id.items(), key=lambda kv: str(kv[0][0])):
@@ -381,16 +381,19 @@ def render_accelerator_pages(
         own_steps = steps.get((accelerator,), stepped.clear())
         pages[accelerator] = site.reuse(
             "accelerator",
-            [
-                accelerator,
-                name,
-                methodology,
-                group,
-                cells[(accelerator,)],
-                own_steps,
-                # Its opening (whats_new.accelerator_opening): its generation pairs.
-                successions.get((accelerator,)),
-            ],
+            functools.partial(
+                list,
+                (
+                    accelerator,
+                    name,
+                    methodology,
+                    group,
+                    cells[(accelerator,)],
+                    own_steps,
+                    # Its opening (whats_new.accelerator_opening): its generation pairs.
+                    successions.get((accelerator,)),
+                ),
+            ),
             functools.partial(
                 _page, site, accelerator, name, group, methodology,
                 cells[(accelerator,)], own_steps,

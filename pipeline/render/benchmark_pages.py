@@ -302,13 +302,15 @@ def build(site: Site) -> None:
     for b in site.benchmarks:
         rows = results_of.get((b,), site.results.clear())
         best_rows = best_of.get((b,), best.clear())
-        releases = rows["release"].unique().to_list()
         pages[b] = site.reuse(
             "benchmark",
-            [
+            lambda b=b, rows=rows, best_rows=best_rows: [
                 b,
-                site.entity_slug("benchmarks", b),
-                {r: site.entity_slug("releases", r) for r in releases},
+                site.slugs["benchmarks"].get(b),
+                {
+                    r: site.slugs["releases"].get(r)
+                    for r in rows["release"].unique().to_list()
+                },
                 best_rows,
                 rows,
             ],

@@ -96,15 +96,18 @@ class Site:
     #: While the render cache records a page: each chart's wanted and taken name.
     chart_log: list[tuple[str, str]] | None = None
 
-    def reuse(self, kind: str, inputs: Iterable[object], produce: Callable[[], T]) -> T:
-        """``produce()``, or its cached result when ``inputs`` did not change.
+    def reuse(
+        self, kind: str, inputs: Callable[[], list[object]], produce: Callable[[], T]
+    ) -> T:
+        """``produce()``, or its cached result when ``inputs()`` did not change.
 
-        ``inputs`` must hold every value the page reads besides the code: the
-        entity's name, its slices of the frames, the slugs and rounds it shows.
+        ``inputs()`` must hold every value the page reads besides the code: the
+        entity's name, its slices of the frames, the slugs and rounds it shows
+        (called only when there is a cache).
         """
         if self.memo is None:
             return produce()
-        return self.memo.run(self, kind, inputs, produce)
+        return self.memo.run(self, kind, inputs(), produce)
 
     def page_of(self, kind: str, name: str) -> str:
         """The page of one release or benchmark, under ``generated/`` (unique)."""

@@ -700,6 +700,17 @@ def _benchmark_pairs_page(
     return site.write_page(rel, "\n".join(parts))
 
 
+def rounds_through(rounds: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
+    """The rounds a page's skip notes can name: up to the newest round of its pairs.
+
+    A new round changes its own status only, so pages of older pairs keep theirs.
+    """
+    held = set(pairs["release_old"].to_list()) | set(pairs["release_new"].to_list())
+    order = rounds["release"].to_list()
+    last = max((order.index(r) for r in held if r in order), default=len(order) - 1)
+    return rounds.head(last + 1)
+
+
 def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
     """The index of one kind (summary by benchmark), then one page per benchmark.
 
@@ -732,11 +743,11 @@ def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
     written = {
         benchmark: site.reuse(
             f"pairs-{spec.kind}",
-            [
+            lambda benchmark=benchmark, bench_pairs=bench_pairs: [
                 benchmark,
-                site.entity_slug("benchmarks", benchmark),
+                site.slugs["benchmarks"].get(benchmark),
                 headlines.get(benchmark),
-                site.rounds,
+                rounds_through(site.rounds, bench_pairs),
                 bench_pairs,
             ],
             functools.partial(

@@ -370,7 +370,7 @@ def _group_tables(rows: pl.DataFrame, level: str) -> list[Section]:
 def _benchmark_slugs(site: Site, rows: pl.DataFrame) -> dict[str, str]:
     """The slugs of the benchmarks in ``rows`` (their pages' names and links)."""
     names = rows["benchmark"].drop_nulls().unique().to_list()
-    return {name: site.entity_slug("benchmarks", name) for name in names}
+    return {name: site.slugs["benchmarks"].get(name) for name in names}
 
 
 def release_benchmark_page(site: Site, release: str, benchmark: str) -> str:
@@ -644,9 +644,9 @@ def build(site: Site) -> None:
         rows = cells[(release,)]
         site.page_index[folder] = site.reuse(
             "release-benchmarks",
-            [
+            lambda rows=rows, release=release: [
                 release,
-                site.entity_slug("releases", release),
+                site.slugs["releases"].get(release),
                 _benchmark_slugs(site, rows),
                 rows,
             ],
