@@ -224,11 +224,31 @@ def _child_instance_profile(config: dict[str, Any]) -> dict[str, Any]:
     if expected == "some" and not profile["runs"]:
         error = "expected the new release to be run, the command started none"
     rows = runner.latest_metadata(instance, "core_mlperf__all_results").get("rows")
+    if profile["runs"]:
+        profile["reused"] = reuse_counts(instance)
     return {
         "rows": int(rows) if rows is not None else None,
         "profile": profile,
         "error": error,
     }
+
+
+#: What the site's two caches report (``pipeline.render.memo``, ``mkdocs_cache``).
+REUSE_FIELDS = {
+    "out_site__pages": ("pages_reused", "pages_rendered"),
+    "out_site__published": ("html_pages_reused", "html_pages_built"),
+}
+
+
+def reuse_counts(instance: Any) -> dict[str, int]:
+    """How many pages the last site build copied from its caches, and rendered."""
+    from pipeline import runner
+
+    counts: dict[str, int] = {}
+    for asset, fields in REUSE_FIELDS.items():
+        meta = runner.latest_metadata(instance, asset)
+        counts |= {f: int(meta[f]) for f in fields if meta.get(f) is not None}
+    return counts
 
 
 def _child_read_floor(config: dict[str, Any]) -> dict[str, Any]:

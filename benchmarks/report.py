@@ -140,6 +140,22 @@ def render_report(results: Mapping[str, Any]) -> str:
                 f"    {step:<58} {seconds:8.2f} s  {share * 100:5.1f} %"
                 for step, seconds, share in rows
             ]
+            reused = ((m.get("detail") or {}).get("profile") or {}).get("reused")
+            if reused:
+                lines.append(
+                    "    caches: {} pages copied, {} rendered; MkDocs reused the HTML "
+                    "of {} pages, built {}".format(
+                        *(
+                            reused.get(k, "?")
+                            for k in (
+                                "pages_reused",
+                                "pages_rendered",
+                                "html_pages_reused",
+                                "html_pages_built",
+                            )
+                        )
+                    )
+                )
     rounds = results.get("git_source") or {}
     if rounds:
         lines += ["", "  Over git, per round (the last cold build):"]
