@@ -400,8 +400,13 @@ def build(site: Site) -> None:
     evaluations = site.data.claim_evaluations
     if evaluations is None:
         evaluations = pl.DataFrame(schema=EVALUATION_SCHEMA)
-    site.write_page(
-        PAGE, render_claims_page(site.data.claims, evaluations, site.verdicts)
+    claims = site.data.claims
+    site.reuse(
+        "claims",
+        lambda: [repr(claims), evaluations, site.verdicts],
+        lambda: site.write_page(
+            PAGE, render_claims_page(claims, evaluations, site.verdicts)
+        ),
     )
 
 

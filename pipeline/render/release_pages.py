@@ -600,6 +600,31 @@ def build_latest(site: Site) -> None:
     )
 
 
+def _release_inputs(
+    site: Site, release: str, results: pl.DataFrame, cells: pl.DataFrame
+) -> list[object]:
+    """What a release page shows besides its own rows: the render cache's key.
+
+    Its first appearances and the releases before it (a new round changes neither
+    for an older release), its corrections and claims, and the slugs it links.
+    """
+    page = f"{GENERATED}/{site.page_of('releases', release)}"
+    return [
+        release,
+        site.releases[: site.releases.index(release)],
+        [
+            new_in(site, release, "accelerator_id", "accelerator_label"),
+            new_in(site, release, "benchmark"),
+            new_in(site, release, "submitter"),
+        ],
+        str(_notes(site, release, page)),
+        site.slugs["releases"].get(release),
+        _benchmark_slugs(site, cells),
+        results,
+        cells,
+    ]
+
+
 def build(site: Site) -> None:
     """One page per release (and per benchmark of it), and the Releases index.
 
@@ -618,13 +643,18 @@ def build(site: Site) -> None:
         else {}
     )
     pages = {
-        r: release_page(
-            site,
-            r,
-            site.page_of("releases", r),
-            title=Md("MLPerf Inference {}").format(r),
-            results=results[(r,)],
-            cells=cells[(r,)],
+        r: site.reuse(
+            "release",
+            functools.partial(_release_inputs, site, r, results[(r,)], cells[(r,)]),
+            functools.partial(
+                release_page,
+                site,
+                r,
+                site.page_of("releases", r),
+                title=Md("MLPerf Inference {}").format(r),
+                results=results[(r,)],
+                cells=cells[(r,)],
+            ),
         )
         for r in reversed(site.releases)
     }
