@@ -317,7 +317,4 @@ def build(site: Site) -> None:
             functools.partial(benchmark_page, site, b, best_rows, rows),
         )
     benchmarks_index(site, site.benchmarks)
-    site.nav[f"{GENERATED}/benchmarks/index.md"] = [
-        {Md.escape(b): p} for b, p in pages.items()
-    ]
     site.page_index["benchmarks"] = {b: site.page_of("benchmarks", b) for b in pages}

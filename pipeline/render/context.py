@@ -46,6 +46,15 @@ PAGE_INDEX = "partials/pages.json"
 #: Nav section (its index page) -> its children, read by ``mkdocs_hooks``.
 NAV_FILE = "partials/nav.json"
 METHODOLOGY = "methodology.md"
+#: Why one page per entity (benchmark, accelerator, a benchmark's pairs, a release's
+#: benchmark) is linked from its section's index page and not listed in the nav:
+#: Material renders every sibling of the page being read, so the 186 benchmark pages
+#: carried 186 nav links each, and one new benchmark changed the HTML of all of them
+#: (a new round rebuilt 458 of 822 pages for 57 changed ones). The nav keeps the
+#: sections whose children are few and bounded: the rounds, the interactive
+#: benchmarks.
+ENTITY_PAGES = ("benchmarks", "accelerators", "software-gains", "generations",
+                "scaling", "releases/<round>")  # fmt: skip
 #: Stands for the Systems page's address in cells computed once for pages at
 #: several depths (``system_pages.system_link``); ``Site.write_page`` makes it
 #: relative to the page it writes.
@@ -87,7 +96,8 @@ class Site:
         default_factory=lambda: pl.DataFrame(schema=VERDICT_SCHEMA)
     )
     #: Nav section (docs path of its index page) -> its children ``{title: path}``,
-    #: written to ``NAV_FILE`` for ``mkdocs_hooks``.
+    #: written to ``NAV_FILE`` for ``mkdocs_hooks``. Only small sections (see
+    #: ``ENTITY_PAGES``).
     nav: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     #: Entity kind -> entity name -> its page (``PAGE_INDEX``).
     page_index: dict[str, dict[str, str]] = field(default_factory=dict)

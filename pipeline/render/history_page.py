@@ -17,7 +17,6 @@ from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS, accelerator_his
 from pipeline.labels import display_name
 from pipeline.render import charts, safe
 from pipeline.render.context import (
-    GENERATED,
     METHODOLOGY,
     Site,
     chips,
@@ -729,23 +728,6 @@ def home_block(page: str, histories: pl.DataFrame) -> str:
     return "\n".join(parts)
 
 
-def nav_entries(
-    histories: pl.DataFrame, pages: Mapping[str, str]
-) -> list[dict[str, str]]:
-    """Nav children ({label: page}) in vendor and name order, labels escaped."""
-    labels = (
-        histories.filter(pl.col("accelerator_id").is_in(list(pages)))
-        .group_by("accelerator_id")
-        .agg(pl.col("accelerator_vendor").first(), pl.col("accelerator_model").first())
-        .sort(["accelerator_vendor", "accelerator_model", "accelerator_id"],
-              nulls_last=True)
-    )  # fmt: skip
-    return [
-        {Md.escape(accelerator_label(row)): pages[row["accelerator_id"]]}
-        for row in labels.iter_rows(named=True)
-    ]
-
-
 def accelerator_label(row: Mapping[str, object]) -> str:
     """An accelerator as pages name it: vendor and model, else its registry id."""
     parts = [row.get("accelerator_vendor"), row.get("accelerator_model")]
@@ -756,5 +738,5 @@ def accelerator_label(row: Mapping[str, object]) -> str:
 def build(site: Site) -> None:
     """The Accelerator histories page, indexing the accelerator pages."""
     pages = site.accelerator_pages
+    # The accelerator pages stay out of the nav (see ``context.ENTITY_PAGES``).
     render_history_page(site, site.histories, site.rounds, METHODOLOGY, pages)
-    site.nav[f"{GENERATED}/{PAGE}"] = nav_entries(site.histories, pages)

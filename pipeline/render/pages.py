@@ -12,8 +12,9 @@ render in progress (``site.Site``), whose ``data`` holds everything the site sho
 its pages with ``site.write_page``, pages that are an intro and groups describe each
 group as a ``site.Section`` and render them with ``site.sections``, every chart goes
 through ``site.chart`` (``charts`` has one template per kind), and the builder
-registers nav children (``site.nav``) and entity pages (``site.page_index``) when it
-has any; list its page in ``mkdocs.yml``'s nav.
+registers entity pages (``site.page_index``) when it has any, nav children
+(``site.nav``) only for a small bounded section (``context.ENTITY_PAGES`` says why);
+list its page in ``mkdocs.yml``'s nav.
 
 Numbers are computed with Polars over whole frames; Python loops only walk pages,
 benchmarks and table groups. Every upstream string goes through ``escape``, every

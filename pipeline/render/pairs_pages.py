@@ -714,8 +714,9 @@ def rounds_through(rounds: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
 def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
     """The index of one kind (summary by benchmark), then one page per benchmark.
 
-    Registers the benchmark pages as the nav children of the index and as entity
-    pages of the folder ``spec.stem`` (``slugs.page_problems`` checks them).
+    Registers the benchmark pages as entity pages of the folder ``spec.stem``
+    (``slugs.page_problems`` checks them); the index links them, the nav does not
+    (``context.ENTITY_PAGES``).
     """
     page = f"{GENERATED}/{spec.rel}"
     parts = [Md("# {}\n").format(spec.title), notice(page), spec.intro]
@@ -757,7 +758,6 @@ def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
         )
         for (benchmark,), bench_pairs in sorted(by_benchmark.items())
     }  # fmt: skip
-    site.nav[page] = [{Md.escape(b): p} for b, p in written.items()]
     site.page_index[spec.stem] = {b: pair_page_of(site, spec, b) for b in written}
     return site.write_page(spec.rel, "\n".join(parts))
 

@@ -80,12 +80,8 @@ def test_both_benchmarks_get_their_own_page(collided: Path) -> None:
     hostile = (collided / HOSTILE_PAGE).read_text()
     assert hostile.startswith("# llama2&#95;70b&#95;99\n")
     assert "Results per release: [v6.0](../releases/v6.0.md) (1).\n" in hostile
-    nav = json.loads((collided / "partials" / "nav.json").read_text())
-    assert nav["generated/benchmarks/index.md"] == [
-        {"llama2-70b-99": "generated/benchmarks/llama2-70b-99.md"},
-        {"llama2&#95;70b&#95;99": f"generated/{HOSTILE_PAGE}"},
-    ]
     index = (collided / "benchmarks" / "index.md").read_text()
+    assert "[llama2-70b-99](llama2-70b-99.md)" in index
     assert "[llama2&#95;70b&#95;99](llama2-70b-99--81eb4486c4.md)" in index
 
 
