@@ -5,7 +5,7 @@ rendered again (12,000 small Polars queries, most of ``out_site__pages``). Build
 that write one page per entity (a release's benchmark pages, an accelerator, a
 benchmark's pairs) call ``Site.reuse`` with the entity's own slice of the frames and
 every other value the page reads; ``RenderMemo`` keys the page by a digest of those
-inputs and of the salt (the source of every render module and registry file, and the
+inputs and of the salt (all of the pipeline's source and registry files, and the
 Polars and Altair versions) and keeps what the page wrote: its files, the chart
 names it took and its return value. Unchanged inputs replay those; anything else
 renders.
@@ -37,9 +37,10 @@ from pipeline.settings import PROJECT_ROOT
 Site = Any
 
 T = TypeVar("T")
-#: Sources whose change may change any page (read once per render).
-SALT_SOURCES = ("pipeline/render", "pipeline/registry", "pipeline/labels.py",
-                "pipeline/analysis/history.py")  # fmt: skip
+#: Sources whose change may change any page (read once per render): all of the
+#: pipeline's code and registry, since pages call helpers outside ``render`` too
+#: (plausibility warnings, the manifest, claim verdicts).
+SALT_SOURCES = ("pipeline",)
 SALT_PACKAGES = ("polars", "altair")
 
 
