@@ -34,7 +34,8 @@ warning (which fails a strict build) for each page whose cached result differs:
 the tests run a build that way.
 
 Loaded by MkDocs from its file path (``hooks:``), listed after ``mkdocs_hooks.py``,
-so it sees each page's Markdown after that hook and its output after it.
+so it sees each page's Markdown after that hook and its output after it; like that
+hook it imports nothing from the pipeline.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import jinja2
 from material.plugins.search.plugin import SearchIndex
 from mkdocs.structure.nav import Link, Section
 from mkdocs.structure.pages import Page, _RelativePathTreeprocessor
@@ -56,7 +58,7 @@ from mkdocs.structure.toc import get_toc
 log = logging.getLogger("mkdocs.hooks.mlperf_ledger_cache")
 CACHE_ENV = "MLPERF_LEDGER_PAGE_CACHE"
 VERIFY_ENV = "MLPERF_LEDGER_PAGE_CACHE_VERIFY"
-#: The template a page whose finished HTML is reused renders (an empty one).
+#: The template a page whose finished HTML is reused renders (empty, ``on_env``).
 REUSED_TEMPLATE = "ledger-reused.html"
 #: What the last build reused, in the cache folder (``out_site__published`` shows it).
 REPORT = "report.json"
@@ -79,7 +81,6 @@ class _Build:
         self.used: set[Path] = set()
         self.warnings = 0
         self.reused = {"content": 0, "html": 0}
-        self.mismatches = 0
 
 
 class _Counter(logging.Handler):
@@ -142,12 +143,11 @@ def _digest(*parts: object) -> str:
 
 def _salt(config: Any) -> str:
     """Everything outside the pages that shapes every page's HTML."""
-    overrides = HERE.parents[1] / "site" / "overrides"
-    theme_dir = Path(config["docs_dir"]) / "overrides"
-    overrides = theme_dir if theme_dir.is_dir() else overrides
-    files = sorted(p for p in overrides.rglob("*") if p.is_file())
+    custom = getattr(config["theme"], "custom_dir", None)
+    overrides = Path(custom) if custom else None
+    files = sorted(p for p in overrides.rglob("*") if p.is_file()) if overrides else []
     return _digest(
-        Path(config.config_file_path).read_bytes().hex(),
+        _file_digest(Path(config.config_file_path)),
         config.get("site_url"),
         [(p.relative_to(overrides).as_posix(), _file_digest(p)) for p in files],
         [_file_digest(HERE / name) for name in ("mkdocs_hooks.py", "mkdocs_cache.py")],
@@ -294,8 +294,6 @@ def on_page_content(html: str, page: Any, **_: Any) -> str:
 
 
 def _mismatch(page: Any, kind: str) -> None:
-    assert _build is not None
-    _build.mismatches += 1
     log.warning("page cache: %s of %s differs from its cached %s",
                 kind, page.file.src_uri, kind)  # fmt: skip
 
@@ -358,9 +356,15 @@ def _html_key(page: Any) -> str | None:
 
 
 def on_env(env: Any, config: Any, files: Any) -> Any:
-    """Pages whose finished HTML is cached render an empty template instead."""
+    """Pages whose finished HTML is cached render an empty template instead.
+
+    The template is the hook's own (no theme needs to ship it).
+    """
     if _build is None:
         return env
+    env.loader = jinja2.ChoiceLoader(
+        [jinja2.DictLoader({REUSED_TEMPLATE: ""}), env.loader]
+    )
     for file in files.documentation_pages():
         page = file.page
         if not isinstance(page, Page) or not hasattr(page, "ledger_content_key"):
