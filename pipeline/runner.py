@@ -15,13 +15,10 @@ import json
 import math
 import os
 import re
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 import dagster as dg
 
@@ -30,13 +27,12 @@ from pipeline.defs.automation import PER_RELEASE
 from pipeline.defs.history import latest_metadata
 from pipeline.discovery import KNOWN_FILE
 from pipeline.fetch import NOT_IN_SOURCE, SOURCE_ERROR
+from pipeline.instance import get_instance
 from pipeline.manifest import is_version, release_for, unreviewed_note
 from pipeline.registry.releases import load_manifest, version_key
 from pipeline.validate import LOSS_LIMIT
 
 RELEASES = "release"
-#: A new home's dagster.yaml: no telemetry (only package registries are reachable).
-DAGSTER_YAML = "telemetry:\n  enabled: false\n"
 #: Quiet Dagster's console logger: the CLI prints its own progress lines.
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 #: Tags on every run this module starts, so a later start can tell its own runs that a
@@ -69,110 +65,6 @@ class RunOutcome:
     success: bool
     run_id: str
     message: str
-
-
-def ensure_dagster_home() -> Path:
-    """Use ``DAGSTER_HOME`` or ``<data dir>/dagster_home``, creating it if needed."""
-    configured = os.environ.get("DAGSTER_HOME")
-    home = Path(configured or settings.data_dir() / "dagster_home")
-    config = home / "dagster.yaml"
-    try:
-        home.mkdir(parents=True, exist_ok=True)
-        if not config.exists():
-            # No telemetry: the pipeline runs where only package registries are
-            # reachable.
-            config.write_text(DAGSTER_YAML)
-    except OSError as exc:
-        shown = f"DAGSTER_HOME {configured!r}" if configured else f"{str(home)!r}"
-        raise runlock.FolderError(
-            f"{shown}: cannot write there ({exc.strerror or type(exc).__name__})"
-        ) from None
-    os.environ["DAGSTER_HOME"] = str(home.resolve())
-    return home
-
-
-#: Dagster's storage folders in a home, as its SQLite storages create them.
-STORAGE_FOLDERS = ("history", "schedules")
-
-
-def _template_home() -> Path | None:
-    """An empty initialised instance's storage in the machine cache, made if missing.
-
-    Creating an instance's SQLite storages (tables, indexes, alembic stamps) costs
-    1.6-2.2 s of every cold start on a fresh ``DAGSTER_HOME``; copying the files of
-    an empty one costs ~0.05 s. They hold no run, no id and nothing of this machine
-    (only the schema, its alembic revision and when each index was made), so one
-    copy per Dagster and SQLAlchemy version is kept, as the Vega bundle is. None
-    when the cache cannot hold it: the home is then initialised by Dagster itself.
-    """
-    import sqlalchemy
-
-    key = f"dagster-{dg.__version__}-sqlalchemy-{sqlalchemy.__version__}"
-    template = settings.cache_dir() / "dagster-home" / key
-    if all((template / folder).is_dir() for folder in STORAGE_FOLDERS):
-        return template
-    try:
-        template.parent.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(dir=template.parent, prefix=".new-"))
-    except OSError:
-        return None
-    try:
-        (scratch / "dagster.yaml").write_text(DAGSTER_YAML)
-        instance = dg.DagsterInstance.from_config(str(scratch))
-        instance.get_runs(limit=1)  # every storage opened once
-        instance.dispose()
-        (scratch / "dagster.yaml").unlink()
-        journals = [p for p in scratch.rglob("*-wal") if p.stat().st_size]
-        if journals or sorted(p.name for p in scratch.iterdir()) != sorted(
-            STORAGE_FOLDERS
-        ):
-            return None  # not a quiet, complete storage: let Dagster make its own
-        scratch.rename(template)
-    except OSError:
-        # Another process saved the template first (the rename found it), or the
-        # cache is full or read-only: theirs is as good, or there is none.
-        pass
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return template if template.is_dir() else None
-
-
-def _seed_home(home: Path) -> None:
-    """Give a home without storage a copy of the empty template's (see above).
-
-    Each folder is copied aside and renamed into place, so a process that finds the
-    folder sees the whole of it; a folder already there (another process's, or a
-    used home's) is never touched.
-    """
-    if any((home / folder).exists() for folder in STORAGE_FOLDERS):
-        return
-    try:
-        if (home / "dagster.yaml").read_text() != DAGSTER_YAML:
-            return  # a home configured otherwise (another storage) is left as it is
-    except OSError:
-        return
-    template = _template_home()
-    if template is None:
-        return
-    for folder in STORAGE_FOLDERS:
-        aside = home / f".{folder}-{os.getpid()}"
-        try:
-            shutil.copytree(template / folder, aside)
-            aside.rename(home / folder)
-        except OSError:
-            shutil.rmtree(aside, ignore_errors=True)
-            return
-
-
-def get_instance() -> dg.DagsterInstance:
-    """The persistent local instance shared with ``dagster dev``.
-
-    A fresh home starts from a copy of an empty initialised storage
-    (``_seed_home``) instead of creating its SQLite schema again.
-    """
-    home = ensure_dagster_home()
-    _seed_home(home)
-    return dg.DagsterInstance.get()
 
 
 @functools.cache
@@ -304,6 +196,8 @@ def exclusive(
                 runlock.hold(folder, f"build directory {str(folder)!r}")
             )
         instance = get_instance()
+        # Closes the event log's kept connections (``instance.get_instance``).
+        stack.callback(instance.dispose)
         fail_orphaned_runs(instance, progress)
         drop_invalid_partitions(instance, progress)
         yield instance

@@ -1,4 +1,5 @@
-"""A fresh DAGSTER_HOME starts from the machine cache's empty storage (runner._seed_home)."""
+"""The local instance: a fresh DAGSTER_HOME starts from the machine cache's empty
+storage (``instance._seed_home``), and its event log keeps its connections."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from pipeline import runner
+from pipeline import instance as home_module
+from pipeline.instance import POOLED_SHARDS, PooledSqliteEventLogStorage
 
 
 @pytest.fixture
@@ -38,7 +40,7 @@ def test_two_fresh_homes_share_one_template_and_record_runs_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: Path
 ) -> None:
     first = _home(tmp_path, monkeypatch, "first")
-    instance = runner.get_instance()
+    instance = home_module.get_instance()
     (template,) = (cache / "dagster-home").iterdir()
     assert template.name == (
         f"dagster-{dg.__version__}-sqlalchemy-{__import__('sqlalchemy').__version__}"
@@ -51,7 +53,7 @@ def test_two_fresh_homes_share_one_template_and_record_runs_apart(
     instance.dispose()
 
     second = _home(tmp_path, monkeypatch, "second")
-    other = runner.get_instance()
+    other = home_module.get_instance()
     assert other.get_runs() == []  # a copy of the empty template, not of first's
     assert len(dg.DagsterInstance.from_config(str(first)).get_runs()) == 1
     assert dg.materialize([one], instance=other).success
@@ -70,14 +72,14 @@ def test_a_used_or_otherwise_configured_home_is_left_as_it_is(
 ) -> None:
     used = _home(tmp_path, monkeypatch, "used")
     (used / "history").mkdir(parents=True)
-    runner._seed_home(runner.ensure_dagster_home())
+    home_module._seed_home(home_module.ensure_dagster_home())
     assert list((used / "history").iterdir()) == []
     assert not (cache / "dagster-home").exists()  # not even looked up
 
     configured = _home(tmp_path, monkeypatch, "configured")
     configured.mkdir()
     (configured / "dagster.yaml").write_text("telemetry:\n  enabled: true\n")
-    runner._seed_home(runner.ensure_dagster_home())
+    home_module._seed_home(home_module.ensure_dagster_home())
     assert sorted(p.name for p in configured.iterdir()) == ["dagster.yaml"]
 
 
@@ -88,6 +90,41 @@ def test_without_a_writable_cache_dagster_initialises_the_home(
     blocked.write_text("not a folder")
     monkeypatch.setenv("MLPERF_CACHE_DIR", str(blocked))
     home = _home(tmp_path, monkeypatch, "home")
-    instance = runner.get_instance()
+    instance = home_module.get_instance()
     assert dg.materialize([one], instance=instance).success
     assert (home / "history" / "runs.db").is_file()
+
+
+def test_the_pooled_event_log_writes_what_dagsters_own_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: Path
+) -> None:
+    """Same files, same rows: ``make ui`` (Dagster's own storage) sees every run."""
+    home = _home(tmp_path, monkeypatch, "home")
+    instance = home_module.get_instance()
+    assert type(instance.event_log_storage) is PooledSqliteEventLogStorage
+    for _ in range(POOLED_SHARDS + 2):
+        assert dg.materialize([one], instance=instance).success
+    # One open file per recent run, not one per run ever made (``watch`` runs for days).
+    assert len(instance.event_log_storage._engines) == POOLED_SHARDS
+    plain = dg.DagsterInstance.from_config(str(home))
+    assert type(plain.event_log_storage).__name__ == "SqliteEventLogStorage"
+    assert len(plain.get_runs()) == POOLED_SHARDS + 2
+    latest = plain.get_latest_materialization_event(dg.AssetKey("one"))
+    assert latest is not None and latest.run_id == instance.get_runs(limit=1)[0].run_id
+    for run in plain.get_runs():
+        events = plain.all_logs(run.run_id)
+        assert [e.dagster_event_type for e in events if e.is_dagster_event][-1] == (
+            dg.DagsterEventType.RUN_SUCCESS
+        )
+    instance.dispose()
+    assert instance.event_log_storage._engines == {}
+
+
+def test_a_home_configured_otherwise_keeps_its_own_storage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: Path
+) -> None:
+    configured = _home(tmp_path, monkeypatch, "configured")
+    configured.mkdir()
+    (configured / "dagster.yaml").write_text("telemetry:\n  enabled: true\n")
+    instance = home_module.get_instance()
+    assert type(instance.event_log_storage).__name__ == "SqliteEventLogStorage"
