@@ -15,14 +15,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.extract.summary import SummaryFormatError, parse_summary
-from pipeline.fetch import (
-    SUMMARY_CHECK,
-    TREE_FILE,
-    record_served,
-    record_tree_served,
-    stored_summary,
-)
 from pipeline.manifest import (
     SUMMARY_NAMES,
     discovered_release,
@@ -30,6 +22,13 @@ from pipeline.manifest import (
     release_for,
 )
 from pipeline.registry.releases import ManifestError, Release
+from pipeline.served import (
+    SUMMARY_CHECK,
+    TREE_FILE,
+    record_served,
+    record_tree_served,
+    stored_summary,
+)
 from pipeline.snapshots import Snapshot, SnapshotStore, sha256_hex
 from pipeline.source import (
     DIVISIONS,
@@ -86,6 +85,9 @@ def _serves_a_summary(source: Source, release: Release, name: str) -> bool:
     """
     if source.pins_commits:
         return True
+    # Here, not at the top: a quiet tick never parses, and Polars costs ~0.1 s.
+    from pipeline.extract.summary import SummaryFormatError, parse_summary
+
     try:
         fetched = source.fetch(release.repository, name)
         parse_summary(fetched.content, release=release.version, file=name)

@@ -15,9 +15,16 @@ from dataclasses import dataclass
 from pipeline.extract.raw_tree import files_read, stage_raw_tree
 from pipeline.extract.submitter_csv import is_submitter_csv
 from pipeline.extract.summary import SummaryFormatError, parse_summary
-from pipeline.manifest import SUMMARY_NAMES
 from pipeline.registry.releases import Release
-from pipeline.snapshots import Snapshot, SnapshotStore, sha256_hex, utc_now_iso
+from pipeline.served import (
+    SUMMARY_CHECK,
+    TREE_FILE,
+    candidate_paths,
+    record_served,
+    record_tree_served,
+    stored_summary,
+)
+from pipeline.snapshots import Snapshot, SnapshotStore, utc_now_iso
 from pipeline.source import (
     DIVISIONS,
     Fetched,
@@ -81,50 +88,6 @@ class RawOutcome:
                 else {}
             ),
         }
-
-
-def candidate_paths(release: Release) -> list[str]:
-    """The manifest's summary path first, then every other name upstream has used.
-
-    What a round has is read from the source, not taken from the manifest: a
-    round listed as raw-tree-only whose repository gained a summary file is read
-    with it, and the disagreement is reported.
-    """
-    paths = [release.summary_path] if release.summary_path else []
-    return paths + [name for name in SUMMARY_NAMES if name not in paths]
-
-
-#: Key of the note saying at which commit a round's summary was last looked for.
-SUMMARY_CHECK = "summary"
-
-
-def stored_summary(store: SnapshotStore, release: Release) -> Snapshot | None:
-    """The round's stored summary under any name it has used (the manifest's first).
-
-    Kept when the source no longer has the round, compared with when it does.
-    """
-    names = candidate_paths(release)
-    return next((s for n in names if (s := store.latest(release.version, n))), None)
-
-
-def record_served(
-    store: SnapshotStore, version: str, path: str, fetched: Fetched | None
-) -> None:
-    """Note what a folder or HTTP source served for a file (None: nothing there).
-
-    Discovery compares the source with this note, so every run that reads a file
-    leaves the state ``update`` needs; the git source needs none (its commit).
-    """
-    if fetched is None:
-        store.mark_served(version, path, absent=True)
-        return
-    store.mark_served(
-        version,
-        path,
-        etag=fetched.etag,
-        last_modified=fetched.last_modified,
-        sha256=sha256_hex(fetched.content),
-    )
 
 
 def _at(commit: str | None) -> str:
@@ -337,7 +300,6 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
 
 
 #: The raw tree's snapshot: a JSON listing of paths and the sha256 of each file read.
-TREE_FILE = "tree.json"
 NOT_REQUESTED = "not requested"
 
 
@@ -533,40 +495,6 @@ def fetch_raw_tree(
         over_cap=tuple(over_cap),
         over_cap_note=note,
     )
-
-
-def record_tree_served(
-    store: SnapshotStore,
-    version: str,
-    source: Source,
-    repo: str,
-    listing: Listing,
-    files: dict[str, str],
-    snapshot: Snapshot,
-) -> None:
-    """Note what a folder or HTTP source served for a raw tree (see ``served``).
-
-    Over HTTP the listing's ETag and fingerprint (blob ids); on a folder the
-    stamps of the files the snapshot read, which an hourly tick stats.
-    """
-    store.mark_served(
-        version,
-        TREE_FILE,
-        sha256=snapshot.sha256,
-        **(
-            {"listing_etag": listing.etag, "fingerprint": listing.fingerprint()}
-            if source.is_http
-            else {"stamps": source.stamps(repo, files)}
-        ),
-    )
-
-
-def ever_served(store: SnapshotStore, version: str) -> bool:
-    """Whether the source ever served a valid file for a round: a stored snapshot.
-
-    The only fact that makes a round not in releases.toml a release at all.
-    """
-    return any(store.latest(version, name) for name in (*SUMMARY_NAMES, TREE_FILE))
 
 
 def stored_tree(

@@ -304,7 +304,7 @@ def drop_unconfirmed(
     must leave no trace: a phantom round would become the discovery frontier, and
     the next real round would never be probed.
     """
-    from pipeline.fetch import ever_served
+    from pipeline.served import ever_served
     from pipeline.snapshots import SnapshotStore
 
     store = SnapshotStore(settings.data_dir())

@@ -21,8 +21,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import httpx
+# httpx is imported where an HTTP source uses it: a folder or git source (and a
+# quiet tick on one) never does, and the import costs ~70 ms.
+if TYPE_CHECKING:
+    import httpx
+
 
 #: Larger than any summary file upstream has published (v5.1's is about 2.5 MB).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -264,6 +269,7 @@ class Source:
         A plain HTTP mirror cannot list folders; one that serves the same
         ``/repos/...`` path as GitHub's API (our test server does) can.
         """
+        import httpx
         if self.tree_api:
             return self.tree_api
         if "raw.githubusercontent.com" in self.base:
@@ -358,6 +364,7 @@ class Source:
 
     # -- HTTP ----------------------------------------------------------------------
     def _client(self) -> httpx.Client:
+        import httpx
         # One client per source: a raw tree is hundreds of files, and a fresh
         # connection per file would dominate the cost. Redirects are followed by
         # hand (_attempt), so that none leads to another origin.
@@ -385,6 +392,7 @@ class Source:
         Only over HTTPS to GitHub's API and raw-file host: a mirror, a local server
         or a redirect target never sees the token.
         """
+        import httpx
         token = os.environ.get("GITHUB_TOKEN", "").strip()
         target = httpx.URL(url)
         if token and target.scheme == "https" and target.host in GITHUB_TOKEN_HOSTS:
@@ -399,6 +407,7 @@ class Source:
         when that wait ends before the deadline; otherwise it fails saying when to
         retry. The whole download, retries included, ends at ``deadline_s``.
         """
+        import httpx
         deadline = time.monotonic() + self.deadline_s
         headers = self._auth(url, headers)
         last_problem = ""
@@ -475,6 +484,7 @@ class Source:
         self, method: str, url: str, headers: dict[str, str], deadline: float
     ) -> _Reply:
         """One request, following same-origin redirects only, body capped in size."""
+        import httpx
         current = httpx.URL(url)
         for _ in range(MAX_REDIRECTS + 1):
             with self._client().stream(method, current, headers=headers) as response:

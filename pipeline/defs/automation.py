@@ -14,9 +14,9 @@ import dagster as dg
 from pipeline.defs.partitions import RELEASES, release_partitions
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.discovery import Discovery, cursor_validators, discover, verify_known
-from pipeline.fetch import ever_served
 from pipeline.manifest import is_version, release_for
 from pipeline.registry.releases import load_manifest, version_key
+from pipeline.served import ever_served
 from pipeline.snapshots import SnapshotStore
 
 #: Assets materialized per release partition; everything else follows downstream.

@@ -14,6 +14,7 @@ import polars as pl
 import pipeline.extract.summary as summary_module
 import pipeline.fetch as fetch_module
 import pipeline.registry.rounds as rounds_module
+import pipeline.served as served_module
 import pipeline.transform.results as results_module
 import pipeline.validate as validate_module
 from pipeline.defs.history import latest_metadata
@@ -55,7 +56,7 @@ RESULT_CHECKS = {
     partitions_def=release_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     group_name="raw",
-    code_version=code_version(fetch_module, summary_module),
+    code_version=code_version(fetch_module, served_module, summary_module),
     kinds={"json"},
     description=(
         "The summary file of one MLPerf Inference round, stored immutably by sha256 "

@@ -21,18 +21,13 @@ from pipeline.defs.ranges import Part, PerPartition, each_partition, outputs
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.extract.submitter_csv import submitter_rows
-from pipeline.fetch import (
-    SOURCE_ERROR,
-    TREE_FILE,
-    RawOutcome,
-    fetch_raw_tree,
-    stored_tree,
-)
+from pipeline.fetch import SOURCE_ERROR, RawOutcome, fetch_raw_tree, stored_tree
 from pipeline.lineage import code_version
 from pipeline.manifest import SUMMARY_NAMES, release_for
 from pipeline.registry import REGISTRY_DIR
 from pipeline.registry.releases import version_key
 from pipeline.render.provenance import snapshot_commit
+from pipeline.served import TREE_FILE
 from pipeline.snapshots import Snapshot, StoreError
 from pipeline.source import SourceError
 from pipeline.transform.crosscheck import cross_check, cross_check_summary

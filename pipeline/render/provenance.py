@@ -21,7 +21,7 @@ from pipeline.registry.releases import ManifestError, Release, load_manifest
 from pipeline.registry.upstream_commits import RoundCommit, load_commits
 from pipeline.snapshots import Snapshot
 
-#: The raw tree's snapshot path (``pipeline.fetch.TREE_FILE``): our listing, not a file
+#: The raw tree's snapshot path (``pipeline.served.TREE_FILE``): our listing, not a file
 #: upstream has; its upstream address is the repository tree.
 TREE_FILE = "tree.json"
 GITHUB = "https://github.com"

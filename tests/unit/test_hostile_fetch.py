@@ -17,8 +17,9 @@ import pytest
 from pipeline.defs.raw_tree import raw_mlperf__tree
 from pipeline.defs.resources import DataDirResource, LedgerIOManager, SourceResource
 from pipeline.extract.raw_tree import scan_raw_tree
-from pipeline.fetch import TREE_FILE, fetch_raw_tree, stored_tree
+from pipeline.fetch import fetch_raw_tree, stored_tree
 from pipeline.manifest import release_for
+from pipeline.served import TREE_FILE
 from pipeline.snapshots import SnapshotStore, StoreError
 from pipeline.source import Fetched, OutsideSource, Source, SourceError
 from tests.httpserver import FaultyServer
