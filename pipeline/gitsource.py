@@ -514,6 +514,13 @@ class GitSource:
             last_modified=round_.commit_date,
         )
 
+    def has_round(self, repo: str) -> bool:
+        """Whether the server has the round's repository: one ``ls-remote``.
+
+        Cached, so the run that reads the round asks no second time.
+        """
+        return self.probe(repo).exists
+
     def probe(
         self,
         repo: str,

@@ -30,6 +30,7 @@ from pipeline.fetch import NOT_IN_SOURCE, SOURCE_ERROR
 from pipeline.instance import get_instance
 from pipeline.manifest import is_version, release_for, unreviewed_note
 from pipeline.registry.releases import load_manifest, version_key
+from pipeline.served import forget_not_in_source, record_not_in_source
 from pipeline.validate import LOSS_LIMIT
 
 RELEASES = "release"
@@ -209,12 +210,75 @@ def register_releases(instance: dg.DagsterInstance, versions: Sequence[str]) -> 
     missing = [v for v in versions if v not in existing]
     if missing:
         instance.add_dynamic_partitions(RELEASES, missing)
+        forget_not_in_source(settings.data_dir(), missing)
         remember_partitions(instance)
 
 
+def absent_rounds(
+    instance: dg.DagsterInstance,
+    versions: Sequence[str],
+    progress: Callable[[str], None] = print,
+) -> list[str]:
+    """Requested rounds the source does not have at all, recorded once as such.
+
+    They get no release partition: no run, and none of the ~14 Dagster events per
+    asset and round a run of nothing would cost (a cold build of the shared mirror
+    ran 7 such rounds, a one-round test source 13). Asked only where the source
+    can say cheaply (a folder: one stat; git: ``ls-remote``), and only for rounds
+    without a partition: a round the source lost is its run's to report. A round
+    releases.toml does not list leaves no trace (``drop_unconfirmed``).
+    """
+    from pipeline.snapshots import SnapshotStore
+    from pipeline.source import SourceError
+
+    existing = set(instance.get_dynamic_partitions(RELEASES))
+    asked = [v for v in versions if v not in existing]
+    if not asked:
+        return []
+    source = settings.open_source()
+    absent = []
+    for version in asked:
+        try:
+            has = source.has_round(release_for(version).repository)
+        except SourceError:
+            has = None  # the run says what went wrong, with its usual wording
+        if has is False:
+            absent.append(version)
+    listed = {r.version for r in load_manifest()}
+    kept = [v for v in absent if v in listed]
+    if kept:
+        store = SnapshotStore(settings.data_dir())
+        record_not_in_source(
+            store,
+            settings.data_dir(),
+            [release_for(v) for v in kept],
+            source.pins_commits,
+        )
+        where = "repository" if source.pins_commits else "folder"
+        progress(
+            f"{', '.join(kept)}: not in source (no {where} of that round at "
+            f"{settings.source_base()}): no release partition made, nothing run; every "
+            "update looks for them again"
+        )
+    typos = [v for v in absent if v not in listed]
+    if typos:
+        progress(
+            f"{', '.join(typos)}: no valid file in the source and not listed in "
+            "releases.toml: not kept as a release (no trace left)"
+        )
+    return absent
+
+
 def remember_partitions(instance: dg.DagsterInstance) -> None:
-    """Keep the known release partitions in a plain file for ``quiet_tick``."""
-    known = sorted(filter(is_version, instance.get_dynamic_partitions(RELEASES)))
+    """Keep the rounds a tick verifies in a plain file for ``quiet_tick``.
+
+    The release partitions and every listed round: one the source does not have
+    has no partition until it appears (``absent_rounds``), and a quiet tick must
+    probe it as the full tick does.
+    """
+    partitions = set(filter(is_version, instance.get_dynamic_partitions(RELEASES)))
+    listed = {r.version for r in load_manifest()}
+    known = sorted(partitions | listed, key=version_key)
     path = settings.data_dir() / KNOWN_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(known, sort_keys=True) + "\n")
@@ -351,7 +415,10 @@ def ingest(
 
     With ``site`` the website is rendered, built and published too.
     """
+    absent = absent_rounds(instance, versions, progress)
+    versions = [v for v in versions if v not in absent]
     register_releases(instance, versions)
+    remember_partitions(instance)
     outcomes = run_releases(instance, versions, progress)
     dropped = drop_unconfirmed(instance, versions, progress)
     for version in unreviewed(versions):

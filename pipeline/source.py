@@ -630,6 +630,16 @@ class Source:
                 entries.append([path, "absent"])
         return hashlib.sha256(json.dumps(entries).encode()).hexdigest()
 
+    def has_round(self, repo: str) -> bool | None:
+        """Whether the source has the round's repository at all (None: cannot say).
+
+        A mirror folder answers with one stat. An HTTP mirror cannot tell a missing
+        repository from a missing file without the downloads a run makes anyway.
+        """
+        if self.is_http:
+            return None
+        return Path(self.url_for(repo, "")).is_dir()
+
     def has_tree(self, repo: str) -> bool:
         """Whether a mirror folder holds any division folder (no walk, no listing)."""
         root = Path(self.url_for(repo, ""))

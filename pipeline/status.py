@@ -10,8 +10,10 @@ import dagster as dg
 
 from pipeline import settings
 from pipeline.defs.history import latest_metadata
+from pipeline.fetch import NOT_IN_SOURCE
 from pipeline.manifest import release_for
 from pipeline.runner import failure_message, known_releases
+from pipeline.served import not_in_source
 from pipeline.snapshots import SnapshotStore
 
 
@@ -49,6 +51,7 @@ def _last_run(instance: dg.DagsterInstance, version: str) -> dg.DagsterRun | Non
 def release_status(instance: dg.DagsterInstance) -> list[dict]:
     """Per release: snapshot hash, versions seen, rows, rejected, checks, last run."""
     store = SnapshotStore(settings.data_dir())
+    absent = not_in_source(settings.data_dir())
     rows = []
     for version in known_releases(instance):
         path = release_for(version).summary_path
@@ -59,6 +62,8 @@ def release_status(instance: dg.DagsterInstance) -> list[dict]:
         tree_rows = latest_metadata(instance, "core_mlperf__tree_results", version)
         last = _last_run(instance, version)
         last_run = "never run"
+        if version in absent and last is None:
+            last_run = f"none: not in source at {absent[version]}"
         if last is not None:
             last_run = last.status.value.lower()
             if last.status == dg.DagsterRunStatus.FAILURE:
@@ -66,7 +71,9 @@ def release_status(instance: dg.DagsterInstance) -> list[dict]:
         rows.append(
             {
                 "release": version,
-                "status": raw.get("status", "not ingested"),
+                "status": raw.get(
+                    "status", NOT_IN_SOURCE if version in absent else "not ingested"
+                ),
                 "sha256": str(raw.get("sha256", ""))[:12],
                 "fetched_at": raw.get("fetched_at", ""),
                 "versions": (
@@ -85,7 +92,12 @@ def release_status(instance: dg.DagsterInstance) -> list[dict]:
                 "raw_tree": (
                     f"{tree_rows.get('rows')} rows"
                     if tree.get("status") == "ingested"
-                    else tree.get("status", "")
+                    else tree.get(
+                        "status",
+                        NOT_IN_SOURCE
+                        if version in absent and release_for(version).reads_raw_tree
+                        else "",
+                    )
                 ),
                 "last_run": last_run,
             }

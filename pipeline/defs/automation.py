@@ -67,7 +67,10 @@ def discovery_tick(
         store,
         thorough=thorough,
     )
-    to_add = [v for v in [*known, *found.new_releases] if v not in existing]
+    # A partition comes with the round's first run: a listed round the source
+    # does not have gets none (``runner.absent_rounds``), and its appearance
+    # upstream is a requested run like any change.
+    to_add = [v for v in found.releases_to_run if v not in existing]
     validators = found.validators
     return dg.SensorResult(
         run_requests=[

@@ -15,7 +15,9 @@ import dagster as dg
 import pytest
 
 from pipeline import runner
+from pipeline.cli import main
 from pipeline.defs.history import latest_metadata
+from pipeline.served import not_in_source
 from pipeline.status import release_status
 
 
@@ -44,19 +46,30 @@ def _ingest(source: Path, work: Path, versions: list[str]):
 
 
 def test_a_cold_build_of_three_releases_is_two_runs_with_per_release_records(
-    mirror: Path, tmp_path: Path
+    mirror: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     source = _mirror(mirror, tmp_path / "upstream")
     instance, outcomes, lines = _ingest(
         source, tmp_path / "work", ["v4.1", "v5.0", "v6.1"]
     )
     assert all(o.success for o in outcomes)
-    # One run for the three release partitions, one for the cross-release assets.
+    # The round the mirror lacks is said once, and gets no partition, run or event.
+    assert lines[0] == (
+        f"v5.0: not in source (no folder of that round at {source}): no release "
+        "partition made, nothing run; every update looks for them again"
+    )
+    assert instance.get_dynamic_partitions("release") == ["v4.1", "v6.1"]
+    assert instance.fetch_materializations(
+        dg.AssetRecordsFilter(
+            asset_key=dg.AssetKey("raw_mlperf__summary"), asset_partitions=["v5.0"]
+        ),
+        limit=1,
+    ).records == []
+    # One run for the two release partitions, one for the cross-release assets.
     assert len(instance.get_runs()) == 2
-    assert lines[0] == "3 releases, v4.1 to v6.1, in one run ..."
-    assert lines[1].startswith("[1/3] v4.1: 937 rows, 0 rejected, checks 6/6 passed")
-    assert lines[2].startswith("[2/3] v5.0: not in source")
-    assert lines[3].startswith("[3/3] v6.1: 492 rows, 0 rejected, checks 6/6 passed")
+    assert lines[1] == "2 releases, v4.1 to v6.1, in one run ..."
+    assert lines[2].startswith("[1/2] v4.1: 937 rows, 0 rejected, checks 6/6 passed")
+    assert lines[3].startswith("[2/2] v6.1: 492 rows, 0 rejected, checks 6/6 passed")
     for version, rows in (("v4.1", 937), ("v6.1", 492)):
         records = instance.fetch_materializations(
             dg.AssetRecordsFilter(
@@ -69,9 +82,12 @@ def test_a_cold_build_of_three_releases_is_two_runs_with_per_release_records(
         assert (
             latest_metadata(instance, "core_mlperf__results", version)["rows"] == rows
         )
+    monkeypatch.setenv("MLPERF_DATA_DIR", str(tmp_path / "work" / "data"))
     status = {row["release"]: row for row in release_status(instance)}
     assert status["v6.1"]["last_run"] == "success"
     assert status["v6.1"]["rows"] == 492
+    assert status["v5.0"]["status"] == "not in source"
+    assert status["v5.0"]["last_run"].startswith("none: not in source at 20")
 
 
 def test_one_bad_release_fails_alone_and_the_others_publish(
@@ -105,3 +121,39 @@ def test_one_bad_release_fails_alone_and_the_others_publish(
     assert latest_metadata(instance, "core_mlperf__results", "v6.1")["rows"] == 492
     combined = latest_metadata(instance, "core_mlperf__all_results")
     assert combined["rows"] == 937 + 492
+
+
+def test_a_round_not_in_source_gets_its_partition_when_it_appears(
+    mirror: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Issue 35 item 3: recorded once, probed by every update, quiet ones included."""
+    source = tmp_path / "upstream"
+    _mirror(mirror, source)
+    later = source / "inference_results_v6.1"
+    shutil.move(later, tmp_path / "v6.1 later")
+    for name, value in {
+        "MLPERF_SOURCE": str(source),
+        "MLPERF_DATA_DIR": str(tmp_path / "data"),
+        "DAGSTER_HOME": str(tmp_path / "data" / "dagster_home"),
+        "MLPERF_BUILD_DIR": str(tmp_path / "build"),
+    }.items():
+        monkeypatch.setenv(name, value)
+    assert main(["ingest", "--release", "v4.1", "--release", "v6.1"]) == 0
+    out = capsys.readouterr().out
+    assert "v6.1: not in source (no folder of that round at " in out
+    assert not_in_source(tmp_path / "data").keys() == {"v6.1"}
+    assert main(["update"]) == 0
+    assert capsys.readouterr().out == (
+        "nothing new or changed upstream: no run requested\n"
+    )
+
+    shutil.move(tmp_path / "v6.1 later", later)  # upstream publishes the round
+    assert main(["update"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "new release partition(s): v6.1"
+    assert lines[1].startswith(
+        "[1/1] changed upstream: v6.1: 492 rows, 0 rejected, checks 6/6 passed"
+    )
+    with runner.exclusive() as instance:
+        assert instance.get_dynamic_partitions("release") == ["v4.1", "v6.1"]
+    assert not_in_source(tmp_path / "data") == {}
