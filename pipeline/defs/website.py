@@ -25,7 +25,7 @@ import pipeline.render as render_package
 from pipeline import settings
 from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
-from pipeline.fetch import SOURCE_ERROR
+from pipeline.fetch import NOT_IN_SOURCE, NOT_REQUESTED, RAW_TREE_ONLY, SOURCE_ERROR
 from pipeline.lineage import code_version, git_commit, mermaid
 from pipeline.manifest import release_for
 from pipeline.publish import mkdocs_build, publish, stage_project
@@ -39,6 +39,7 @@ from pipeline.render.performance_page import (
 from pipeline.render.provenance import snapshot_commit
 from pipeline.render.site_data import ROUNDS_SCHEMA, SNAPSHOT_SCHEMA, SiteData
 from pipeline.render.slugs import page_problems
+from pipeline.served import not_in_source
 from pipeline.snapshots import Snapshot, SnapshotStore
 
 #: Pages every published site must have (besides one per release with results).
@@ -111,6 +112,23 @@ def rounds_table(store: SnapshotStore, raw: dict, tree: dict) -> pl.DataFrame:
                 "disagreement": summary.get("disagreement") or None,
             }
         )
+    # Listed rounds the source has nothing of have no partition, so no outcome
+    # (``runner.absent_rounds``): their rows say what a run of them would have.
+    for version in not_in_source(store.root).keys() - set(raw) - set(tree):
+        release = release_for(version)
+        rows.append(
+            {
+                "release": version,
+                "repository": release.repository,
+                "commit": None,
+                "commit_date": None,
+                "files_read": 0,
+                "summary": NOT_IN_SOURCE if release.has_summary else RAW_TREE_ONLY,
+                "raw_tree": NOT_IN_SOURCE if release.reads_raw_tree else NOT_REQUESTED,
+                "disagreement": "the source has no folder or repository of this round",
+            }
+        )
+    rows.sort(key=lambda row: version_key(row["release"]))
     return pl.DataFrame(rows, schema=ROUNDS_SCHEMA)
 
 

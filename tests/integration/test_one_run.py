@@ -17,7 +17,9 @@ import pytest
 from pipeline import runner
 from pipeline.cli import main
 from pipeline.defs.history import latest_metadata
+from pipeline.defs.website import rounds_table
 from pipeline.served import not_in_source
+from pipeline.snapshots import SnapshotStore
 from pipeline.status import release_status
 
 
@@ -88,6 +90,14 @@ def test_a_cold_build_of_three_releases_is_two_runs_with_per_release_records(
     assert status["v6.1"]["rows"] == 492
     assert status["v5.0"]["status"] == "not in source"
     assert status["v5.0"]["last_run"].startswith("none: not in source at 20")
+    # Audit's table of upstream commits still lists it, as its run would have.
+    (row,) = rounds_table(SnapshotStore(tmp_path / "work" / "data"), {}, {}).rows(
+        named=True
+    )
+    assert (row["release"], row["summary"], row["files_read"], row["commit"]) == (
+        "v5.0", "not in source", 0, None,
+    )  # fmt: skip
+    assert row["disagreement"] == "the source has no folder or repository of this round"
 
 
 def test_one_bad_release_fails_alone_and_the_others_publish(
