@@ -16,7 +16,7 @@ from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.discovery import Discovery, cursor_validators, discover, verify_known
 from pipeline.manifest import is_version, release_for
 from pipeline.registry.releases import load_manifest, version_key
-from pipeline.served import ever_served
+from pipeline.served import ever_served, forget_not_in_source, not_in_source
 from pipeline.snapshots import SnapshotStore
 
 #: Assets materialized per release partition; everything else follows downstream.
@@ -129,14 +129,28 @@ def daily_full_check(
     source: SourceResource,
     data_dir: DataDirResource,
 ) -> list[dg.RunRequest]:
-    """One run per known release whose source no longer matches the store."""
+    """One run per known release whose source no longer matches the store.
+
+    A round recorded as not in the source has no partition yet; when the check finds
+    it upstream, the partition is added here, because a schedule's result cannot
+    carry partition requests the way a sensor's does.
+    """
     store = data_dir.store()
     existing = set(context.instance.get_dynamic_partitions(RELEASES))
+    absent = set(not_in_source(data_dir.root))
     found = Discovery()
-    known = [v for v in known_releases(context.instance, store) if v in existing]
+    known = [
+        v
+        for v in known_releases(context.instance, store)
+        if v in existing or v in absent
+    ]
     verify_known(
         source.get(), [release_for(v) for v in known], store, found, thorough=True
     )
+    appeared = [v for v in found.changed_releases if v not in existing]
+    if appeared:
+        context.instance.add_dynamic_partitions(RELEASES, appeared)
+        forget_not_in_source(data_dir.root, appeared)
     return [
         dg.RunRequest(
             partition_key=v,

@@ -269,6 +269,38 @@ def test_the_daily_check_is_on_and_requests_only_a_round_whose_content_changed(
     assert request.tags == {"mlperf-ledger/reason": "daily check: changed upstream"}
 
 
+def test_the_daily_check_adds_and_runs_a_round_that_was_not_in_source(
+    mirror: Path, tmp_path: Path
+) -> None:
+    """A round recorded as absent has no partition; the daily check still finds it."""
+    import dagster as dg
+
+    from pipeline.defs.automation import daily_full_check
+    from pipeline.defs.resources import DataDirResource, SourceResource
+    from pipeline.served import not_in_source, record_not_in_source
+
+    data = tmp_path / "data"
+    base = str(mirror.parent.parent)
+    later = tmp_path / "later.json"
+    mirror.rename(later)
+    mirror.parent.rmdir()  # the source has no v6.1 folder yet
+    record_not_in_source(SnapshotStore(data), data, [V61], pins_commits=False)
+    with dg.instance_for_test() as instance:
+        resources = {
+            "source": SourceResource(base=base),
+            "data_dir": DataDirResource(path=str(data)),
+        }
+        with dg.build_schedule_context(instance=instance, resources=resources) as c:
+            assert daily_full_check(c) == []
+            assert instance.get_dynamic_partitions("release") == []
+            mirror.parent.mkdir()
+            later.rename(mirror)  # upstream publishes it
+            (request,) = daily_full_check(c)
+            assert instance.get_dynamic_partitions("release") == ["v6.1"]
+    assert request.partition_key == "v6.1"
+    assert not_in_source(data) == {}
+
+
 def test_over_http_a_listing_without_etag_waits_for_the_thorough_check(
     tree: Path, tmp_path: Path
 ) -> None:
