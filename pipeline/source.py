@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING
 
 # httpx is imported where an HTTP source uses it: a folder or git source (and a
@@ -270,6 +271,7 @@ class Source:
         ``/repos/...`` path as GitHub's API (our test server does) can.
         """
         import httpx
+
         if self.tree_api:
             return self.tree_api
         if "raw.githubusercontent.com" in self.base:
@@ -341,9 +343,12 @@ class Source:
         url = self.url_for(repo, path)
         self.request_log.append(url)
         file = self._contained(repo, path)
-        if not file.is_file():
+        try:
+            stat = file.stat()
+        except OSError:
+            stat = None
+        if stat is None or not S_ISREG(stat.st_mode):
             raise NotPublished(f"{url}: not published (no such file in the mirror)")
-        stat = file.stat()
         if stat.st_size > self.max_bytes:
             raise TooLarge(url, f"{stat.st_size} bytes", self.max_bytes)
         # Read with the cap checked as it reads: a file growing after the stat is
@@ -365,6 +370,7 @@ class Source:
     # -- HTTP ----------------------------------------------------------------------
     def _client(self) -> httpx.Client:
         import httpx
+
         # One client per source: a raw tree is hundreds of files, and a fresh
         # connection per file would dominate the cost. Redirects are followed by
         # hand (_attempt), so that none leads to another origin.
@@ -393,6 +399,7 @@ class Source:
         or a redirect target never sees the token.
         """
         import httpx
+
         token = os.environ.get("GITHUB_TOKEN", "").strip()
         target = httpx.URL(url)
         if token and target.scheme == "https" and target.host in GITHUB_TOKEN_HOSTS:
@@ -408,6 +415,7 @@ class Source:
         retry. The whole download, retries included, ends at ``deadline_s``.
         """
         import httpx
+
         deadline = time.monotonic() + self.deadline_s
         headers = self._auth(url, headers)
         last_problem = ""
@@ -485,6 +493,7 @@ class Source:
     ) -> _Reply:
         """One request, following same-origin redirects only, body capped in size."""
         import httpx
+
         current = httpx.URL(url)
         for _ in range(MAX_REDIRECTS + 1):
             with self._client().stream(method, current, headers=headers) as response:

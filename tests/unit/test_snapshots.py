@@ -96,3 +96,30 @@ def test_a_snapshot_stored_in_the_second_the_command_started_is_this_commands(
     )
     assert runner._stored_since("v6.1", second.timestamp() + 0.9) is True
     assert runner._stored_since("v6.1", second.timestamp() + 1.0) is False
+
+
+def test_a_raw_tree_blob_that_fails_mid_write_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk half way through a blob: no blob under its hash, no scratch file."""
+    from pipeline.snapshots import StoreError
+
+    def full_disk(self: Path, data: bytes) -> int:
+        with self.open("wb") as handle:
+            handle.write(data[:3])
+        raise OSError(28, "No space left on device")
+
+    store = SnapshotStore(tmp_path)
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    with pytest.raises(StoreError) as info:
+        store.put_blob(b"mlperf_log_summary")
+    assert str(info.value) == (
+        f"cannot write snapshot under {tmp_path}: No space left on device"
+    )
+    assert not store.has_blob(sha256_hex(b"mlperf_log_summary"))
+    assert [p.name for p in (tmp_path / "raw" / "blobs").rglob("*")] == [
+        sha256_hex(b"mlperf_log_summary")[:2]
+    ]
+    monkeypatch.undo()
+    assert store.put_blob(b"mlperf_log_summary") == sha256_hex(b"mlperf_log_summary")
+    assert store.read_blob(sha256_hex(b"mlperf_log_summary")) == b"mlperf_log_summary"
