@@ -402,18 +402,30 @@ def on_post_page(output: str, page: Any, **_: Any) -> str:
     return output
 
 
-def gzip_bytes(data: bytes) -> bytes:
-    """``gzip`` of ``data`` (level 6, mtime 0), from the cache when built before."""
+def write_gzip(data: bytes, target: Path) -> None:
+    """Write ``gzip`` of ``data`` (level 6, mtime 0) to ``target``.
+
+    Bytes gzipped by the last good build are hard-linked from the cache (its
+    entries are replaced by rename, never rewritten in place), a new file else.
+    """
     if _build is None:
-        return gzip.compress(data, compresslevel=6, mtime=0)
+        target.write_bytes(gzip.compress(data, compresslevel=6, mtime=0))
+        return
     path = _path("gzip", hashlib.sha256(data).hexdigest(), ".gz")
-    cached = _read(path)
-    if cached is not None and not _build.verify:
-        return cached
+    _build.used.add(path)
+    if not _build.verify:
+        try:
+            os.link(path, target)
+            return
+        except OSError:
+            pass
     packed = gzip.compress(data, compresslevel=6, mtime=0)
+    cached = _read(path)
     if cached is None:
         _store(path, packed)
-    return packed
+    elif cached != packed:
+        log.warning("page cache: gzip of %s differs from its cached copy", target.name)
+    target.write_bytes(packed)
 
 
 def on_post_build(config: Any, **_: Any) -> None:

@@ -41,6 +41,7 @@ import hashlib
 import html as html_text
 import json
 import logging
+import os
 import posixpath
 import re
 from collections.abc import Callable
@@ -48,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
+from mkdocs import utils as mkdocs_utils
 from mkdocs.exceptions import PluginError
 
 log = logging.getLogger("mkdocs.hooks.mlperf_ledger")
@@ -105,12 +107,44 @@ def _expand(item: Any, sections: dict[str, list[dict[str, str]]]) -> Any:
     return item
 
 
+_copy_file = mkdocs_utils.copy_file
+#: The docs folder of the build in progress: files under it are linked, not copied.
+_linked_from: list[Path] = []
+
+
+def _link_or_copy(source_path: str, output_path: str) -> None:
+    """MkDocs' copy of a static file, as a hard link when it is the staged project's.
+
+    The staging project is made afresh for every build (``publish.stage_project``)
+    and never written into afterwards, so the site can share its files' bytes: a
+    build holds ~1,200 static files (system descriptions, chart data, downloads).
+    Theme files and anything on another file system are copied as MkDocs does.
+    """
+    source = Path(source_path)
+    if _linked_from and source.is_relative_to(_linked_from[0]):
+        target = Path(output_path)
+        if target.is_dir():
+            target = target / source.name
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.unlink(missing_ok=True)
+            os.link(source, target)
+            return
+        except OSError:
+            pass
+    _copy_file(source_path, output_path)
+
+
+mkdocs_utils.copy_file = _link_or_copy
+
+
 def on_config(config: Any) -> Any:
     """Expand nav entries whose index page has generated children.
 
     Without a site URL, instant navigation is off: it reads the sitemap, which then
     names no page.
     """
+    _linked_from[:] = [Path(config["docs_dir"]).resolve()]
     theme = config.get("theme")
     if not config.get("site_url") and theme is not None:
         features = theme.get("features") or []
@@ -290,15 +324,19 @@ def _gzip(data: bytes) -> bytes:
     return gzip.compress(data, compresslevel=6, mtime=0)
 
 
+def _write_gzip(data: bytes, target: Path) -> None:
+    target.write_bytes(_gzip(data))
+
+
 def precompress(
-    site_dir: Path, compress: Callable[[bytes], bytes] = _gzip
+    site_dir: Path, write: Callable[[bytes, Path], None] = _write_gzip
 ) -> list[Path]:
     """Write ``<file>.gz`` next to each large text file of the built site.
 
     A ``.gz`` already there (the bundle's, copied from the build cache) is kept.
     ``mtime=0`` keeps the bytes identical across builds of identical inputs;
-    ``compress`` is the page cache's (``mkdocs_cache.py``), which reuses the last
-    build's ``.gz`` of identical bytes.
+    ``write`` is the page cache's (``mkdocs_cache.py``) when there is one, which
+    links the last build's ``.gz`` of identical bytes into place.
     """
     written = []
     for path in sorted(site_dir.rglob("*")):
@@ -311,7 +349,7 @@ def precompress(
         target = path.with_name(path.name + ".gz")
         if target.exists():
             continue
-        target.write_bytes(compress(path.read_bytes()))
+        write(path.read_bytes(), target)
         written.append(target)
     return written
 
@@ -326,4 +364,4 @@ def on_post_build(config: Any, **_: Any) -> None:
         for name in ("sitemap.xml", "sitemap.xml.gz"):
             (site / name).unlink(missing_ok=True)
     cache = config.plugins.get(CACHE_HOOK)
-    precompress(site, getattr(cache, "gzip_bytes", None) or _gzip)
+    precompress(site, getattr(cache, "write_gzip", None) or _write_gzip)

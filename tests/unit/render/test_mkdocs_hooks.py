@@ -103,3 +103,29 @@ def test_precompress_writes_identical_gz_of_large_text_files_only(
     (tmp_path / "page.html.gz").unlink()
     mkdocs_hooks.precompress(tmp_path)
     assert (tmp_path / "page.html.gz").read_bytes() == first  # no timestamp inside
+
+
+def test_static_files_of_the_staged_project_are_linked_and_the_themes_copied(
+    tmp_path: Path,
+) -> None:
+    """The site shares bytes with the throwaway staging project, never with the theme.
+
+    A file written into the built site later (a server's own .gz, an edit) must not
+    reach the installed theme.
+    """
+    docs, theme, site = tmp_path / "docs", tmp_path / "theme", tmp_path / "site"
+    (docs / "generated" / "systems").mkdir(parents=True)
+    theme.mkdir()
+    staged = docs / "generated" / "systems" / "gb300.json"
+    staged.write_text('{"name": "GB300 NVL72"}')
+    (theme / "bundle.js").write_text("theme();")
+    mkdocs_hooks.on_config(
+        {"docs_dir": str(docs), "site_url": None, "theme": None, "nav": None}
+    )
+    mkdocs_hooks.mkdocs_utils.copy_file(str(staged), str(site / "systems" / "a.json"))
+    mkdocs_hooks.mkdocs_utils.copy_file(str(theme / "bundle.js"), str(site / "b.js"))
+    assert (site / "systems" / "a.json").read_text() == '{"name": "GB300 NVL72"}'
+    assert (site / "systems" / "a.json").stat().st_ino == staged.stat().st_ino
+    assert (site / "b.js").stat().st_ino != (theme / "bundle.js").stat().st_ino
+    (site / "b.js").write_text("edited in the site")
+    assert (theme / "bundle.js").read_text() == "theme();"
