@@ -402,7 +402,9 @@ def test_instant_navigation_mounts_the_explorer(
     explorer_site: ExplorerSite, chromium: Browser
 ) -> None:
     page = chromium.page(1440)
-    page.goto(explorer_site.url + "index.html", wait_until="load")
+    # Material intercepts a click only once it has fetched sitemap.xml (the pages
+    # it may load in place); on a busy machine a click at "load" can come first.
+    page.goto(explorer_site.url + "index.html", wait_until="networkidle")
     page.evaluate("() => { window.__sameDocument = true; }")
     page.locator("article a", has_text="Explorer").click()
     page.wait_for_url("**/explorer.html")
