@@ -422,9 +422,13 @@ class Source:
         waited = False  # a rate-limit wait replaces the backoff before a retry
         for attempt in range(self.retries + 1):
             if attempt and not waited:
-                self.sleep(self.backoff_s * 2 ** (attempt - 1))
+                backoff = self.backoff_s * 2 ** (attempt - 1)
+                # A retry that could only start past the deadline is not waited for.
+                if time.monotonic() + backoff >= deadline:
+                    raise self._past_deadline(url, last_problem)
+                self.sleep(backoff)
             if attempt and time.monotonic() >= deadline:
-                raise self._past_deadline(url)
+                raise self._past_deadline(url, last_problem)
             waited = False
             self.request_log.append(url)
             try:
@@ -533,10 +537,12 @@ class Source:
         )
         return SourceError(f"{url}: rate limited (HTTP {status}); {when}; {LIFT_LIMIT}")
 
-    def _past_deadline(self, url: str) -> SourceError:
+    def _past_deadline(self, url: str, last_problem: str = "") -> SourceError:
+        """Named with what the last attempt met: "refused" is not "slow"."""
+        last = f" (last attempt: {last_problem})" if last_problem else ""
         return SourceError(
             f"{url}: not finished within the overall deadline of "
-            f"{self.deadline_s:g} s; gave up"
+            f"{self.deadline_s:g} s; gave up{last}"
         )
 
     def _check_status(self, url: str, response: _Reply) -> None:

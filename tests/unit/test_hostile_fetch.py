@@ -224,6 +224,23 @@ def test_slow_drip_stops_at_the_overall_deadline(served: FaultyServer) -> None:
     assert served.gets("summary.json") == 1
 
 
+def test_a_refused_connection_names_the_refusal_and_waits_no_retry_past_the_deadline(
+    tmp_path: Path,
+) -> None:
+    # Port 9 (discard) refuses at once: the retries back off 0.5 s, 1 s, 2 s, and
+    # with a 2 s deadline the third retry could only start past it.
+    naps: list[float] = []
+    source = Source(base="http://127.0.0.1:9", deadline_s=2.0, sleep=naps.append)
+    with pytest.raises(SourceError) as info:
+        source.fetch(REPO, "summary.json")
+    assert naps == [0.5, 1.0]
+    assert str(info.value) == (
+        f"http://127.0.0.1:9/{REPO}/summary.json: not finished within the overall "
+        "deadline of 2 s; gave up (last attempt: connection failed (ConnectError: "
+        "[Errno 111] Connection refused))"
+    )
+
+
 def test_deadline_is_configured_like_the_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
