@@ -191,26 +191,50 @@ INDEX_COLUMNS = {
 }
 
 
-def _readings_table(claim: Claim, evaluations: pl.DataFrame) -> Md:
-    """The Markdown table of one claim's readings (empty string if none)."""
-    rows = evaluations.filter(pl.col("claim_id") == claim.id)
-    if rows.is_empty():
-        return Md("*Not evaluated.*")
-    one_end = claim.ends == 1
-    cells = rows.select(
+def _reading_cells(evaluations: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """Each claim's readings with their cells, in one query for every claim.
+
+    The value cell depends on the claim's kind and decimals, so it is left to
+    ``_readings_table``; the rest (badges, cited ends, caveats) is the same for all.
+    """
+    cells = evaluations.select(
+        "claim_id",
         pl.col("reading"),
         verdict_badge(pl.col("verdict")).cell("verdict"),
-        safe.when(
-            pl.col("value").is_null(), "—", _value_text(claim, pl.col("value"))
-        ).cell("value"),
+        pl.col("value").alias("_value"),
         _end_cell("old").cell("old"),
         _end_cell("new").cell("new"),
         pl.col("reason"),
         joined("caveats", "<br>").cell("caveats"),
     )
+    return {
+        key[0]: part
+        for key, part in cells.partition_by(
+            "claim_id", as_dict=True, maintain_order=True
+        ).items()
+    }
+
+
+def _readings_table(claim: Claim, cells: dict[str, pl.DataFrame]) -> Md:
+    """The Markdown table of one claim's readings (from ``_reading_cells``)."""
+    rows = cells.get(claim.id)
+    if rows is None or rows.is_empty():
+        return Md("*Not evaluated.*")
+    one_end = claim.ends == 1
+    shown = rows.select(
+        "reading",
+        "verdict",
+        safe.when(
+            pl.col("_value").is_null(), "—", _value_text(claim, pl.col("_value"))
+        ).cell("value"),
+        "old",
+        "new",
+        "reason",
+        "caveats",
+    )
     columns = ONE_END_COLUMNS if one_end else TWO_END_COLUMNS
     # The card puts its own line break after the table.
-    return markdown_table(cells, columns, numeric=("value",)).removesuffix("\n")
+    return markdown_table(shown, columns, numeric=("value",)).removesuffix("\n")
 
 
 def _scope(claim: Claim) -> Md:
@@ -256,7 +280,12 @@ def _reading_note(
     )
 
 
-def _card(claim: Claim, evaluations: pl.DataFrame, verdicts: pl.DataFrame) -> str:
+def _card(
+    claim: Claim,
+    evaluations: pl.DataFrame,
+    verdicts: pl.DataFrame,
+    cells: dict[str, pl.DataFrame],
+) -> str:
     found = verdicts.filter(pl.col("claim_id") == claim.id)
     if found.is_empty():
         verdict_line = Md("*Not evaluated.*")
@@ -300,7 +329,7 @@ def _card(claim: Claim, evaluations: pl.DataFrame, verdicts: pl.DataFrame) -> st
             Md(""),
             *facts,
             Md(""),
-            _readings_table(claim, evaluations),
+            _readings_table(claim, cells),
             Md(""),
         ],
     )
@@ -363,7 +392,8 @@ def render_claims_page(
         parts.append("*No claims are registered yet.*\n")
         return "\n".join(parts)
     parts += [_index(claims, verdicts), ""]
-    parts += [_card(claim, evaluations, verdicts) for claim in claims]
+    cells = _reading_cells(evaluations)
+    parts += [_card(claim, evaluations, verdicts, cells) for claim in claims]
     return "\n".join(parts)
 
 
