@@ -218,7 +218,7 @@ def _reading_cells(evaluations: pl.DataFrame) -> dict[str, pl.DataFrame]:
 def _readings_table(claim: Claim, cells: dict[str, pl.DataFrame]) -> Md:
     """The Markdown table of one claim's readings (from ``_reading_cells``)."""
     rows = cells.get(claim.id)
-    if rows is None or rows.is_empty():
+    if rows is None:
         return Md("*Not evaluated.*")
     one_end = claim.ends == 1
     shown = rows.select(

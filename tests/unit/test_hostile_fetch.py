@@ -224,9 +224,7 @@ def test_slow_drip_stops_at_the_overall_deadline(served: FaultyServer) -> None:
     assert served.gets("summary.json") == 1
 
 
-def test_a_refused_connection_names_the_refusal_and_waits_no_retry_past_the_deadline(
-    tmp_path: Path,
-) -> None:
+def test_a_refused_connection_is_named_and_no_retry_waits_past_the_deadline() -> None:
     # Port 9 (discard) refuses at once: the retries back off 0.5 s, 1 s, 2 s, and
     # with a 2 s deadline the third retry could only start past it.
     naps: list[float] = []
