@@ -228,15 +228,16 @@ def system_documents(
         "results": result_rows,
         "gains": chain,
     }
-    grouped = {
-        name: {
-            key[0]: part.drop("system_id").to_dicts()
-            for key, part in frame.partition_by(
-                "system_id", as_dict=True, maintain_order=True
-            ).items()
-        }
-        for name, frame in parts.items()
-    }
+    # Rows of each system as one list column, converted to Python in one call (a
+    # partition and a conversion per system was most of this function).
+    grouped = {}
+    for name, frame in parts.items():
+        lists = frame.group_by("system_id", maintain_order=True).agg(
+            pl.struct(pl.exclude("system_id")).alias("rows")
+        )
+        grouped[name] = dict(
+            zip(lists["system_id"].to_list(), lists["rows"].to_list(), strict=True)
+        )
     documents = {}
     for row in identity.to_dicts():
         system_id = row.pop("system_id")
