@@ -259,33 +259,29 @@ def _scope(claim: Claim) -> Md:
 
 
 def _reading_note(
-    claim: Claim, evaluations: pl.DataFrame, matching: Sequence[str]
+    claim: Claim, rows: pl.DataFrame | None, matching: Sequence[str]
 ) -> str:
-    """Which reading carries the verdict, and the strictest reading's value."""
+    """Which reading carries the verdict, and the strictest reading's value.
+
+    ``rows``: the claim's readings from ``_reading_cells`` (None: it has none).
+    """
     carried = (
         Md("under the **{}** reading").format(matching[0])
         if matching
         else Md("under no reading")
     )
-    valued = evaluations.filter(
-        (pl.col("claim_id") == claim.id) & pl.col("value").is_not_null()
-    )
-    if valued.is_empty():
+    valued = None if rows is None else rows.filter(pl.col("_value").is_not_null())
+    if valued is None or valued.is_empty():
         return Md("{}; no reading has a value.").format(carried)
     reading, text = valued.select(
-        "reading", _value_text(claim, pl.col("value")).cell("text")
+        "reading", _value_text(claim, pl.col("_value")).cell("text")
     ).row(0)
     return Md("{}; strictest reading with a value ({}): **{}**.").format(
         carried, reading, safe.cell_value(text)
     )
 
 
-def _card(
-    claim: Claim,
-    evaluations: pl.DataFrame,
-    verdicts: pl.DataFrame,
-    cells: dict[str, pl.DataFrame],
-) -> str:
+def _card(claim: Claim, verdicts: pl.DataFrame, cells: dict[str, pl.DataFrame]) -> str:
     found = verdicts.filter(pl.col("claim_id") == claim.id)
     if found.is_empty():
         verdict_line = Md("*Not evaluated.*")
@@ -293,7 +289,7 @@ def _card(
         verdict, summary, matching = found.select(
             "verdict", "summary", "matching_readings"
         ).row(0)
-        note = _reading_note(claim, evaluations, matching or [])
+        note = _reading_note(claim, cells.get(claim.id), matching or [])
         verdict_line = Md("{} {} {}").format(_badge(verdict), note, summary)
     source = (
         safe.link_md(claim.source_url, claim.source_url)
@@ -393,7 +389,7 @@ def render_claims_page(
         return "\n".join(parts)
     parts += [_index(claims, verdicts), ""]
     cells = _reading_cells(evaluations)
-    parts += [_card(claim, evaluations, verdicts, cells) for claim in claims]
+    parts += [_card(claim, verdicts, cells) for claim in claims]
     return "\n".join(parts)
 
 
