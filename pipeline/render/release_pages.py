@@ -42,7 +42,9 @@ from pipeline.render.system_pages import system_link
 from pipeline.render.tables import (
     disclosure,
     external_link,
+    html_row,
     html_table,
+    html_table_of_rows,
     joined,
     markdown_table,
     number_cell,
@@ -70,10 +72,18 @@ RESULT_COLUMNS = {
 }
 
 
+#: Right-aligned columns of the result tables.
+RESULT_NUMERIC = ("c_rank", "c_result", "c_per_accelerator")
+
+
 def _result_cells(frame: pl.DataFrame) -> pl.DataFrame:
-    """Display cells of ranked canonical results, computed once per page."""
+    """Display cells of ranked canonical results, computed once for every page.
+
+    ``c_row`` is each row's table row (``tables.html_row``): a release's page and
+    its benchmark pages slice one formatting of every round's rows.
+    """
     linked = "system_id" in frame.columns
-    return frame.with_columns(
+    cells = frame.with_columns(
         c_rank=pl.col("rank"),
         c_submitter=pl.col("submitter"),
         c_system=safe.fmt(
@@ -97,13 +107,14 @@ def _result_cells(frame: pl.DataFrame) -> pl.DataFrame:
         c_software=disclosure(pl.col("software").fill_null("not stated")).cell(),
         c_availability=pl.col("availability"),
     )
+    return cells.with_columns(
+        c_row=html_row(cells.schema, RESULT_COLUMNS, RESULT_NUMERIC)
+    )
 
 
 def _result_table(cells: pl.DataFrame) -> str:
     """Ranked canonical results (from ``_result_cells``) as a sortable table."""
-    return html_table(
-        cells, RESULT_COLUMNS, numeric=("c_rank", "c_result", "c_per_accelerator")
-    )
+    return html_table_of_rows(cells["c_row"], RESULT_COLUMNS, RESULT_NUMERIC)
 
 
 def _ranked(results: pl.DataFrame) -> pl.DataFrame:

@@ -289,14 +289,15 @@ def cell_label(header: str) -> str:
     return escape(text)
 
 
-def _cell_text(frame: pl.DataFrame, column: str) -> pl.Expr:
+def _cell_text(schema: pl.Schema, column: str) -> pl.Expr:
     """One listed column as cell text: a fragment as built, anything else escaped.
 
     This is what makes a table safe by construction: only a struct column of
     ``__html__`` (``MdExpr.cell``) is emitted as it is; a String (or number) column
-    is upstream text until proven otherwise.
+    is upstream text until proven otherwise. ``schema``: the frame's, read once per
+    table (Polars builds it anew on every ``DataFrame.schema``).
     """
-    dtype = frame.schema[column]
+    dtype = schema[column]
     if isinstance(dtype, pl.Struct) and [f.name for f in dtype.fields] == [HTML_FIELD]:
         return pl.col(column).struct.field(HTML_FIELD).fill_null("")
     return _escaped(column)
@@ -346,13 +347,14 @@ def markdown_table(
         return Md("")
     header = "| " + " | ".join(columns.values()) + " |"
     rule = "|" + "|".join("---:" if c in numeric else "---" for c in columns) + "|"
+    schema = frame.schema
     rows = frame.select(
         pl.concat_str(
             pl.lit("| "),
             pl.concat_str(
                 [
                     pl.lit(f'<span data-label="{cell_label(title)}"></span>')
-                    + _cell_text(frame, c)
+                    + _cell_text(schema, c)
                     for c, title in columns.items()
                 ],
                 separator=" | ",
@@ -361,6 +363,41 @@ def markdown_table(
         ).alias("row")
     )["row"]
     return Md("\n".join([header, rule, *rows.to_list()]) + "\n")
+
+
+def html_row(
+    schema: pl.Schema,
+    columns: dict[str, str],
+    numeric: tuple[str, ...] = (),
+    *,
+    wide: tuple[str, ...] = (),
+) -> pl.Expr:
+    """Each row's ``<tr>`` of an ``html_table`` with these columns, as one expression.
+
+    A page kind whose tables are slices of one frame formats every row once with
+    this (``frame.with_columns(html_row(frame.schema, ...))``) and builds each table
+    from its slice with ``html_table_of_rows``: the same bytes as ``html_table``,
+    without a query per table. ``schema``: the frame's; it decides which columns are
+    fragments (``MdExpr.cell``) and which are escaped.
+    """
+
+    def attributes(column: str) -> str:
+        return _attributes(column, numeric, wide)
+
+    # One format string per row, not a concatenation of per-cell expressions: ~900
+    # tables per build, each built in half the time. Its only "{}" are the cells:
+    # cell_label escapes braces as character references.
+    row = "".join(
+        f'<td{attributes(c)} data-label="{cell_label(title)}">{{}}</td>'
+        for c, title in columns.items()
+    )
+    return pl.format(f"<tr>{row}</tr>", *[_cell_text(schema, c) for c in columns])
+
+
+def _attributes(column: str, numeric: tuple[str, ...], wide: tuple[str, ...]) -> str:
+    if column in numeric:
+        return ' style="text-align: right;"'
+    return ' class="ledger-wide"' if column in wide else ""
 
 
 def html_table(
@@ -395,26 +432,30 @@ def html_table(
     """
     if frame.height == 0:
         return Md("")
+    rows = frame.select(html_row(frame.schema, columns, numeric, wide=wide))
+    return html_table_of_rows(
+        rows.to_series(), columns, numeric, wide=wide, searchable=searchable
+    )
 
-    def attributes(column: str) -> str:
-        if column in numeric:
-            return ' style="text-align: right;"'
-        return ' class="ledger-wide"' if column in wide else ""
 
-    heads = "".join(f"<th{attributes(c)}>{title}</th>" for c, title in columns.items())
-    # One format string per row, not a concatenation of per-cell expressions: ~900
-    # tables per build, each built in half the time. Its only "{}" are the cells:
-    # cell_label escapes braces as character references.
-    row = "".join(
-        f'<td{attributes(c)} data-label="{cell_label(title)}">{{}}</td>'
+def html_table_of_rows(
+    rows: pl.Series,
+    columns: dict[str, str],
+    numeric: tuple[str, ...] = (),
+    *,
+    wide: tuple[str, ...] = (),
+    searchable: bool = True,
+) -> Md:
+    """``html_table`` of rows already formatted by ``html_row`` with these columns.
+
+    ``rows``: the ``html_row`` strings of the rows to show, in display order.
+    """
+    if rows.len() == 0:
+        return Md("")
+    heads = "".join(
+        f"<th{_attributes(c, numeric, wide)}>{title}</th>"
         for c, title in columns.items()
     )
-    rows = frame.select(
-        pl.format(
-            f"<tr>{row}</tr>",
-            *[_cell_text(frame, c) for c in columns],
-        )
-    ).to_series()
     body = "\n".join(rows.to_list())
     opening = "<table>" if searchable else "<table data-search-exclude>"
     head = f"<thead><tr>{heads}</tr></thead>"

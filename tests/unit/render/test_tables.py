@@ -5,7 +5,9 @@ import polars as pl
 
 from pipeline.render.tables import (
     disclosure,
+    html_row,
     html_table,
+    html_table_of_rows,
     markdown_table,
     number,
     ratio,
@@ -101,3 +103,26 @@ def test_every_cell_names_its_column() -> None:
     assert re.findall(r'data-label="([^"]*)"', html) == ["System", "Result"] * 3
     markdown = markdown_table(frame, columns)
     assert re.findall(r'data-label="([^"]*)"', markdown) == ["System", "Result"] * 3
+
+
+def test_a_table_sliced_from_rows_formatted_once_is_the_same_table() -> None:
+    # Release pages format every round's rows once and slice a table per group:
+    # each must be the bytes html_table gives its group, upstream text escaped.
+    frame = pl.DataFrame(
+        {
+            "group": ["a", "b", "a"],
+            "name": ["<script>alert(1)</script>", "Plain", "{braces} & \"quotes\""],
+            "value": [1.5, 2.0, None],
+        }
+    ).with_columns(c_value=ratio_cell(pl.col("value")).fill_null("—").cell())
+    columns = {"name": "System", "c_value": "Ratio"}
+    rows = frame.with_columns(
+        c_row=html_row(frame.schema, columns, ("c_value",))
+    )
+    for (group,), part in rows.partition_by("group", as_dict=True).items():
+        sliced = html_table_of_rows(part["c_row"], columns, ("c_value",))
+        assert sliced == html_table(part.drop("c_row"), columns, ("c_value",))
+        assert "<script>" not in sliced
+    first = html_table_of_rows(rows.filter(group="a")["c_row"], columns, ("c_value",))
+    assert "&lt;script&gt;alert&#40;1&#41;&lt;/script&gt;" in first
+    assert html_table_of_rows(rows.clear()["c_row"], columns) == ""
