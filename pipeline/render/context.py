@@ -9,7 +9,7 @@ their pages through it; ``pages.render_site`` runs them in order.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -105,6 +105,19 @@ class Site:
     memo: RenderMemo | None = None
     #: While the render cache records a page: each chart's wanted and taken name.
     chart_log: list[tuple[str, str]] | None = None
+    #: Values several pages slice, computed once per render (``once``).
+    derived: dict[Hashable, object] = field(default_factory=dict)
+
+    def once(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()`` the first time ``key`` is asked for in this render.
+
+        For frames many pages each take a slice of (a round's generation pairs and
+        their cells): one query for all of them instead of one per page. Only for
+        row-wise work, so that a page's slice is what computing on it alone gives.
+        """
+        if key not in self.derived:
+            self.derived[key] = compute()
+        return self.derived[key]  # type: ignore[return-value]
 
     def reuse(
         self, kind: str, inputs: Callable[[], list[object]], produce: Callable[[], T]

@@ -48,7 +48,21 @@ def successors(site: Site, release: str) -> pl.DataFrame:
     at the same accelerator count); another submitter's best on the newer chip is a
     looser reading, kept on the generation pages. One per chip pair, benchmark,
     scenario, division, count and submitter: two submitters' pairs are both shown.
+    Computed once per render and round: What's new and every accelerator page of
+    the round read it.
     """
+    return site.once(("successors", release), lambda: _successors(site, release))
+
+
+def _successor_cells(site: Site, release: str) -> pl.DataFrame:
+    """``pair_cells`` of ``successors``: each accelerator page filters its rows."""
+    return site.once(
+        ("successor-cells", release),
+        lambda: pair_cells(successors(site, release), site.rounds),
+    )
+
+
+def _successors(site: Site, release: str) -> pl.DataFrame:
     pairs = _in_round(site.pairs["generations"], release).filter(
         ~pl.col("is_per_accelerator") & pl.col("is_strict")
     )
@@ -302,9 +316,8 @@ def accelerator_opening(
     release = site.releases[
         max(site.releases.index(r) for r in pairs["release_new"].unique().to_list())
     ]
-    shown = successors(site, release).filter(
-        pl.col("accelerator_id_new") == accelerator
-    )
+    mine = pl.col("accelerator_id_new") == accelerator
+    shown = successors(site, release).filter(mine)
     if shown.height == 0:
         return []
     predecessor = ", ".join(sorted(set(shown["chip_old"].to_list())))
@@ -332,7 +345,8 @@ def accelerator_opening(
                         f"Against {predecessor}, {release}",
                     ),
                     table=pair_table(
-                        pair_cells(shown, site.rounds), ("Predecessor", "Successor")
+                        _successor_cells(site, release).filter(mine),
+                        ("Predecessor", "Successor"),
                     ),
                 )
             ],
