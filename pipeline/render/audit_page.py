@@ -409,6 +409,19 @@ def _rounds_section(rounds: pl.DataFrame) -> list[str]:
     ]
 
 
+def rejection_summary(rejected: pl.DataFrame) -> pl.DataFrame:
+    """Rejected records per release and reason, most first, with one example key.
+
+    Ties are ordered by release, then reason: ``group_by`` yields its groups in a
+    different order from run to run, and identical inputs must give identical pages.
+    """
+    return (
+        rejected.group_by("release", "reason", maintain_order=True)
+        .agg(pl.len().alias("records"), pl.col("result_key").first().alias("example"))
+        .sort(["records", "release", "reason"], descending=[True, False, False])
+    )
+
+
 def audit_page(site: Site, flagged: pl.DataFrame) -> str:
     """Lineage, snapshots, rejections, coverage, flags and cross-check of a build."""
     data = site.data
@@ -440,9 +453,7 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
         .sort("release", "path")
     )
     rejected = (
-        data.rejected.group_by("release", "reason")
-        .agg(pl.len().alias("records"), pl.col("result_key").first().alias("example"))
-        .sort(["records", "release"], descending=[True, False])
+        rejection_summary(data.rejected)
         .with_columns(
             c_release=pl.col("release"),
             c_reason=pl.col("reason"),
