@@ -133,6 +133,27 @@ def _cached_index_entries(self: Any, page: Any) -> None:
 
 
 SearchIndex.add_entry_from_context = _cached_index_entries
+_render = Page.render
+
+
+def _render_unless_reused(self: Any, config: Any, files: Any) -> None:
+    """MkDocs' Markdown conversion, skipped for a page whose conversion is reused.
+
+    MkDocs sets up a Markdown instance with every extension for each page, even for
+    the empty source a reused page hands it (~0.4 ms a page, 745 pages of a
+    correction); ``on_page_content`` puts the cached conversion in its place.
+    """
+    if _build is None or _build.verify or getattr(self, "ledger_content", None) is None:
+        return _render(self, config, files)
+    self.content = ""
+    self.toc = get_toc([])
+    self._title_from_render = None
+    self.present_anchor_ids = set()
+    self.links_to_anchors = {}
+    return None
+
+
+Page.render = _render_unless_reused
 
 
 def _digest(*parts: object) -> str:
