@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
+import errno
 import hashlib
 import json
 import os
@@ -160,7 +161,7 @@ class _Reply:
     url: str
 
 
-def _walk_files(top: Path, inside: Path) -> Iterator[str]:
+def _walk_files(top: Path, inside: Path, walked: set[str]) -> Iterator[str]:
     """Every file to list below a mirror folder (``os.scandir``, one pass).
 
     The entries' types come with the folder listing, so a plain file costs no
@@ -169,7 +170,9 @@ def _walk_files(top: Path, inside: Path) -> Iterator[str]:
     descended into; a symlink leading out of ``inside`` is listed by its name,
     never stat-ed, so that fetch refuses it and the scan reports it rather than
     losing it; a symlink inside is listed when it names a file. Folders that
-    cannot be read are skipped, as ``rglob`` skipped them.
+    cannot be read are skipped, as ``rglob`` skipped them. Every folder read is
+    added to ``walked``: ``top`` is inside the mirror and no symlinked folder is
+    descended into, so each of them is a real folder inside it.
     """
     folders = [os.fspath(top)]
     while folders:
@@ -179,6 +182,7 @@ def _walk_files(top: Path, inside: Path) -> Iterator[str]:
                 listed = list(entries)
         except PermissionError:
             continue
+        walked.add(folder)
         for entry in listed:
             if entry.is_symlink():
                 # Out of the mirror: listed unseen (``or`` stops before the stat).
@@ -263,6 +267,11 @@ class Source:
     _http: httpx.Client | None = field(default=None, init=False, repr=False)
     #: Mirror folders already resolved (symlinks followed), by their given path.
     _folders: dict[Path, Path] = field(default_factory=dict, init=False, repr=False)
+    #: Each repository's resolved mirror folder (``url_for``).
+    _roots: dict[str, str] = field(default_factory=dict, init=False, repr=False)
+    #: Folders this source's listings walked: real folders inside the mirror, so a
+    #: file in one that is not itself a symlink is inside too (``_read_local``).
+    _walked: set[str] = field(default_factory=set, init=False, repr=False)
 
     def tree_api_base(self) -> str:
         """Where trees are listed: GitHub's API for upstream, else the mirror's origin.
@@ -293,7 +302,9 @@ class Source:
         root = base.replace("{repo}", repo) if "{repo}" in base else f"{base}/{repo}"
         if self.is_http:
             return f"{root}/{path.lstrip('/')}"
-        return str(self._folder(Path(root)) / path)
+        if repo not in self._roots:
+            self._roots[repo] = str(self._folder(Path(root)))
+        return str(Path(self._roots[repo]) / path) if path else self._roots[repo]
 
     # -- local folder ---------------------------------------------------------------
     def _folder(self, folder: Path) -> Path:
@@ -339,21 +350,46 @@ class Source:
             )
         return resolved
 
+    def _open_local(self, repo: str, path: str, url: str) -> int | None:
+        """A read-only descriptor of the mirror file, or None when there is none.
+
+        A file of a folder this source listed (``_walked``) is opened without
+        following a symlink in its own name: it is inside the mirror then, with no
+        path resolved or stat-ed first (a raw tree is ~10,000 files). A symlink, or
+        a path outside what was listed, is resolved and checked by ``_contained``
+        before anything is opened. Non-blocking, so a FIFO does not hang the read.
+        """
+        flags = os.O_RDONLY | os.O_NONBLOCK
+        if os.path.dirname(url) in self._walked:  # noqa: PTH120 (10,000 a tree)
+            try:
+                return os.open(url, flags | os.O_NOFOLLOW)
+            except OSError as exc:
+                if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                    return None
+                if exc.errno != errno.ELOOP:  # a symlink: checked below
+                    raise
+        file = self._contained(repo, path)
+        try:
+            return os.open(file, flags)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
     def _read_local(self, repo: str, path: str) -> Fetched:
         url = self.url_for(repo, path)
         self.request_log.append(url)
-        file = self._contained(repo, path)
-        try:
-            stat = file.stat()
-        except OSError:
-            stat = None
-        if stat is None or not S_ISREG(stat.st_mode):
+        descriptor = self._open_local(repo, path, url)
+        if descriptor is None:
             raise NotPublished(f"{url}: not published (no such file in the mirror)")
-        if stat.st_size > self.max_bytes:
-            raise TooLarge(url, f"{stat.st_size} bytes", self.max_bytes)
-        # Read with the cap checked as it reads: a file growing after the stat is
-        # stopped at one byte past the cap, never read whole.
-        with file.open("rb") as handle:
+        with open(descriptor, "rb") as handle:  # noqa: PTH123 (a descriptor)
+            stat = os.fstat(descriptor)
+            if not S_ISREG(stat.st_mode):
+                raise NotPublished(
+                    f"{url}: not published (no such file in the mirror)"
+                )
+            if stat.st_size > self.max_bytes:
+                raise TooLarge(url, f"{stat.st_size} bytes", self.max_bytes)
+            # Read with the cap checked as it reads: a file growing after the stat
+            # is stopped at one byte past the cap, never read whole.
             content = handle.read(self.max_bytes + 1)
         if len(content) > self.max_bytes:
             raise TooLarge(url, "the file (it grew while read)", self.max_bytes)
@@ -733,7 +769,7 @@ class Source:
                     path[start:].replace(os.sep, "/")
                     for prefix in wanted
                     if (root / prefix).is_dir()
-                    for path in _walk_files(root / prefix, inside)
+                    for path in _walk_files(root / prefix, inside, self._walked)
                 )
             )
         api = (api_base or self.tree_api_base()).rstrip("/")

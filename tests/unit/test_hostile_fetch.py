@@ -21,7 +21,13 @@ from pipeline.fetch import fetch_raw_tree, stored_tree
 from pipeline.manifest import release_for
 from pipeline.served import TREE_FILE
 from pipeline.snapshots import SnapshotStore, StoreError
-from pipeline.source import Fetched, OutsideSource, Source, SourceError
+from pipeline.source import (
+    Fetched,
+    NotPublished,
+    OutsideSource,
+    Source,
+    SourceError,
+)
 from tests.httpserver import FaultyServer
 
 #: Builds a site, runs a subprocess or holds real locks: left out of test-fast.
@@ -104,6 +110,23 @@ def test_symlink_within_the_mirror_is_still_read(tmp_path: Path) -> None:
     assert "closed/Acme/systems/alias.json" in source.list_tree(REPO)
     fetched = source.fetch(REPO, "closed/Acme/systems/alias.json")
     assert fetched.content == GOOD_SYSTEM.encode()
+
+
+def test_a_fifo_in_a_listed_folder_is_not_published_and_does_not_hang(
+    tmp_path: Path,
+) -> None:
+    # Files of listed folders are opened before they are stat-ed; opening a FIFO
+    # for reading would wait for a writer forever without O_NONBLOCK. A listing
+    # leaves it out (not a file), a fetch by name gets a clear answer.
+    repo = write_tree(tmp_path / "mirror")
+    os.mkfifo(repo / "closed/Acme/systems/pipe.json")
+    source = Source(base=str(tmp_path / "mirror"))
+    assert source.list_tree(REPO)[-1] == "closed/Acme/systems/box.json"
+    with pytest.raises(NotPublished) as info:
+        source.fetch(REPO, "closed/Acme/systems/pipe.json")
+    assert str(info.value).endswith(
+        "closed/Acme/systems/pipe.json: not published (no such file in the mirror)"
+    )
 
 
 def test_symlinked_division_folder_is_not_listed(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ over it costs nothing to make.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import httpx
@@ -64,15 +65,14 @@ def test_a_mirror_file_that_grows_after_its_stat_is_read_only_to_the_cap(
     folder.mkdir()
     (folder / "log.txt").write_bytes(b"small")
     source = Source(str(tmp_path), max_bytes=CAP)
-    opened = Path.open
+    real_fstat = os.fstat
 
-    def grown(self: Path, *args: object, **kwargs: object):  # noqa: ANN202
-        if self.name == "log.txt":  # it grows between the stat and the read
-            with opened(self, "wb") as handle:
-                handle.write(HUGE * 100)
-        return opened(self, *args, **kwargs)
+    def grown(descriptor: int) -> os.stat_result:
+        stat = real_fstat(descriptor)  # it grows between the stat and the read
+        (folder / "log.txt").write_bytes(HUGE * 100)
+        return stat
 
-    monkeypatch.setattr(Path, "open", grown)
+    monkeypatch.setattr("pipeline.source.os.fstat", grown)
     with pytest.raises(TooLarge, match=r"the file \(it grew while read\) exceeds"):
         source.fetch(REPO, "log.txt")
 
