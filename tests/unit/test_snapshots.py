@@ -1,5 +1,6 @@
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -104,13 +105,14 @@ def test_a_raw_tree_blob_that_fails_mid_write_leaves_no_file(
     """A full disk half way through a blob: no blob under its hash, no scratch file."""
     from pipeline.snapshots import StoreError
 
-    def full_disk(self: Path, data: bytes) -> int:
-        with self.open("wb") as handle:
-            handle.write(data[:3])
+    real_write = os.write
+
+    def full_disk(descriptor: int, data: bytes) -> int:
+        real_write(descriptor, bytes(data[:3]))
         raise OSError(28, "No space left on device")
 
     store = SnapshotStore(tmp_path)
-    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    monkeypatch.setattr("pipeline.snapshots.os.write", full_disk)
     with pytest.raises(StoreError) as info:
         store.put_blob(b"mlperf_log_summary")
     assert str(info.value) == (
