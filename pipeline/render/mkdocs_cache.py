@@ -78,6 +78,8 @@ class _Build:
         self.files: Any = None
         self.config: Any = None
         self.pending: dict[Path, bytes] = {}
+        #: Entries kept as hard links of files this build wrote (gzip output).
+        self.linked: dict[Path, Path] = {}
         self.used: set[Path] = set()
         self.warnings = 0
         self.reused = {"content": 0, "html": 0}
@@ -442,11 +444,12 @@ def write_gzip(data: bytes, target: Path) -> None:
             pass
     packed = gzip.compress(data, compresslevel=6, mtime=0)
     cached = _read(path)
+    target.write_bytes(packed)
     if cached is None:
-        _store(path, packed)
+        # Kept by linking the file just written (``on_post_build``), not a copy.
+        _build.linked[path] = target
     elif cached != packed:
         log.warning("page cache: gzip of %s differs from its cached copy", target.name)
-    target.write_bytes(packed)
 
 
 def on_post_build(config: Any, **_: Any) -> None:
@@ -458,10 +461,19 @@ def on_post_build(config: Any, **_: Any) -> None:
         log.info("page cache: not updated (the build logged warnings)")
         return
     _build.folder.mkdir(parents=True, exist_ok=True)
+    for folder in {path.parent for path in (*_build.pending, *_build.linked)}:
+        folder.mkdir(parents=True, exist_ok=True)
     for path, data in _build.pending.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(path.name + ".tmp")
         temporary.write_bytes(data)
+        temporary.replace(path)
+    for path, written in _build.linked.items():
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.unlink(missing_ok=True)
+        try:
+            os.link(written, temporary)
+        except OSError:  # another file system: a copy
+            temporary.write_bytes(written.read_bytes())
         temporary.replace(path)
     for kind in ("content", "html", "search", "gzip"):
         for path in (_build.folder / kind).glob("*/*"):
