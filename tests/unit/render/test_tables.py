@@ -119,7 +119,7 @@ def test_a_table_sliced_from_rows_formatted_once_is_the_same_table() -> None:
     rows = frame.with_columns(
         c_row=html_row(frame.schema, columns, ("c_value",))
     )
-    for (group,), part in rows.partition_by("group", as_dict=True).items():
+    for part in rows.partition_by("group"):
         sliced = html_table_of_rows(part["c_row"], columns, ("c_value",))
         assert sliced == html_table(part.drop("c_row"), columns, ("c_value",))
         assert "<script>" not in sliced
