@@ -380,15 +380,11 @@ def html_row(
     without a query per table. ``schema``: the frame's; it decides which columns are
     fragments (``MdExpr.cell``) and which are escaped.
     """
-
-    def attributes(column: str) -> str:
-        return _attributes(column, numeric, wide)
-
     # One format string per row, not a concatenation of per-cell expressions: ~900
     # tables per build, each built in half the time. Its only "{}" are the cells:
     # cell_label escapes braces as character references.
     row = "".join(
-        f'<td{attributes(c)} data-label="{cell_label(title)}">{{}}</td>'
+        f'<td{_attributes(c, numeric, wide)} data-label="{cell_label(title)}">{{}}</td>'
         for c, title in columns.items()
     )
     return pl.format(f"<tr>{row}</tr>", *[_cell_text(schema, c) for c in columns])
