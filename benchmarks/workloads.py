@@ -520,7 +520,10 @@ def bench_raw_tree(h: Harness) -> None:
 
 def files_read_bytes(data: Path) -> dict[str, int]:
     """Per round, the bytes of the upstream files a build read (summary and tree)."""
+    from pipeline.snapshots import SnapshotStore
+
     out: dict[str, int] = {}
+    blobs = SnapshotStore(data).blobs
     for release in sorted(p.name for p in (data / "raw").glob("v*")):
         total = 0
         for sidecar in (data / "raw" / release).glob("*/*.meta.json"):
@@ -530,8 +533,7 @@ def files_read_bytes(data: Path) -> dict[str, int]:
                 continue
             listing = json.loads((data / meta["blob"]).read_text())
             total += sum(
-                (data / "raw" / "blobs" / sha[:2] / sha).stat().st_size
-                for sha in set(listing["files"].values())
+                len(blobs.get(sha)) for sha in set(listing["files"].values())
             )
         out[release] = total
     return out

@@ -395,7 +395,7 @@ def fetch_raw_tree(
     stored = {
         path: known[oid]
         for path, oid in listing.oids.items()
-        if oid in known and store.has_blob(known[oid])
+        if oid in known and store.blobs.has(known[oid])
     }
     wanted = files_read(paths, release=version)
     source.prefetch(
@@ -413,7 +413,7 @@ def fetch_raw_tree(
             raise NotPublished(listing.unread[path])
         if path in stored:
             files[path] = stored[path]
-            return store.read_blob(stored[path])
+            return store.blobs.get(stored[path])
         try:
             content = source.fetch(repo, path).content
         except TooLarge as exc:
@@ -428,19 +428,22 @@ def fetch_raw_tree(
         except SourceError as exc:
             raise _TreeFileFailed(exc) from None
         downloaded += 1
-        files[path] = store.put_blob(content)
+        files[path] = store.blobs.put(content)
         if path in listing.oids:
             known[listing.oids[path]] = files[path]
         return content
 
     # The scan itself decides which files it needs, so exactly those are read; the
     # submitters' own summary tables besides, to check the logs against.
+    # The round's new files go into one pack, written when the scan ends, a failed
+    # scan included (``BlobStore.pack``).
     try:
-        stage_raw_tree(paths, read, release=version)
-        for path in wanted:
-            if is_submitter_csv(path):
-                with contextlib.suppress(NotPublished, OutsideSource, TooLarge):
-                    read(path)  # recorded under "unread" with the reason
+        with store.blobs.pack():
+            stage_raw_tree(paths, read, release=version)
+            for path in wanted:
+                if is_submitter_csv(path):
+                    with contextlib.suppress(NotPublished, OutsideSource, TooLarge):
+                        read(path)  # recorded under "unread" with the reason
     except _TreeFileFailed as exc:
         if downloaded:
             store.save_git_objects(version, known)  # what did arrive is kept
@@ -514,6 +517,6 @@ def stored_tree(
             raise SourceError(unread[path])
         if path not in files:
             raise FileNotFoundError(f"{path} was not fetched with the tree snapshot")
-        return store.read_blob(files[path])
+        return store.blobs.get(files[path])
 
     return listing["paths"], read

@@ -21,6 +21,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from pipeline.blobs import BlobStore
 from pipeline.source import Fetched
 
 LICENCE = "Apache-2.0 (MLCommons inference results repositories)"
@@ -78,10 +79,8 @@ class SnapshotStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        self._blob_folders: set[str] = set()
-        #: Where raw-tree blobs go, as a string: blob paths are built ~10,000 times a
-        #: round, and ``pathlib`` objects were half of the cost of a small blob.
-        self._blobs = f"{self.root}/raw/blobs"
+        #: Raw-tree files, stored once each by sha256 (``pipeline.blobs``).
+        self.blobs = BlobStore(f"{self.root}/raw/blobs", self._cannot_write)
 
     def _write(self, path: Path, content: bytes) -> None:
         """Atomic write; a failure names the data dir the user chose, and why."""
@@ -262,55 +261,6 @@ class SnapshotStore:
             self.root / "raw" / release / "git_objects.json",
             json.dumps(objects, sort_keys=True).encode(),
         )
-
-    def has_blob(self, sha256: str) -> bool:
-        """Whether a raw-tree file with this hash is stored."""
-        return os.path.isfile(self._blob(sha256))  # noqa: PTH113
-
-    def put_blob(self, content: bytes) -> str:
-        """Store one raw-tree file by content; identical files are stored once.
-
-        A round is ~10,000 small blobs: each goes to a name fixed by this process
-        (no random temporary name) and is renamed into place, and each of the 256
-        fan-out folders is made once, about half the cost of the general atomic
-        write. A blob is still never seen half written. Plain ``os`` calls on
-        string paths (``_blob``).
-        """
-        digest = sha256_hex(content)
-        target = self._blob(digest)
-        folder = os.path.dirname(target)  # noqa: PTH120
-        if os.path.exists(target):  # noqa: PTH110 (10,000 a round)
-            return digest
-        part = f"{folder}/.{digest}.{os.getpid()}.part"
-        try:
-            if folder not in self._blob_folders:
-                os.makedirs(folder, exist_ok=True)  # noqa: PTH103
-                self._blob_folders.add(folder)
-            descriptor = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            try:
-                view = memoryview(content)
-                while view:
-                    view = view[os.write(descriptor, view) :]
-            finally:
-                os.close(descriptor)
-            os.replace(part, target)  # noqa: PTH105
-        except OSError as exc:
-            Path(part).unlink(missing_ok=True)
-            self._blob_folders.discard(folder)
-            raise self._cannot_write(exc) from None
-        return digest
-
-    def read_blob(self, sha256: str) -> bytes:
-        """Bytes of a raw-tree file by hash, verified."""
-        with open(self._blob(sha256), "rb") as blob:  # noqa: PTH123 (see _blob)
-            content = blob.read()
-        if sha256_hex(content) != sha256:
-            raise ValueError(f"blob {sha256} is corrupt: its sha256 no longer matches")
-        return content
-
-    def _blob(self, sha256: str) -> str:
-        """The blob's path, as a string (``_blobs``)."""
-        return f"{self._blobs}/{sha256[:2]}/{sha256}"
 
     def read(self, snapshot: Snapshot) -> bytes:
         """The stored bytes, verified against the recorded hash."""

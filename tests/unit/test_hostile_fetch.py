@@ -357,7 +357,7 @@ def test_read_only_data_dir_names_the_data_dir_and_cause(tmp_path: Path) -> None
     root.chmod(0o500)
     try:
         with pytest.raises(StoreError) as info:
-            SnapshotStore(root).put_blob(b"log")
+            SnapshotStore(root).blobs.put(b"log")
     finally:
         root.chmod(0o700)
     assert str(info.value) == f"cannot write snapshot under {root}: Permission denied"

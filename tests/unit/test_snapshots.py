@@ -102,7 +102,7 @@ def test_a_snapshot_stored_in_the_second_the_command_started_is_this_commands(
 def test_a_raw_tree_blob_that_fails_mid_write_leaves_no_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A full disk half way through a blob: no blob under its hash, no scratch file."""
+    """A full disk half way through a pack: nothing stored, no scratch file left."""
     from pipeline.snapshots import StoreError
 
     real_write = os.write
@@ -112,16 +112,56 @@ def test_a_raw_tree_blob_that_fails_mid_write_leaves_no_file(
         raise OSError(28, "No space left on device")
 
     store = SnapshotStore(tmp_path)
-    monkeypatch.setattr("pipeline.snapshots.os.write", full_disk)
+    monkeypatch.setattr("pipeline.blobs.os.write", full_disk)
     with pytest.raises(StoreError) as info:
-        store.put_blob(b"mlperf_log_summary")
+        store.blobs.put(b"mlperf_log_summary")
     assert str(info.value) == (
         f"cannot write snapshot under {tmp_path}: No space left on device"
     )
-    assert not store.has_blob(sha256_hex(b"mlperf_log_summary"))
-    assert [p.name for p in (tmp_path / "raw" / "blobs").rglob("*")] == [
-        sha256_hex(b"mlperf_log_summary")[:2]
-    ]
+    assert not store.blobs.has(sha256_hex(b"mlperf_log_summary"))
+    assert [p.name for p in (tmp_path / "raw" / "blobs").rglob("*")] == ["packs"]
     monkeypatch.undo()
-    assert store.put_blob(b"mlperf_log_summary") == sha256_hex(b"mlperf_log_summary")
-    assert store.read_blob(sha256_hex(b"mlperf_log_summary")) == b"mlperf_log_summary"
+    assert store.blobs.put(b"mlperf_log_summary") == sha256_hex(b"mlperf_log_summary")
+    assert SnapshotStore(tmp_path).blobs.get(sha256_hex(b"mlperf_log_summary")) == (
+        b"mlperf_log_summary"
+    )
+
+
+def test_a_rounds_files_are_one_pack_read_back_by_hash_from_a_new_process(
+    tmp_path: Path,
+) -> None:
+    """Thousands of small files a round: one pack and its index, not a file each."""
+    files = [f"mlperf_log_summary {n}".encode() for n in range(500)]
+    store = SnapshotStore(tmp_path)
+    with store.blobs.pack():
+        hashes = [store.blobs.put(content) for content in files + files[:10]]
+        # Readable before the pack is written: the scan reads what it just put.
+        assert store.blobs.get(hashes[7]) == files[7]
+    packs = sorted(p.name for p in (tmp_path / "raw" / "blobs" / "packs").iterdir())
+    assert [Path(p).suffix for p in packs] == [".idx", ".pack"]
+    fresh = SnapshotStore(tmp_path).blobs
+    assert [fresh.get(h) for h in hashes[:500]] == files
+    assert fresh.has(sha256_hex(b"mlperf_log_summary 499"))
+    assert not fresh.has(sha256_hex(b"never stored"))
+
+
+def test_a_pack_whose_bytes_changed_is_refused_not_served(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    digest = store.blobs.put(b"mlperf_log_summary")
+    (pack,) = (tmp_path / "raw" / "blobs" / "packs").glob("*.pack")
+    pack.write_bytes(b"MLPERF_LOG_SUMMARY")
+    with pytest.raises(ValueError) as info:
+        SnapshotStore(tmp_path).blobs.get(digest)
+    assert str(info.value) == (
+        f"blob {digest} is corrupt: its sha256 no longer matches"
+    )
+
+
+def test_a_store_of_loose_blobs_from_before_packs_is_still_read(tmp_path: Path) -> None:
+    digest = sha256_hex(b"mlperf_log_summary")
+    loose = tmp_path / "raw" / "blobs" / digest[:2] / digest
+    loose.parent.mkdir(parents=True)
+    loose.write_bytes(b"mlperf_log_summary")
+    store = SnapshotStore(tmp_path)
+    assert store.blobs.has(digest)
+    assert store.blobs.get(digest) == b"mlperf_log_summary"
