@@ -29,7 +29,8 @@ from contextlib import contextmanager
 Entry = tuple[str, int, int]
 
 
-def _sha256(content: bytes) -> str:
+def sha256_hex(content: bytes) -> str:
+    """Hex sha256 of bytes: the identity of a raw-tree file and of a snapshot."""
     return hashlib.sha256(content).hexdigest()
 
 
@@ -63,7 +64,7 @@ class BlobStore:
 
         Inside ``pack()`` the file waits for the pack; outside, it is a pack of one.
         """
-        digest = _sha256(content)
+        digest = sha256_hex(content)
         if self._pending is not None:
             if not self.has(digest):
                 self._pending[digest] = content
@@ -81,16 +82,17 @@ class BlobStore:
         """
         if self._pending is not None and sha256 in self._pending:
             return self._pending[sha256]
-        entry = self._indexed().get(sha256)
-        if entry is None:
-            self._index = None  # another process may have packed it since
-            entry = self._indexed().get(sha256)
-        if entry is not None:
-            content = self._read(*entry)
-        else:
-            with open(self._loose(sha256), "rb") as blob:  # noqa: PTH123 (string path)
-                content = blob.read()
-        if _sha256(content) != sha256:
+        content = self._packed(sha256)
+        if content is None:
+            try:
+                with open(self._loose(sha256), "rb") as blob:  # noqa: PTH123
+                    content = blob.read()
+            except FileNotFoundError:
+                self._index = None  # another process may have packed it since
+                content = self._packed(sha256)
+                if content is None:
+                    raise
+        if sha256_hex(content) != sha256:
             raise ValueError(f"blob {sha256} is corrupt: its sha256 no longer matches")
         return content
 
@@ -114,21 +116,20 @@ class BlobStore:
                 self._write_pack(pending)
 
     def _write_pack(self, files: dict[str, bytes]) -> None:
-        contents = [files[sha] for sha in sorted(files)]
         offsets, position = {}, 0
-        for sha, content in zip(sorted(files), contents, strict=True):
-            offsets[sha] = [position, len(content)]
-            position += len(content)
-        body = b"".join(contents)
-        name = f"{self._packs}/{_sha256(body)}"
+        for sha in sorted(files):
+            offsets[sha] = [position, len(files[sha])]
+            position += len(files[sha])
+        body = b"".join(files[sha] for sha in offsets)
+        name = f"{self._packs}/{sha256_hex(body)}"
         index = json.dumps({"blobs": offsets}, sort_keys=True).encode()
         if not os.path.isfile(f"{name}.idx"):  # noqa: PTH113 (else: stored already)
             written: list[str] = []
             try:
                 os.makedirs(self._packs, exist_ok=True)  # noqa: PTH103
-                _write_whole(f"{name}.pack", body)
+                write_whole(f"{name}.pack", body)
                 written.append(f"{name}.pack")
-                _write_whole(f"{name}.idx", index)
+                write_whole(f"{name}.idx", index)
             except OSError as exc:
                 for path in written:  # a pack is never left without its index
                     os.unlink(path)  # noqa: PTH108
@@ -162,7 +163,12 @@ class BlobStore:
             self._index = index
         return self._index
 
-    def _read(self, pack: str, offset: int, size: int) -> bytes:
+    def _packed(self, sha256: str) -> bytes | None:
+        """The file's bytes from its pack (unverified), or None if no pack has it."""
+        entry = self._indexed().get(sha256)
+        if entry is None:
+            return None
+        pack, offset, size = entry
         descriptor = self._descriptors.get(pack)
         if descriptor is None:
             descriptor = self._descriptors[pack] = os.open(pack, os.O_RDONLY)
@@ -181,9 +187,15 @@ class BlobStore:
         self.close()
 
 
-def _write_whole(path: str, content: bytes) -> None:
-    """``content`` under ``path``, never seen half written (scratch name, rename)."""
-    part = f"{path}.{os.getpid()}.part"
+def write_whole(path: str, content: bytes) -> None:
+    """``content`` under ``path``, never seen half written (scratch name, rename).
+
+    The scratch file is hidden, in the same folder (which must exist); a failure (a
+    full disk) leaves none behind. Plain ``os`` calls on string paths: this was once
+    called 10,000 times a round, and ``pathlib`` objects were half its cost.
+    """
+    folder, name = os.path.split(path)
+    part = f"{folder}/.{name}.{os.getpid()}.part"
     try:
         descriptor = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
@@ -192,7 +204,7 @@ def _write_whole(path: str, content: bytes) -> None:
                 view = view[os.write(descriptor, view) :]
         finally:
             os.close(descriptor)
-        os.replace(part, path)  # noqa: PTH105 (string paths, as above)
+        os.replace(part, path)  # noqa: PTH105
     except BaseException:
         if os.path.exists(part):  # noqa: PTH110
             os.unlink(part)  # noqa: PTH108

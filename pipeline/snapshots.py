@@ -14,14 +14,11 @@ never a temporary file's name.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from pipeline.blobs import BlobStore
+from pipeline.blobs import BlobStore, sha256_hex, write_whole
 from pipeline.source import Fetched
 
 LICENCE = "Apache-2.0 (MLCommons inference results repositories)"
@@ -57,23 +54,6 @@ class StoreError(RuntimeError):
     """The data directory cannot take a write; the message names it and the cause."""
 
 
-def sha256_hex(content: bytes) -> str:
-    """Hex sha256 of bytes: the identity of a snapshot."""
-    return hashlib.sha256(content).hexdigest()
-
-
-def _atomic_write(path: Path, content: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)  # a full disk leaves no half file behind
-        raise
-
-
 class SnapshotStore:
     """Stores and lists raw snapshots below one root folder."""
 
@@ -85,7 +65,8 @@ class SnapshotStore:
     def _write(self, path: Path, content: bytes) -> None:
         """Atomic write; a failure names the data dir the user chose, and why."""
         try:
-            _atomic_write(path, content)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_whole(str(path), content)
         except OSError as exc:
             raise self._cannot_write(exc) from None
 

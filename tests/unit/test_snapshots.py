@@ -127,6 +127,28 @@ def test_a_raw_tree_blob_that_fails_mid_write_leaves_no_file(
     )
 
 
+def test_a_pack_whose_index_cannot_be_written_is_removed_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk fills after the pack, at its index: no pack is left without one."""
+    from pipeline.snapshots import StoreError
+
+    real_write, calls = os.write, []
+
+    def full_at_the_index(descriptor: int, data: bytes) -> int:
+        calls.append(len(data))
+        if len(calls) == 2:  # the pack went through whole; this is its index
+            raise OSError(28, "No space left on device")
+        return real_write(descriptor, data)
+
+    store = SnapshotStore(tmp_path)
+    monkeypatch.setattr("pipeline.blobs.os.write", full_at_the_index)
+    with pytest.raises(StoreError, match="No space left on device"):
+        store.blobs.put(b"mlperf_log_summary")
+    assert list((tmp_path / "raw" / "blobs" / "packs").iterdir()) == []
+    assert not SnapshotStore(tmp_path).blobs.has(sha256_hex(b"mlperf_log_summary"))
+
+
 def test_a_rounds_files_are_one_pack_read_back_by_hash_from_a_new_process(
     tmp_path: Path,
 ) -> None:
