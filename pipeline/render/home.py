@@ -28,7 +28,6 @@ from pipeline.render.pairs_pages import (
     headline_numbers,
     latest_pairs,
     one_per_system,
-    pair_cells,
     pair_table,
 )
 from pipeline.render.release_pages import release_stats
@@ -131,7 +130,7 @@ def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> st
         ),
         Md("The {} largest, one per system:\n").format(HEADLINE_ROWS),
         pair_table(
-            pair_cells(one_per_system(shown), site.rounds),
+            one_per_system(shown),
             spec.ends,
             with_efficiency=spec.kind == "scaling",
             limit=HEADLINE_ROWS,

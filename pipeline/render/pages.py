@@ -129,17 +129,26 @@ def _prepare(data: SiteData, out_dir: Path) -> Site:
     site.rounds = round_status(site.releases)
     site.histories = history_page.build_histories(data.results)
     page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
+    # Each pair's display cells (``pairs_pages.pair_cells``) are computed here, once
+    # per kind: the pair pages, What's new, the home page and the accelerator pages
+    # all show slices of these frames, and the cells cost the same fixed ~25 ms per
+    # query however few rows a slice has.
     site.pairs = {
-        name: with_names(
-            system_pages.with_system_ids(
+        name: pairs_pages.pair_cells(
+            with_names(
                 system_pages.with_system_ids(
-                    pairs_pages.merge_levels(pairs_pages.with_vendor(frame, results)),
+                    system_pages.with_system_ids(
+                        pairs_pages.merge_levels(
+                            pairs_pages.with_vendor(frame, results)
+                        ),
+                        results,
+                        suffix="_old",
+                    ),
                     results,
-                    suffix="_old",
-                ),
-                results,
-                suffix="_new",
-            )
+                    suffix="_new",
+                )
+            ),
+            site.rounds,
         )
         for name, frame in (
             ("gains", page_gains),

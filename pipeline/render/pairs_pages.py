@@ -735,7 +735,7 @@ def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
     # Chart rows are prepared once for the page, each chart takes its part's rows.
     compare = compare_by(spec.kind)[0]
     label = charts.scaling_label() if spec.kind == "scaling" else _pair_label()
-    cells = charts.with_pair_rows(pair_cells(pairs, site.rounds), label, compare)
+    cells = charts.with_pair_rows(pairs, label, compare)
     by_benchmark = cells.partition_by("benchmark", as_dict=True)
     shown = cells.filter("is_headline").partition_by("benchmark", as_dict=True)
     headlines = _many_headline_numbers(

@@ -25,7 +25,6 @@ from pipeline.render.context import (
 from pipeline.render.pairs_pages import (
     compare_by,
     one_per_system,
-    pair_cells,
     pair_table,
 )
 from pipeline.render.safe import Md, md_join
@@ -54,12 +53,6 @@ def successors(site: Site, release: str) -> pl.DataFrame:
     return site.once(("successors", release), lambda: _successors(site, release))
 
 
-def _successor_cells(site: Site, release: str) -> pl.DataFrame:
-    """``pair_cells`` of ``successors``: each accelerator page filters its rows."""
-    return site.once(
-        ("successor-cells", release),
-        lambda: pair_cells(successors(site, release), site.rounds),
-    )
 
 
 def _successors(site: Site, release: str) -> pl.DataFrame:
@@ -135,9 +128,7 @@ def _successor_section(
             ).format(lead, release, rest),
         ),
         chart=chart,
-        table=pair_table(
-            pair_cells(ordered, site.rounds), ("Predecessor", "Successor")
-        ),
+        table=pair_table(ordered, ("Predecessor", "Successor")),
     )
 
 
@@ -170,7 +161,7 @@ def _gains_section(site: Site, release: str) -> Section:
             ).format(min(TOP, best.height), release),
         ),
         table=pair_table(
-            pair_cells(best, site.rounds), ("Older result", "Newer result"), limit=TOP
+            best, ("Older result", "Newer result"), limit=TOP
         ),
     )
 
@@ -197,7 +188,7 @@ def _scaling_section(site: Site, release: str) -> Section:
             "stack at two accelerator counts.\n",
         ),
         table=pair_table(
-            pair_cells(largest, site.rounds),
+            largest,
             ("Smaller system", "Larger system"),
             with_efficiency=True,
         ),
@@ -345,7 +336,7 @@ def accelerator_opening(
                         f"Against {predecessor}, {release}",
                     ),
                     table=pair_table(
-                        _successor_cells(site, release).filter(mine),
+                        successors(site, release).filter(mine),
                         ("Predecessor", "Successor"),
                     ),
                 )
