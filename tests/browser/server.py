@@ -12,6 +12,8 @@ fixtures.
 
 from __future__ import annotations
 
+import io
+import json
 import sys
 import threading
 from collections.abc import Iterator
@@ -22,6 +24,16 @@ from pathlib import Path
 
 #: Where the shared browser-test site is served: under a path, never at the root.
 SITE_PREFIX = "/sub/path/"
+#: A browser context holding this cookie is answered an empty search index
+#: (``empty_index``), see ``tests.browser.pages.empty_search_index``.
+EMPTY_INDEX_COOKIE = "ledger-test-search-index=empty"
+SEARCH_INDEX_NAME = "search_index.json"
+
+
+def empty_index(index: Path) -> bytes:
+    """The search index ``index`` with its configuration and no pages."""
+    config = json.loads(index.read_text(encoding="utf-8"))["config"]
+    return json.dumps({"config": config, "docs": []}).encode()
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -60,6 +72,12 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
     def send_head(self):  # noqa: ANN201 (http.server's own signature)
         path = Path(self.translate_path(self.path))
+        if (
+            path.name == SEARCH_INDEX_NAME
+            and path.is_file()
+            and (EMPTY_INDEX_COOKIE in self.headers.get("Cookie", ""))
+        ):
+            return self._send_bytes(empty_index(path), "application/json")
         packed = path.with_name(path.name + ".gz")
         accepts = "gzip" in self.headers.get("Accept-Encoding", "")
         if not (accepts and path.is_file() and packed.is_file()):
@@ -72,6 +90,13 @@ class QuietHandler(SimpleHTTPRequestHandler):
         self.send_header("Vary", "Accept-Encoding")
         self.end_headers()
         return handle
+
+    def _send_bytes(self, body: bytes, content_type: str) -> io.BytesIO:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
 
 
 class QuietServer(ThreadingHTTPServer):
