@@ -22,12 +22,12 @@ import gzip
 import hashlib
 import importlib.metadata
 import json
-import shutil
-import tempfile
 from functools import cache
 from pathlib import Path
 
 import vl_convert
+
+from pipeline.blobs import write_whole
 
 BUNDLE_NAME = "vega-bundle.js"
 #: How the bundle is wrapped; part of the cache key.
@@ -73,7 +73,7 @@ def cached_svg(spec: dict, cache_dir: Path | None) -> str:
     if path.is_file():
         return path.read_text(encoding="utf-8")
     svg = vl_convert.vegalite_to_svg(spec)
-    _atomic_write(path, svg)
+    _write(path, svg.encode())
     return svg
 
 
@@ -82,26 +82,10 @@ def _first_line(path: Path) -> str:
         return handle.readline()
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    """Write ``path`` via a temporary file in its folder and one rename."""
+def _write(path: Path, data: bytes) -> None:
+    """``data`` under ``path``, never seen half written (``blobs.write_whole``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
-    ) as handle:
-        handle.write(text)
-    Path(handle.name).replace(path)
-
-
-def _atomic_copy(source: Path, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with (
-        tempfile.NamedTemporaryFile(
-            dir=path.parent, prefix=f".{path.name}.", delete=False
-        ) as handle,
-        source.open("rb") as original,
-    ):
-        shutil.copyfileobj(original, handle)
-    Path(handle.name).replace(path)
+    write_whole(str(path), data)
 
 
 def cached_bundle(cache_dir: Path) -> Path:
@@ -115,13 +99,7 @@ def _gz(path: Path) -> Path:
 
 def _compress(path: Path) -> None:
     """``<path>.gz`` beside ``path`` (level 9, no timestamp: identical every build)."""
-    data = gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
-    target = _gz(path)
-    with tempfile.NamedTemporaryFile(
-        dir=target.parent, prefix=f".{target.name}.", delete=False
-    ) as handle:
-        handle.write(data)
-    Path(handle.name).replace(target)
+    _write(_gz(path), gzip.compress(path.read_bytes(), compresslevel=9, mtime=0))
 
 
 def _is_current(path: Path, header: str) -> bool:
@@ -155,13 +133,13 @@ def write_bundle(js_dir: Path, cache_dir: Path | None = None) -> Path:
         return path
     cached = cached_bundle(cache_dir) if cache_dir is not None else None
     if cached is not None and _is_current(cached, header):
-        _atomic_copy(cached, path)
-        _atomic_copy(_gz(cached), _gz(path))
+        _write(path, cached.read_bytes())
+        _write(_gz(path), _gz(cached).read_bytes())
         return path
     text = header + WRAPPER.format(body=vl_convert.javascript_bundle())
     if cached is not None:
-        _atomic_write(cached, text)
+        _write(cached, text.encode())
         _compress(cached)
-    _atomic_write(path, text)
+    _write(path, text.encode())
     _compress(path)
     return path
