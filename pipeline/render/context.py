@@ -81,7 +81,8 @@ class Site:
     #: Chart file stems written so far: two charts never share a file.
     chart_names: set[str] = field(default_factory=set)
     #: Pair frames shown on the pages ("gains", "generations", "scaling"), one row per
-    #: pair of results (``pairs_pages.merge_levels``).
+    #: pair of results (``pairs_pages.merge_levels``), with their display cells
+    #: (``pairs_pages.pair_cells``): every table of pairs shows a slice of one.
     pairs: dict[str, pl.DataFrame] = field(default_factory=dict)
     #: ``analysis.history.accelerator_histories`` of the results.
     histories: pl.DataFrame | None = None

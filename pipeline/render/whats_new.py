@@ -53,8 +53,6 @@ def successors(site: Site, release: str) -> pl.DataFrame:
     return site.once(("successors", release), lambda: _successors(site, release))
 
 
-
-
 def _successors(site: Site, release: str) -> pl.DataFrame:
     pairs = _in_round(site.pairs["generations"], release).filter(
         ~pl.col("is_per_accelerator") & pl.col("is_strict")
@@ -160,9 +158,7 @@ def _gains_section(site: Site, release: str) -> Section:
                 "same system against its own previous round with a result.\n"
             ).format(min(TOP, best.height), release),
         ),
-        table=pair_table(
-            best, ("Older result", "Newer result"), limit=TOP
-        ),
+        table=pair_table(best, ("Older result", "Newer result"), limit=TOP),
     )
 
 
