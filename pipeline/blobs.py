@@ -190,9 +190,9 @@ class BlobStore:
 def write_whole(path: str, content: bytes) -> None:
     """``content`` under ``path``, never seen half written (scratch name, rename).
 
-    The scratch file is hidden, in the same folder (which must exist); a failure (a
-    full disk) leaves none behind. Plain ``os`` calls on string paths: this was once
-    called 10,000 times a round, and ``pathlib`` objects were half its cost.
+    The scratch file is hidden, in the same folder (which must exist), and named by
+    this process, so two processes never share one; a failure (a full disk) leaves
+    none behind. Used for packs, their indexes, snapshots and the Vega bundle.
     """
     folder, name = os.path.split(path)
     part = f"{folder}/.{name}.{os.getpid()}.part"

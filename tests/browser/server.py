@@ -12,6 +12,7 @@ fixtures.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import sys
@@ -32,7 +33,13 @@ SEARCH_INDEX_NAME = "search_index.json"
 
 def empty_index(index: Path) -> bytes:
     """The search index ``index`` with its configuration and no pages."""
-    config = json.loads(index.read_text(encoding="utf-8"))["config"]
+    return _empty_index(str(index), index.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _empty_index(index: str, _mtime_ns: int) -> bytes:
+    # Read once per built index, not on each of the ~300 visits that ask for it.
+    config = json.loads(Path(index).read_text(encoding="utf-8"))["config"]
     return json.dumps({"config": config, "docs": []}).encode()
 
 
