@@ -16,22 +16,40 @@ import subprocess
 import sys
 from pathlib import Path
 
+from pipeline.render.files import sync_tree, write_file
 from pipeline.settings import PROJECT_ROOT
 
 #: How many published builds to keep besides the current one (for rollback).
 KEEP = 2
 
 
+#: What a staged project holds besides ``site/generated`` (the render's).
+STAGED = ("mkdocs.yml", "site", "pipeline")
+
+
 def stage_project(staging: Path, root: Path = PROJECT_ROOT) -> Path:
-    """A throwaway MkDocs project: mkdocs.yml, hand-written site/, link to pipeline/."""
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
-    shutil.copy(root / "mkdocs.yml", staging / "mkdocs.yml")
-    shutil.copytree(
-        root / "site", staging / "site", ignore=shutil.ignore_patterns("generated")
-    )
-    (staging / "pipeline").symlink_to(root / "pipeline", target_is_directory=True)
+    """The MkDocs project: mkdocs.yml, hand-written site/, link to pipeline/.
+
+    Kept between builds and brought up to date in place (``files.sync_tree``), not
+    made afresh: ``site/generated`` stays for the render, which rewrites only the
+    files whose bytes change.
+    """
+    staging.mkdir(parents=True, exist_ok=True)
+    for stray in staging.iterdir():
+        if stray.name not in STAGED:
+            if stray.is_dir() and not stray.is_symlink():
+                shutil.rmtree(stray)
+            else:
+                stray.unlink()
+    write_file(staging / "mkdocs.yml", (root / "mkdocs.yml").read_bytes())
+    sync_tree(root / "site", staging / "site", spare=("generated",))
+    link = staging / "pipeline"
+    if not (link.is_symlink() and link.readlink() == root / "pipeline"):
+        if link.is_dir() and not link.is_symlink():
+            shutil.rmtree(link)
+        else:
+            link.unlink(missing_ok=True)
+        link.symlink_to(root / "pipeline", target_is_directory=True)
     return staging
 
 

@@ -8,7 +8,6 @@ their pages through it; ``pages.render_site`` runs them in order.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from pipeline.render import charts, safe
 from pipeline.render.coverage import (
     STATUS_SCHEMA,
 )
+from pipeline.render.files import write_file
 from pipeline.render.safe import Md, MdExpr
 from pipeline.render.site_data import (
     SiteData,
@@ -149,10 +149,7 @@ class Site:
         """
         shown = "index.md" if rel.startswith("partials/") else f"{GENERATED}/{rel}"
         text = text.replace(SYSTEMS_HREF, relative(shown, SYSTEMS_PAGE))
-        path = self.out_dir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        self.written.append(path)
+        self.written.append(write_file(self.out_dir / rel, text))
         return f"{GENERATED}/{rel}"
 
     def sections(self, page: str, sections: Iterable[Section]) -> list[str]:
@@ -330,17 +327,15 @@ def chips(total: str, name: str, nodes: str) -> MdExpr:
     )
 
 
-def clean(out_dir: Path) -> None:
-    """Empty the generated folder, keeping the cached JavaScript bundle."""
+def output_folder(out_dir: Path) -> Path:
+    """The generated folder, made if missing; what it holds is kept until ``prune``.
+
+    Only a folder named ``generated`` is accepted: the render removes whatever it
+    did not write there.
+    """
     if out_dir.name != GENERATED:
         raise ValueError(
             f"render_site writes into a folder named {GENERATED!r}: {out_dir}"
         )
     out_dir.mkdir(parents=True, exist_ok=True)
-    for child in out_dir.iterdir():
-        if child.name == "assets":
-            continue
-        if child.is_dir():
-            shutil.rmtree(child)
-        else:
-            child.unlink()
+    return out_dir

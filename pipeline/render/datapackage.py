@@ -23,6 +23,7 @@ import polars as pl
 
 from pipeline.analysis.pairing import PAIR_IDENTITY
 from pipeline.render.downloads import FORMULA_GUARD, Download
+from pipeline.render.files import write_file
 from pipeline.transform.systems import SYSTEM_FIELDS_KEY, SYSTEMS_KEY
 
 DESCRIPTOR = "datapackage.json"
@@ -234,12 +235,10 @@ def write_datapackage(
     downloads: Sequence[Download], repositories: Sequence[str], out_dir: Path
 ) -> Path:
     """Write ``datapackage.json`` beside the downloads; equal input, equal bytes."""
-    path = out_dir / DESCRIPTOR
     text = json.dumps(
         build_datapackage(downloads, repositories),
         indent=1,
         sort_keys=True,
         ensure_ascii=False,
     )
-    path.write_text(text + "\n", encoding="utf-8")
-    return path
+    return write_file(out_dir / DESCRIPTOR, text + "\n")

@@ -9,11 +9,14 @@ get a leading ``'`` (``neutralise_formula``); Parquet keeps the exact values.
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
+
+from pipeline.render.files import write_file
 
 
 @dataclass(frozen=True)
@@ -122,13 +125,12 @@ def write_downloads(
     Returns:
         One ``Download`` per table, in the given order.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
     downloads = []
     for name, (frame, description) in tables.items():
-        csv_path = out_dir / f"{name}.csv"
-        parquet_path = out_dir / f"{name}.parquet"
-        flat_for_csv(frame).write_csv(csv_path)
-        frame.write_parquet(parquet_path, statistics=False)
+        parquet = io.BytesIO()
+        frame.write_parquet(parquet, statistics=False)
+        csv_path = write_file(out_dir / f"{name}.csv", flat_for_csv(frame).write_csv())
+        parquet_path = write_file(out_dir / f"{name}.parquet", parquet.getvalue())
         downloads.append(
             Download(
                 name=name,

@@ -38,6 +38,7 @@ from pipeline.analysis.benchmarks import model_label, model_lineage
 from pipeline.render import safe
 from pipeline.render.coverage import round_status
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
+from pipeline.render.files import write_file
 from pipeline.render.site_data import release_order, with_accelerators
 from pipeline.render.tables import relative
 from pipeline.render.vendor import TABULATOR
@@ -194,9 +195,7 @@ def explorer_rows(
         .with_columns(model_lineage=model_lineage())
         .with_columns(
             accelerator=pl.col("accelerator_label"),
-            model_as_run=pl.when(pl.col("division") == "open").then(
-                model_label()
-            ),
+            model_as_run=pl.when(pl.col("division") == "open").then(model_label()),
             result_url=safe.chart_url(pl.col("result_url")),
             _rank=pl.col("release").replace_strict(
                 rank, default=len(order), return_dtype=pl.Int32
@@ -366,11 +365,7 @@ def write_explorer(
     Returns:
         The two files written.
     """
-    data_path = out_dir / DATA_FILE
-    data_path.parent.mkdir(parents=True, exist_ok=True)
-    data_path.write_bytes(explorer_data(results, systems))
-    page_path = out_dir / PAGE
-    page_path.parent.mkdir(parents=True, exist_ok=True)
+    data_path = write_file(out_dir / DATA_FILE, explorer_data(results, systems))
     present = results.lazy().select("release").unique().collect()["release"]
     with_power = (
         results.lazy()
@@ -388,11 +383,8 @@ def write_explorer(
         for r in rounds.filter(pl.col("has_rows"))["release"].to_list()
         if r not in with_power
     ]
-    text = explorer_page(
-        results.height, rounds=rounds, without_power=without_power
-    )
-    page_path.write_text(text, encoding="utf-8")
-    return [page_path, data_path]
+    text = explorer_page(results.height, rounds=rounds, without_power=without_power)
+    return [write_file(out_dir / PAGE, text), data_path]
 
 
 def build(site: Site) -> None:

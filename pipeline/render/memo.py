@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 import polars as pl
 
+from pipeline.render.files import write_file
 from pipeline.settings import PROJECT_ROOT
 
 #: ``context.Site`` (not imported: ``context`` imports this module).
@@ -157,10 +158,7 @@ class RenderMemo:
                 return False
         site.chart_names.update(taken for _, taken in entry["charts"])
         for rel, text in entry["files"].items():
-            path = site.out_dir / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            site.written.append(path)
+            site.written.append(write_file(site.out_dir / rel, text))
         return True
 
     def finish(self) -> None:

@@ -51,6 +51,7 @@ from typing import Any
 
 import jinja2
 from material.plugins.search.plugin import SearchIndex
+from mkdocs import utils as mkdocs_utils
 from mkdocs.structure.nav import Link, Section
 from mkdocs.structure.pages import Page, _RelativePathTreeprocessor
 from mkdocs.structure.toc import get_toc
@@ -78,8 +79,11 @@ class _Build:
         self.files: Any = None
         self.config: Any = None
         self.pending: dict[Path, bytes] = {}
-        #: Entries kept as hard links of files this build wrote (gzip output).
+        #: Entries kept as hard links of files this build wrote (gzip, HTML).
         self.linked: dict[Path, Path] = {}
+        #: A page's output file -> its HTML entry and, when reused, the entry's
+        #: bytes (None: rendered afresh). See ``_write_page``.
+        self.html_of: dict[str, tuple[Path, bytes | None]] = {}
         self.used: set[Path] = set()
         self.warnings = 0
         self.reused = {"content": 0, "html": 0}
@@ -156,6 +160,40 @@ def _render_unless_reused(self: Any, config: Any, files: Any) -> None:
 
 
 Page.render = _render_unless_reused
+_write_file = mkdocs_utils.write_file
+
+
+def _write_page(content: bytes, output_path: str) -> None:
+    """MkDocs' write of a file; a page's cached HTML is hard-linked, not rewritten.
+
+    Creating ~800 files, each just after the last build's were deleted, is most of
+    the cost of writing a site on ext4; a link to the cache entry of the same bytes
+    is not. Freshly rendered pages are written as MkDocs does and become the cache
+    entry themselves (linked after a clean build, ``on_post_build``). Cache entries
+    and published files are never written in place, so the link is safe.
+    """
+    entry = _build.html_of.pop(output_path, None) if _build is not None else None
+    if entry is None:
+        return _write_file(content, output_path)
+    path, cached = entry
+    if cached is not None:
+        target = Path(output_path)
+        if cached == content:
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.link(path, target)
+                return None
+            except OSError:
+                pass
+        return _write_file(content, output_path)
+    _write_file(content, output_path)
+    if _build is not None and _build.pending.get(path) == content:
+        del _build.pending[path]
+        _build.linked[path] = Path(output_path)
+    return None
+
+
+mkdocs_utils.write_file = _write_page
 
 
 def _digest(*parts: object) -> str:
@@ -403,6 +441,7 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
         if cached is None:
             continue
         page.ledger_html = cached.decode("utf-8")
+        page.ledger_html_bytes = cached
         if not _build.verify:
             _build.reused["html"] += 1
             page.meta["template"] = REUSED_TEMPLATE
@@ -416,12 +455,16 @@ def on_post_page(output: str, page: Any, **_: Any) -> str:
     if _build is None or getattr(page, "ledger_html_key", None) is None:
         return output
     cached = getattr(page, "ledger_html", None)
+    path = _path("html", page.ledger_html_key, ".html")
     if cached is not None and not _build.verify:
+        _build.html_of[page.file.abs_dest_path] = (path, page.ledger_html_bytes)
         return cached
     if cached is not None and cached != output:
         _mismatch(page, "html")
     if cached is None:
-        _store(_path("html", page.ledger_html_key, ".html"), output.encode("utf-8"))
+        fresh = output.encode("utf-8")
+        _store(path, fresh)
+        _build.html_of[page.file.abs_dest_path] = (path, None)
     return output
 
 

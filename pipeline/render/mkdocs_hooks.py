@@ -115,9 +115,9 @@ _linked_from: list[Path] = []
 def _link_or_copy(source_path: str, output_path: str) -> None:
     """MkDocs' copy of a static file, as a hard link when it is the staged project's.
 
-    The staging project is made afresh for every build (``publish.stage_project``)
-    and never written into afterwards, so the site can share its files' bytes: a
-    build holds ~1,200 static files (system descriptions, chart data, downloads).
+    The staging project is never written into in place: a file whose bytes change
+    gets a new inode (``files.write_file``), so the site can share its files' bytes:
+    a build holds ~1,200 static files (system descriptions, chart data, downloads).
     Theme files and anything on another file system are copied as MkDocs does.
     """
     source = Path(source_path)

@@ -1,8 +1,9 @@
 """The website's generated pages: ``render_site`` runs one builder per page kind.
 
-``render_site`` owns ``site/generated/``: it empties it (except the cached JavaScript
-bundle) and writes every generated page there, so the page of a release or benchmark
-that disappeared does not linger. Hand-written pages (``site/index.md``,
+``render_site`` owns ``site/generated/``: it writes every generated page there (a
+file whose bytes did not change is left alone, ``files``) and then removes what it
+did not write (except the cached JavaScript bundle), so the page of a release or
+benchmark that disappeared does not linger. Hand-written pages (``site/index.md``,
 ``site/methodology.md``) include or link to these files; ``mkdocs build`` turns both
 into the website.
 
@@ -57,9 +58,10 @@ from pipeline.render.context import (
     NAV_FILE,
     PAGE_INDEX,
     Site,
-    clean,
+    output_folder,
 )
 from pipeline.render.coverage import round_status
+from pipeline.render.files import prune, write_file
 from pipeline.render.flags_section import flagged_pairs
 from pipeline.render.memo import RenderMemo
 from pipeline.render.pairs_pages import HEADLINE_DEFINITIONS
@@ -175,11 +177,8 @@ def _prepare(data: SiteData, out_dir: Path) -> Site:
 
 
 def _write_json(site: Site, rel: str, value: object, *, ascii_only: bool) -> None:
-    path = site.out_dir / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(value, indent=1, ensure_ascii=ascii_only)
-    path.write_text(text, encoding="utf-8")
-    site.written.append(path)
+    site.written.append(write_file(site.out_dir / rel, text))
 
 
 def render_site(
@@ -195,7 +194,9 @@ def render_site(
     Args:
         data: The frames and facts to show.
         out_dir: The ``generated`` folder inside MkDocs' docs_dir (``site/generated``).
-            It is emptied first (except ``assets/``), so it must hold nothing else.
+            Files whose bytes did not change are left as they are (``files``);
+            whatever the render did not write is removed at the end (except
+            ``assets/``), so it must hold nothing else.
         bundle: Also write the Vega JavaScript bundle (skipped when already current).
         bundle_cache: Where the bundle is cached between builds; default
             ``settings.cache_dir()`` (``MLPERF_CACHE_DIR``), shared by every build
@@ -209,8 +210,7 @@ def render_site(
     Raises:
         ValueError: ``out_dir`` is not named ``generated``.
     """
-    clean(out_dir)
-    site = _prepare(data, out_dir)
+    site = _prepare(data, output_folder(out_dir))
     site.memo = memo
     for build in PAGE_BUILDERS:
         build(site)
@@ -222,4 +222,5 @@ def render_site(
         cache = bundle_cache if bundle_cache is not None else cache_dir()
         js = write_bundle(out_dir / "assets" / "js", cache)
         site.written += [js, js.with_name(js.name + ".gz")]
+    prune(out_dir, site.written, spare=("assets",))
     return site.written

@@ -17,6 +17,7 @@ import polars as pl
 from pipeline.analysis.pairing import END_SCHEMA, PAIR_SCHEMA
 from pipeline.labels import display_name
 from pipeline.registry.releases import ManifestError, version_key
+from pipeline.render.files import write_file
 
 #: One end of a pair, and the shared pair schema: the analysis module's, re-exported.
 PAIR_END_SCHEMA = END_SCHEMA
@@ -180,9 +181,7 @@ def system_label(suffix: str = "") -> pl.Expr:
     """
     name = pl.col(f"system_name{suffix}")
     total = pl.col(f"total_accelerators{suffix}")
-    stated = name.str.extract(r"\((\d+)\s*x\s*[A-Za-z]", 1).cast(
-        pl.Int32, strict=False
-    )
+    stated = name.str.extract(r"\((\d+)\s*x\s*[A-Za-z]", 1).cast(pl.Int32, strict=False)
     return (
         pl.when(stated.is_not_null() & (total > 0) & (stated != total))
         .then(
@@ -336,7 +335,5 @@ def write_build_info(data: SiteData, folder: Path) -> Path:
         "pipeline_commit": data.pipeline_commit,
         "snapshots_fetched_at": fetched,
     }
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / BUILD_INFO
-    target.write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
-    return target
+    text = json.dumps(info, indent=2, sort_keys=True) + "\n"
+    return write_file(folder / BUILD_INFO, text)

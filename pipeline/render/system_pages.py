@@ -25,6 +25,7 @@ import polars as pl
 from pipeline.registry.system_fields import system_fields
 from pipeline.render import safe
 from pipeline.render.context import SYSTEMS_HREF
+from pipeline.render.files import write_file
 from pipeline.render.safe import Md, MdExpr
 from pipeline.render.site_data import with_accelerators
 from pipeline.render.tables import relative
@@ -348,12 +349,7 @@ def build(site: Site) -> None:
         data.results, systems, fields, data.gains, site.releases
     )
     folder = site.out_dir / DATA_DIR
-    folder.mkdir(parents=True, exist_ok=True)
     for system_id, document in documents.items():
-        path = folder / f"{system_id}.json"
-        path.write_text(
-            json.dumps(document, ensure_ascii=False, separators=(",", ":")),
-            encoding="utf-8",
-        )
-        site.written.append(path)
+        text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+        site.written.append(write_file(folder / f"{system_id}.json", text))
     site.write_page(PAGE, systems_page(documents))

@@ -159,12 +159,18 @@ def test_2b_a_new_round_reuses_pages_and_equals_a_cold_build(
 
 
 def test_3_correction_is_a_new_snapshot_and_listed(world: dict) -> None:
+    # The build readers see until the correction is published; the next build
+    # shares its unchanged files' bytes (hard links) and must not alter them.
+    shown = world["site"].resolve()
+    shown_digest = site_tree_digest(shown)
     shutil.copy(MIRROR_ALT / V61, world["root"] / V61)
     result = tick(world)
     assert requested(result) == ["v6.1"]
     assert all(
         o.success for o in apply_tick(world["instance"], result, progress=print)
     )
+    assert world["site"].resolve() != shown
+    assert site_tree_digest(shown) == shown_digest
     assert len(SnapshotStore(world["data"]).versions("v6.1", "summary.json")) == 2
     corrections = table(world, "out_mlperf__corrections")
     assert corrections.height == 18

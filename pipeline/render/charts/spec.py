@@ -20,6 +20,7 @@ import altair as alt
 import polars as pl
 
 from pipeline.render.bundle import cached_svg
+from pipeline.render.files import write_file
 from pipeline.settings import cache_dir
 
 #: JSON bytes of chart data kept inside the spec; larger data gets its own file.
@@ -195,21 +196,20 @@ def write_chart(
     if len(rows_json.encode()) <= INLINE_LIMIT:
         spec["data"] = {"values": json.loads(rows_json)}
     else:
-        data_path = charts_dir / "data" / f"{name}.json"
-        data_path.parent.mkdir(parents=True, exist_ok=True)
-        data_path.write_text(html_safe_json(rows_json), encoding="utf-8")
+        data_path = write_file(
+            charts_dir / "data" / f"{name}.json", html_safe_json(rows_json)
+        )
         # Resolved against the spec's folder: charts.js gives vega that base URL.
         spec["data"] = {"url": f"data/{name}.json", "format": {"type": "json"}}
-    spec_path = charts_dir / f"{name}.json"
-    spec_path.parent.mkdir(parents=True, exist_ok=True)
-    spec_path.write_text(
+    spec_path = write_file(
+        charts_dir / f"{name}.json",
         html_safe_json(json.dumps(spec, separators=(",", ":"), ensure_ascii=False)),
-        encoding="utf-8",
     )
     svg_path = None
     if svg:
         static = {**spec, "data": {"values": json.loads(rows_json)}, "width": SVG_WIDTH}
-        svg_path = charts_dir / f"{name}.svg"
         # Slow to render; the machine cache keeps them by spec and versions.
-        svg_path.write_text(cached_svg(static, cache_dir()))
+        svg_path = write_file(
+            charts_dir / f"{name}.svg", cached_svg(static, cache_dir())
+        )
     return ChartFile(name=name, spec=spec_path, data=data_path, svg=svg_path)
