@@ -98,7 +98,6 @@ from benchmarks.workloads import (
     built_pages,
     copy_mirror,
     mirror_releases,
-    remove_tree,
 )
 
 # -- entry points --------------------------------------------------------------------
@@ -195,7 +194,7 @@ def run(
             h, "cold_summary4", f"Cold build, four summary rounds ({rounds})", summary4
         )
         bench_mkdocs_floor(h, "mkdocs_summary4", built_pages(state4))
-        remove_tree(state4)
+        h.discard(state4)
         _, state = bench_cold_build(h, "cold_full", "Cold build, full mirror", mirror)
         bench_mkdocs_floor(h, "mkdocs_full", built_pages(state))
         bench_noop(h, state)
