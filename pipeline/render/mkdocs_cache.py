@@ -426,6 +426,11 @@ def on_env(env: Any, config: Any, files: Any) -> Any:
     env.loader = jinja2.ChoiceLoader(
         [jinja2.DictLoader({REUSED_TEMPLATE: ""}), env.loader]
     )
+    # Material's ~40 templates compile in ~0.3 s, every build; Jinja's own cache
+    # keeps their bytecode, checked against each template's source.
+    bytecode = _build.folder / "jinja"
+    bytecode.mkdir(parents=True, exist_ok=True)
+    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(bytecode))
     for file in files.documentation_pages():
         page = file.page
         if not isinstance(page, Page) or not hasattr(page, "ledger_content_key"):
