@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from pipeline.render.files import sync_tree, write_file
-from pipeline.settings import PROJECT_ROOT
+from pipeline.settings import PROJECT_ROOT, cache_dir
 
 #: How many published builds to keep besides the current one (for rollback).
 KEEP = 2
@@ -88,8 +88,15 @@ def mkdocs_build(
 
     ``cache`` is the page cache's folder (``pipeline/render/mkdocs_cache.py``): the
     last good build's HTML of pages whose inputs did not change is reused from it.
+    Material's compiled templates are kept in the machine cache (``cache_dir``),
+    which every build folder shares, as they depend only on versions.
     """
-    env = {**os.environ, "MLPERF_LEDGER_SITE_URL": site_url, "NO_MKDOCS_2_WARNING": "1"}
+    env = {
+        **os.environ,
+        "MLPERF_LEDGER_SITE_URL": site_url,
+        "NO_MKDOCS_2_WARNING": "1",
+        "MLPERF_LEDGER_TEMPLATE_CACHE": str(cache_dir() / "jinja"),
+    }
     if cache is not None:
         env["MLPERF_LEDGER_PAGE_CACHE"] = str(cache)
     if data_date is not None and "SOURCE_DATE_EPOCH" not in os.environ:

@@ -277,7 +277,8 @@ def cache_dir() -> Path:
     """The machine's cache: ``MLPERF_CACHE_DIR``, XDG's, or ``~/.cache/mlperf-ledger``.
 
     It holds what depends only on a dependency's version or on its own input's hash
-    (the Vega bundle, SVG fallbacks), so every build folder of the machine shares it.
+    (the Vega bundle, SVG fallbacks, Material's compiled templates), so every build
+    folder of the machine shares it.
     Deleting it is always safe: the next build recreates what it needs.
     """
     configured = _folder_variable("MLPERF_CACHE_DIR")

@@ -58,6 +58,8 @@ from mkdocs.structure.toc import get_toc
 
 log = logging.getLogger("mkdocs.hooks.mlperf_ledger_cache")
 CACHE_ENV = "MLPERF_LEDGER_PAGE_CACHE"
+#: Folder of the compiled templates (Jinja's bytecode cache), in the machine cache.
+TEMPLATE_CACHE_ENV = "MLPERF_LEDGER_TEMPLATE_CACHE"
 VERIFY_ENV = "MLPERF_LEDGER_PAGE_CACHE_VERIFY"
 #: The template a page whose finished HTML is reused renders (empty, ``on_env``).
 REUSED_TEMPLATE = "ledger-reused.html"
@@ -419,18 +421,21 @@ def _html_key(page: Any) -> str | None:
 def on_env(env: Any, config: Any, files: Any) -> Any:
     """Pages whose finished HTML is cached render an empty template instead.
 
-    The template is the hook's own (no theme needs to ship it).
+    The template is the hook's own (no theme needs to ship it). Compiled templates
+    come from ``MLPERF_LEDGER_TEMPLATE_CACHE`` when it is set.
     """
+    bytecode = os.environ.get(TEMPLATE_CACHE_ENV)
+    if bytecode:
+        # Material's ~40 templates compile in ~0.3 s, every build; Jinja's own
+        # cache keeps their bytecode, checked against each template's source and
+        # written atomically, so every build folder of the machine can share it.
+        Path(bytecode).mkdir(parents=True, exist_ok=True)
+        env.bytecode_cache = jinja2.FileSystemBytecodeCache(bytecode)
     if _build is None:
         return env
     env.loader = jinja2.ChoiceLoader(
         [jinja2.DictLoader({REUSED_TEMPLATE: ""}), env.loader]
     )
-    # Material's ~40 templates compile in ~0.3 s, every build; Jinja's own cache
-    # keeps their bytecode, checked against each template's source.
-    bytecode = _build.folder / "jinja"
-    bytecode.mkdir(parents=True, exist_ok=True)
-    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(bytecode))
     for file in files.documentation_pages():
         page = file.page
         if not isinstance(page, Page) or not hasattr(page, "ledger_content_key"):
