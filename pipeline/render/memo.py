@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from array import array
 from collections.abc import Callable, Iterable
 from importlib import metadata
 from pathlib import Path
@@ -50,22 +51,38 @@ class StaleRender(RuntimeError):
 
 
 def digest(value: object) -> str:
-    """sha256 of a page input: frames by schema and row hashes, the rest as JSON."""
-    return hashlib.sha256(_encode(value).encode()).hexdigest()
+    """sha256 of a page input: frames by schema and row hashes, the rest as JSON.
+
+    Fed part by part, each tagged and length-prefixed (unambiguous): a page's key
+    holds several frame slices, and nesting their encodings as JSON text escaped
+    every inner encoding again at each level.
+    """
+    sink = hashlib.sha256()
+    _feed(sink, value)
+    return sink.hexdigest()
 
 
-def _encode(value: object) -> str:
+def _part(sink: Any, tag: bytes, data: bytes) -> None:
+    sink.update(b"%s%d:" % (tag, len(data)))
+    sink.update(data)
+
+
+def _feed(sink: Any, value: object) -> None:
     if isinstance(value, pl.DataFrame):
         schema = [(name, str(dtype)) for name, dtype in value.schema.items()]
+        _part(sink, b"F", json.dumps(schema).encode())
         rows = value.hash_rows(seed=0).to_list() if value.height else []
-        return json.dumps(["frame", schema, rows])
-    if isinstance(value, dict):
-        return json.dumps(
-            ["dict", sorted((_encode(k), _encode(v)) for k, v in value.items())]
-        )
-    if isinstance(value, list | tuple):
-        return json.dumps(["list", [_encode(v) for v in value]])
-    return json.dumps(["value", type(value).__name__, str(value)])
+        _part(sink, b"R", array("Q", rows).tobytes())
+    elif isinstance(value, dict):
+        # Keys in any order: each entry as the digest of its key and value.
+        entries = sorted(digest([k, v]) for k, v in value.items())
+        _part(sink, b"D", "".join(entries).encode())
+    elif isinstance(value, list | tuple):
+        _part(sink, b"L", b"%d" % len(value))
+        for item in value:
+            _feed(sink, item)
+    else:
+        _part(sink, b"V", json.dumps([type(value).__name__, str(value)]).encode())
 
 
 def salt(root: Path = PROJECT_ROOT) -> str:
