@@ -42,6 +42,10 @@ from pipeline.render.slugs import page_problems
 from pipeline.served import not_in_source
 from pipeline.snapshots import Snapshot, SnapshotStore
 
+#: The MkDocs hooks ``mkdocs.yml`` loads by file path (``hooks:``), in ``HOOKS_DIR``.
+MKDOCS_HOOKS = ("mkdocs_hooks", "mkdocs_cache")
+HOOKS_DIR = Path(render_package.__file__).parent
+
 #: Pages every published site must have (besides one per release with results).
 REQUIRED_PAGES = ("index.html", "methodology.html", "generated/audit.html")
 #: A page heavier than this (HTML plus its chart data) fails the weight check.
@@ -186,12 +190,14 @@ def bench_results() -> tuple[dict | None, str | None]:
     automation_condition=FOLLOW_UPSTREAM,
     code_version=code_version(
         # Every page module, not only pages.py: a chart or history change must make
-        # the pages stale too.
+        # the pages stale too. Not MkDocs' hooks: they shape the HTML (the
+        # published site's code version) and importing them loads MkDocs.
         *(
             importlib.import_module(f"pipeline.render.{name}")
             for name in sorted(
                 m.name for m in pkgutil.iter_modules(render_package.__path__)
             )
+            if name not in MKDOCS_HOOKS
         ),
         history_module,
         labels_module,
@@ -323,7 +329,14 @@ def out_site__pages(
     group_name="site",
     kinds={"html"},
     automation_condition=FOLLOW_UPSTREAM,
-    code_version=code_version(publish_module),
+    code_version=code_version(
+        publish_module,
+        # Read, not imported: MkDocs loads them by path in its own process.
+        extra=tuple(
+            (HOOKS_DIR / f"{name}.py").read_text(encoding="utf-8")
+            for name in MKDOCS_HOOKS
+        ),
+    ),
     check_specs=[
         dg.AssetCheckSpec(
             "mkdocs_strict_build",
