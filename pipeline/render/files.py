@@ -18,6 +18,7 @@ benchmark that disappeared does not linger.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,13 +27,35 @@ def write_file(path: Path, content: str | bytes) -> Path:
     """``content`` (text as UTF-8) at ``path``, unless the file already holds it."""
     data = content.encode("utf-8") if isinstance(content, str) else content
     try:
-        if path.stat().st_size == len(data) and path.read_bytes() == data:
+        if (
+            path.stat().st_size == len(data)
+            and path.is_file()
+            and path.read_bytes() == data
+        ):
             return path
-        path.unlink()
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    _make_room(path)
     path.write_bytes(data)
     return path
+
+
+def _make_room(path: Path) -> None:
+    """Remove what the last build left at ``path`` or where its folders must be.
+
+    A page that became a folder of pages (or the reverse) between two builds: the
+    last build's file or folder goes, as emptying the folder first used to do.
+    """
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.is_symlink() or path.exists():
+        path.unlink()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocking = next(p for p in reversed(path.parents) if p.is_file())
+        blocking.unlink()
+        path.parent.mkdir(parents=True, exist_ok=True)
 
 
 def prune(folder: Path, keep: Iterable[Path], *, spare: Iterable[str] = ()) -> int:

@@ -25,6 +25,14 @@ def test_identical_bytes_keep_the_file_and_new_bytes_get_a_new_inode(
     assert published.read_text() == "# v6.1\n"
 
 
+def test_a_page_that_became_a_folder_and_back_is_written(tmp_path: Path) -> None:
+    write_file(tmp_path / "releases" / "v6.1", "a page")
+    nested = write_file(tmp_path / "releases" / "v6.1" / "resnet.md", "a folder")
+    assert nested.read_text() == "a folder"
+    page = write_file(tmp_path / "releases" / "v6.1", "a page again")
+    assert page.is_file() and page.read_text() == "a page again"
+
+
 def test_prune_removes_what_was_not_written_but_spares_assets(tmp_path: Path) -> None:
     kept = write_file(tmp_path / "releases" / "v6.1.md", "kept")
     write_file(tmp_path / "releases" / "v0.5.md", "stale")
