@@ -6,8 +6,9 @@ follow, and every writer of the project goes through ``write_file``:
 
 * a file whose bytes did not change is left alone: on a correction or a new round
   ~90% of the ~2,000 generated files come out identical, and creating a file just
-  after deleting thousands is the slow path of ext4's inode allocator (the render
-  spent ~1 s in ``ext4_create`` when it emptied the folder first);
+  after deleting thousands is the slow path of ext4's inode allocator (``perf``:
+  ~10% of an incremental render was ``ext4_create`` when it emptied the folder
+  first);
 * a file whose bytes changed gets a new inode (unlink, then create), never an
   overwrite in place, so a published site that links the old bytes keeps them.
 

@@ -168,11 +168,12 @@ _write_file = mkdocs_utils.write_file
 def _write_page(content: bytes, output_path: str) -> None:
     """MkDocs' write of a file; a page's cached HTML is hard-linked, not rewritten.
 
-    Creating ~800 files, each just after the last build's were deleted, is most of
-    the cost of writing a site on ext4; a link to the cache entry of the same bytes
-    is not. Freshly rendered pages are written as MkDocs does and become the cache
-    entry themselves (linked after a clean build, ``on_post_build``). Cache entries
-    and published files are never written in place, so the link is safe.
+    A link to the cache entry of the same bytes costs no new inode: creating ~800
+    files is most of the cost of writing a site, more so on ext4 soon after a
+    build's worth of files was deleted (the allocator skips recently freed inodes).
+    Freshly rendered pages are written as MkDocs does and become the cache entry
+    themselves (linked after a clean build, ``on_post_build``). Cache entries and
+    published files are never written in place, so the link is safe.
     """
     entry = _build.html_of.pop(output_path, None) if _build is not None else None
     if entry is None:
