@@ -33,14 +33,6 @@ class Download:
     parquet_sha256: str
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 #: First characters that make a spreadsheet read a cell as a formula (OWASP "CSV
 #: Injection": =, +, -, @, tab, carriage return), their full-width forms (which some
 #: spreadsheets fold to ASCII) and "|" (DDE in older ones).
@@ -127,20 +119,19 @@ def write_downloads(
     """
     downloads = []
     for name, (frame, description) in tables.items():
-        parquet = io.BytesIO()
-        frame.write_parquet(parquet, statistics=False)
-        csv_path = write_file(out_dir / f"{name}.csv", flat_for_csv(frame).write_csv())
-        parquet_path = write_file(out_dir / f"{name}.parquet", parquet.getvalue())
+        buffer = io.BytesIO()
+        frame.write_parquet(buffer, statistics=False)
+        csv, parquet = flat_for_csv(frame).write_csv().encode(), buffer.getvalue()
         downloads.append(
             Download(
                 name=name,
                 description=description,
                 rows=frame.height,
                 columns={c: str(t) for c, t in frame.schema.items()},
-                csv=csv_path,
-                csv_sha256=_sha256(csv_path),
-                parquet=parquet_path,
-                parquet_sha256=_sha256(parquet_path),
+                csv=write_file(out_dir / f"{name}.csv", csv),
+                csv_sha256=hashlib.sha256(csv).hexdigest(),
+                parquet=write_file(out_dir / f"{name}.parquet", parquet),
+                parquet_sha256=hashlib.sha256(parquet).hexdigest(),
             )
         )
     return downloads
