@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline.render.files import sync_tree, write_file
+from pipeline.render.files import remove, sync_tree, write_file
 from pipeline.settings import PROJECT_ROOT, cache_dir
 
 #: How many published builds to keep besides the current one (for rollback).
@@ -37,18 +37,12 @@ def stage_project(staging: Path, root: Path = PROJECT_ROOT) -> Path:
     staging.mkdir(parents=True, exist_ok=True)
     for stray in staging.iterdir():
         if stray.name not in STAGED:
-            if stray.is_dir() and not stray.is_symlink():
-                shutil.rmtree(stray)
-            else:
-                stray.unlink()
+            remove(stray)
     write_file(staging / "mkdocs.yml", (root / "mkdocs.yml").read_bytes())
     sync_tree(root / "site", staging / "site", spare=("generated",))
     link = staging / "pipeline"
     if not (link.is_symlink() and link.readlink() == root / "pipeline"):
-        if link.is_dir() and not link.is_symlink():
-            shutil.rmtree(link)
-        else:
-            link.unlink(missing_ok=True)
+        remove(link)
         link.symlink_to(root / "pipeline", target_is_directory=True)
     return staging
 

@@ -18,8 +18,10 @@ benchmark that disappeared does not linger.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -28,9 +30,10 @@ def write_file(path: Path, content: str | bytes) -> Path:
     """``content`` (text as UTF-8) at ``path``, unless the file already holds it."""
     data = content.encode("utf-8") if isinstance(content, str) else content
     try:
+        found = path.lstat()
         if (
-            path.stat().st_size == len(data)
-            and path.is_file()
+            stat.S_ISREG(found.st_mode)
+            and found.st_size == len(data)
             and path.read_bytes() == data
         ):
             return path
@@ -41,16 +44,23 @@ def write_file(path: Path, content: str | bytes) -> Path:
     return path
 
 
+def remove(path: Path) -> None:
+    """Remove a file, a symlink (not what it names) or a folder; nothing if absent."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
 def _make_room(path: Path) -> None:
     """Remove what the last build left at ``path`` or where its folders must be.
 
     A page that became a folder of pages (or the reverse) between two builds: the
     last build's file or folder goes, as emptying the folder first used to do.
     """
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    elif path.is_symlink() or path.exists():
-        path.unlink()
+    # A parent that is a file: the folders below make room for it.
+    with contextlib.suppress(NotADirectoryError):
+        remove(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -105,4 +115,4 @@ def sync_tree(source: Path, target: Path, *, spare: Iterable[str] = ()) -> None:
     prune(target, written, spare=spared)
 
 
-__all__ = ["prune", "sync_tree", "write_file"]
+__all__ = ["prune", "remove", "sync_tree", "write_file"]

@@ -178,19 +178,17 @@ def _write_page(content: bytes, output_path: str) -> None:
     entry = _build.html_of.pop(output_path, None) if _build is not None else None
     if entry is None:
         return _write_file(content, output_path)
+    assert _build is not None
     path, cached = entry
-    if cached is not None:
-        target = Path(output_path)
-        if cached == content:
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.link(path, target)
-                return None
-            except OSError:
-                pass
-        return _write_file(content, output_path)
+    if cached == content:
+        try:
+            Path(output_path).parent.mkdir(parents=True, exist_ok=True)
+            os.link(path, output_path)
+            return None
+        except OSError:
+            pass
     _write_file(content, output_path)
-    if _build is not None and _build.pending.get(path) == content:
+    if cached is None and _build.pending.get(path) == content:
         del _build.pending[path]
         _build.linked[path] = Path(output_path)
     return None

@@ -85,3 +85,18 @@ from pipeline.render import \\
         "pipeline.render",
         "pipeline.render.tables",
     }
+
+
+def test_every_mkdocs_hook_is_in_the_published_sites_code_version():
+    # The hooks shape the HTML: a hook mkdocs.yml loads but MKDOCS_HOOKS misses
+    # would leave the published site fresh after the hook changed.
+    lines = (website_defs.settings.PROJECT_ROOT / "mkdocs.yml").read_text().split("\n")
+    start = lines.index("hooks:") + 1
+    listed = []
+    for line in lines[start:]:
+        if not line.startswith("  - "):
+            break
+        listed.append(line.removeprefix("  - ").strip())
+    assert listed == [
+        f"pipeline/render/{name}.py" for name in website_defs.MKDOCS_HOOKS
+    ]
