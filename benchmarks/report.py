@@ -156,6 +156,15 @@ def render_report(results: Mapping[str, Any]) -> str:
                         )
                     )
                 )
+            markdown = (m.get("detail") or {}).get("markdown")
+            if markdown and markdown.get("share_of_bytes") is not None:
+                lines.append(
+                    f"    Markdown changed: {markdown['pages_changed']} of "
+                    f"{markdown['pages']} pages, {markdown['bytes_changed'] / 1e6:.2f} "
+                    f"of {markdown['bytes'] / 1e6:.2f} MB "
+                    f"({markdown['share_of_bytes'] * 100:.0f} %): page work no cache "
+                    "can skip"
+                )
     rounds = results.get("git_source") or {}
     if rounds:
         lines += ["", "  Over git, per round (the last cold build):"]

@@ -216,6 +216,37 @@ def _copy_files(source: Path, target: Path) -> None:
             shutil.copyfile(file, destination)
 
 
+#: Where a build stages the Markdown MkDocs converts (``out_site__pages``).
+STAGED_MARKDOWN = Path("build", "staging", "project", "site")
+
+
+def markdown_change(before: Path, after: Path) -> dict[str, Any]:
+    """How much of the site's Markdown an increment changed, new pages included.
+
+    Rendering and MkDocs' conversion grow with the bytes of the pages they make, and
+    no cache can skip a page whose Markdown changed: this share of the cold build's
+    page work is what an increment pays at the least, whatever the caches do.
+    """
+    old = {p.relative_to(before): p for p in before.rglob("*.md")}
+    pages = bytes_total = changed = bytes_changed = 0
+    for path in sorted(after.rglob("*.md")):
+        data = path.read_bytes()
+        pages += 1
+        bytes_total += len(data)
+        previous = old.get(path.relative_to(after))
+        if previous is None or previous.read_bytes() != data:
+            changed += 1
+            bytes_changed += len(data)
+    share = round(bytes_changed / bytes_total, 4) if bytes_total else None
+    return {
+        "pages": pages,
+        "pages_changed": changed,
+        "bytes": bytes_total,
+        "bytes_changed": bytes_changed,
+        "share_of_bytes": share,
+    }
+
+
 def mirror_releases(mirror: Path) -> list[tuple[str, Path]]:
     """``(version, folder)`` of every round in a mirror, oldest first."""
     from pipeline.registry.releases import version_key
@@ -379,13 +410,21 @@ def bench_incremental(h: Harness) -> Measurement:
     measurement.detail.update(
         added_release=newest, base_build_s=round(base.process_s, 3)
     )
+
+    def measure_markdown_then_withdraw() -> None:
+        # This repetition's build against the base (the last repetition's is kept).
+        measurement.detail["markdown"] = markdown_change(
+            pristine / STAGED_MARKDOWN, state / STAGED_MARKDOWN
+        )
+        withdraw()
+
     return h.command(
         measurement,
         cli("update"),
         env,
         expect_runs="some",
         before=restore_and_add,
-        after=withdraw,
+        after=measure_markdown_then_withdraw,
     )
 
 
@@ -446,13 +485,21 @@ def bench_correction(h: Harness) -> Measurement | None:
     measurement.detail.update(
         corrected_release=CORRECTED_RELEASE, base_build_s=round(base.process_s, 3)
     )
+
+    def measure_markdown_then_withdraw() -> None:
+        # This repetition's build against the base (the last repetition's is kept).
+        measurement.detail["markdown"] = markdown_change(
+            pristine / STAGED_MARKDOWN, state / STAGED_MARKDOWN
+        )
+        withdraw()
+
     return h.command(
         measurement,
         cli("update"),
         env,
         expect_runs="some",
         before=restore_and_correct,
-        after=withdraw,
+        after=measure_markdown_then_withdraw,
     )
 
 

@@ -840,3 +840,52 @@ def test_page_tolerates_a_partial_or_odd_results_file(tmp_path: Path):
     page, charts_dir = built_page(tmp_path, odd)
     assert "— not measured" in page
     assert not charts_dir.exists()
+
+
+def test_markdown_change_counts_changed_and_new_pages_by_their_bytes(tmp_path):
+    """Issue 35: the share of the site's Markdown an increment rewrites."""
+    before, after = tmp_path / "before", tmp_path / "after"
+    for folder in (before, after):
+        (folder / "generated").mkdir(parents=True)
+        (folder / "index.md").write_text("# Home\n")  # 7 bytes, unchanged
+    (before / "generated" / "v6.1.md").write_text("old")
+    (after / "generated" / "v6.1.md").write_text("corrected")  # 9 bytes, changed
+    (after / "generated" / "v6.2.md").write_text("new round!")  # 10 bytes, new
+    (before / "gone.md").write_text("removed pages do not count")
+    assert workloads.markdown_change(before, after) == {
+        "pages": 3,
+        "pages_changed": 2,
+        "bytes": 26,
+        "bytes_changed": 19,
+        "share_of_bytes": 0.7308,
+    }
+
+
+
+def test_the_report_says_how_much_markdown_the_increment_changed():
+    measurement = {
+        "name": "correction",
+        "label": "Upstream corrects v6.1, then update (whole process)",
+        "median_s": 8.8,
+        "detail": {
+            "profile": {"top_steps": [{"step": "out_site__pages", "seconds": 2.9}],
+                        "timed_s": 8.8},
+            "markdown": workloads_markdown(),
+        },
+    }  # fmt: skip
+    text = report.render_report({"measurements": [measurement], "targets": []})
+    assert (
+        "    Markdown changed: 77 of 823 pages, 3.75 of 17.40 MB (22 %): page work "
+        "no cache can skip" in text
+    )
+
+
+def workloads_markdown() -> dict:
+    """The v6.1 correction on the full history, as measured on 2026-12-05."""
+    return {
+        "pages": 823,
+        "pages_changed": 77,
+        "bytes": 17_400_000,
+        "bytes_changed": 3_750_000,
+        "share_of_bytes": 0.2155,
+    }
