@@ -15,6 +15,7 @@ from typing import Any
 
 from benchmarks.children import ChildRun, cli, run_child, run_process
 from benchmarks.config import MANY_KEYS, RAW_TREE_RELEASE, BenchError
+from pipeline.publish import STAGED_PROJECT
 
 # -- the parent: measurements, state, summaries --------------------------------------
 
@@ -216,8 +217,8 @@ def _copy_files(source: Path, target: Path) -> None:
             shutil.copyfile(file, destination)
 
 
-#: Where a build stages the Markdown MkDocs converts (``out_site__pages``).
-STAGED_MARKDOWN = Path("build", "staging", "project", "site")
+#: The Markdown a build in ``Harness.env_for``'s state folder hands MkDocs.
+STAGED_MARKDOWN = Path("build") / STAGED_PROJECT / "site"
 
 
 def markdown_change(before: Path, after: Path) -> dict[str, Any]:
@@ -229,7 +230,7 @@ def markdown_change(before: Path, after: Path) -> dict[str, Any]:
     """
     old = {p.relative_to(before): p for p in before.rglob("*.md")}
     pages = bytes_total = changed = bytes_changed = 0
-    for path in sorted(after.rglob("*.md")):
+    for path in after.rglob("*.md"):
         data = path.read_bytes()
         pages += 1
         bytes_total += len(data)
@@ -245,6 +246,20 @@ def markdown_change(before: Path, after: Path) -> dict[str, Any]:
         "bytes_changed": bytes_changed,
         "share_of_bytes": share,
     }
+
+
+def record_markdown_change(
+    measurement: Measurement, pristine: Path, state: Path, then: Callable[[], None]
+) -> Callable[[], None]:
+    """An ``after`` hook: the repetition's ``markdown_change`` (the last one kept)."""
+
+    def after() -> None:
+        measurement.detail["markdown"] = markdown_change(
+            pristine / STAGED_MARKDOWN, state / STAGED_MARKDOWN
+        )
+        then()
+
+    return after
 
 
 def mirror_releases(mirror: Path) -> list[tuple[str, Path]]:
@@ -411,20 +426,13 @@ def bench_incremental(h: Harness) -> Measurement:
         added_release=newest, base_build_s=round(base.process_s, 3)
     )
 
-    def measure_markdown_then_withdraw() -> None:
-        # This repetition's build against the base (the last repetition's is kept).
-        measurement.detail["markdown"] = markdown_change(
-            pristine / STAGED_MARKDOWN, state / STAGED_MARKDOWN
-        )
-        withdraw()
-
     return h.command(
         measurement,
         cli("update"),
         env,
         expect_runs="some",
         before=restore_and_add,
-        after=measure_markdown_then_withdraw,
+        after=record_markdown_change(measurement, pristine, state, withdraw),
     )
 
 
@@ -486,20 +494,13 @@ def bench_correction(h: Harness) -> Measurement | None:
         corrected_release=CORRECTED_RELEASE, base_build_s=round(base.process_s, 3)
     )
 
-    def measure_markdown_then_withdraw() -> None:
-        # This repetition's build against the base (the last repetition's is kept).
-        measurement.detail["markdown"] = markdown_change(
-            pristine / STAGED_MARKDOWN, state / STAGED_MARKDOWN
-        )
-        withdraw()
-
     return h.command(
         measurement,
         cli("update"),
         env,
         expect_runs="some",
         before=restore_and_correct,
-        after=measure_markdown_then_withdraw,
+        after=record_markdown_change(measurement, pristine, state, withdraw),
     )
 
 

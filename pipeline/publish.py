@@ -25,6 +25,8 @@ KEEP = 2
 
 #: What a staged project holds besides ``site/generated`` (the render's).
 STAGED = ("mkdocs.yml", "site", "pipeline")
+#: Where the staged project lives, under the build folder (``out_site__pages``).
+STAGED_PROJECT = Path("staging", "project")
 
 
 def stage_project(staging: Path, root: Path = PROJECT_ROOT) -> Path:

@@ -28,7 +28,7 @@ from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.fetch import NOT_IN_SOURCE, NOT_REQUESTED, RAW_TREE_ONLY, SOURCE_ERROR
 from pipeline.lineage import code_version, git_commit, mermaid
 from pipeline.manifest import release_for
-from pipeline.publish import mkdocs_build, publish, stage_project
+from pipeline.publish import STAGED_PROJECT, mkdocs_build, publish, stage_project
 from pipeline.registry.claims import load_claims
 from pipeline.registry.releases import version_key
 from pipeline.render.memo import RenderMemo
@@ -265,7 +265,7 @@ def out_site__pages(
 ):
     """Render the pages into ``build/staging/project``; check one page per entity."""
     build = settings.build_dir()
-    project = stage_project(build / "staging" / "project")
+    project = stage_project(build / STAGED_PROJECT)
     frames = dict(
         zip(
             ["results", "rejected", "gains", "generations", "scaling", "crosscheck"],

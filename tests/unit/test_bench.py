@@ -861,8 +861,9 @@ def test_markdown_change_counts_changed_and_new_pages_by_their_bytes(tmp_path):
     }
 
 
-
 def test_the_report_says_how_much_markdown_the_increment_changed():
+    markdown = {"pages": 823, "pages_changed": 77, "bytes": 17_400_000,
+                "bytes_changed": 3_750_000, "share_of_bytes": 0.2155}
     measurement = {
         "name": "correction",
         "label": "Upstream corrects v6.1, then update (whole process)",
@@ -870,7 +871,7 @@ def test_the_report_says_how_much_markdown_the_increment_changed():
         "detail": {
             "profile": {"top_steps": [{"step": "out_site__pages", "seconds": 2.9}],
                         "timed_s": 8.8},
-            "markdown": workloads_markdown(),
+            "markdown": markdown,
         },
     }  # fmt: skip
     text = report.render_report({"measurements": [measurement], "targets": []})
@@ -878,14 +879,3 @@ def test_the_report_says_how_much_markdown_the_increment_changed():
         "    Markdown changed: 77 of 823 pages, 3.75 of 17.40 MB (22 %): page work "
         "no cache can skip" in text
     )
-
-
-def workloads_markdown() -> dict:
-    """The v6.1 correction on the full history, as measured on 2026-12-05."""
-    return {
-        "pages": 823,
-        "pages_changed": 77,
-        "bytes": 17_400_000,
-        "bytes_changed": 3_750_000,
-        "share_of_bytes": 0.2155,
-    }
