@@ -19,6 +19,7 @@ FLOOR_OF = {
     "noop_update": "floor_process",
     "incremental": "floor_incremental",
     "correction": "floor_correction",
+    "correction_one_value": "floor_correction",
     "raw_tree_scan": "floor_raw_tree",
     "cold_git_full": "floor_git",
     "diff_many_keys": "floor_diff",

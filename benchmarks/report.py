@@ -78,7 +78,13 @@ def format_value(value: float | None, unit: str) -> str:
 
 
 #: Measurements whose step profile the console report shows.
-PROFILED = ("cold_full", "incremental", "correction", "noop_update")
+PROFILED = (
+    "cold_full",
+    "incremental",
+    "correction",
+    "correction_one_value",
+    "noop_update",
+)
 
 
 def profile_rows(measurement: Mapping[str, Any]) -> list[tuple[str, float, float]]:
@@ -132,10 +138,24 @@ def render_report(results: Mapping[str, Any]) -> str:
             f"  [{mark}] {t['label']:<56} {value:>9}  {against:>7} floor  "
             f"target {t['target']}{note}"
         )
+    cold = next(
+        (
+            m.get("median_s")
+            for m in results.get("measurements", [])
+            if m.get("name") == "cold_full"
+        ),
+        None,
+    )
     for m in results.get("measurements", []):
         rows = profile_rows(m)
         if rows:
-            lines += ["", f"  Where the time goes: {m['label']} (last repetition)"]
+            share = ""
+            if cold and m.get("median_s") is not None and m.get("name") != "cold_full":
+                share = f"; median {m['median_s'] / cold * 100:.0f} % of the cold build"
+            lines += [
+                "",
+                f"  Where the time goes: {m['label']} (last repetition{share})",
+            ]
             lines += [
                 f"    {step:<58} {seconds:8.2f} s  {share * 100:5.1f} %"
                 for step, seconds, share in rows

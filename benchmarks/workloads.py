@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import statistics
 import sys
@@ -446,22 +447,70 @@ def alt_mirror(mirror: Path) -> Path:
     return mirror.parent / f"{mirror.name}-alt"
 
 
-def bench_correction(h: Harness) -> Measurement | None:
+#: The first numeric ``Result`` of a summary file, as its bytes hold it.
+_RESULT = re.compile(rb'("Result"\s*:\s*)(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)')
+
+
+def one_value_changed(data: bytes) -> bytes | None:
+    """``data`` with its first numeric ``Result`` raised by one, every other byte kept.
+
+    The least an upstream correction can be: one number of one result. None when the
+    file holds no numeric ``Result`` (nothing to change).
+    """
+    match = _RESULT.search(data)
+    if match is None:
+        return None
+    old = match.group(2).decode()
+    integer = old.lstrip("-").isdigit()
+    new = str(int(old) + 1) if integer else repr(float(old) + 1)
+    return data[: match.start(2)] + new.encode() + data[match.end(2) :]
+
+
+def bench_correction(h: Harness) -> None:
     """The full mirror built cold; then upstream corrects a round, and ``update``.
 
-    v6.1's summary is replaced by its later version from the ``-alt`` mirror. As
-    for a new release, the built state is restored before every repetition, so each
-    measures the same step. None (and said) when there is no later version.
+    Two corrections of v6.1, each measured on the same built state (restored before
+    every repetition, so each repetition measures the same step): its summary
+    replaced by its later version from the ``-alt`` mirror (``correction``), and
+    the published summary with one value changed (``correction_one_value``), the
+    least a correction can be: what it costs is what no correction costs less than.
+    A correction whose file is missing is said and not measured.
     """
     name = f"inference_results_{CORRECTED_RELEASE}"
+    folder = dict(mirror_releases(h.mirror)).get(CORRECTED_RELEASE)
+    if folder is None or not (folder / CORRECTED_FILE).is_file():
+        h.say(f"correction: no {CORRECTED_RELEASE} {CORRECTED_FILE}; not measured")
+        return
+    published = (folder / CORRECTED_FILE).read_bytes()
+    changes: list[tuple[str, str, bytes]] = []
     corrected = alt_mirror(h.mirror) / name / CORRECTED_FILE
-    if not corrected.is_file():
+    if corrected.is_file():
+        changes.append(
+            (
+                "correction",
+                f"Upstream corrects {CORRECTED_RELEASE}, then update (whole process)",
+                corrected.read_bytes(),
+            )
+        )
+    else:
         h.say(f"correction: no {corrected}; not measured")
-        return None
+    edited = one_value_changed(published)
+    if edited is None:
+        h.say(f"one-value correction: no numeric Result in {folder / CORRECTED_FILE}")
+    else:
+        changes.append(
+            (
+                "correction_one_value",
+                f"One value of {CORRECTED_RELEASE} changed upstream, then update",
+                edited,
+            )
+        )
+    if not changes:
+        return
     work = h.root / "correction"
     every = [v for v, _ in mirror_releases(h.mirror)]
     mirror = copy_mirror(h.mirror, every, work / "mirror")
-    published = (mirror / name / CORRECTED_FILE).read_bytes()
+    target = mirror / name / CORRECTED_FILE
     state, pristine = work / "state", work / "pristine"
     env = h.env_for(state, mirror)
     h.say("correction: building the full mirror copy (not timed)")
@@ -469,39 +518,37 @@ def bench_correction(h: Harness) -> Measurement | None:
     base = run_process("correction base", cli("site"), env, h.log("base"))
     run_process("correction warm-up", cli("update"), env, h.log("warmup"))
     shutil.copytree(state, pristine, symlinks=True)
-
-    def restore_and_correct() -> None:
-        h.discard(state)
-        shutil.copytree(pristine, state, symlinks=True)
-        shutil.copyfile(corrected, mirror / name / CORRECTED_FILE)
-
-    def withdraw() -> None:
-        (mirror / name / CORRECTED_FILE).write_bytes(published)
-
     h.child(
         Measurement(
             "read_corrected", f"Floor: read + parse the corrected {CORRECTED_RELEASE}",
             "floor",
         ),
         "read_floor",
-        {"folders": [str(corrected.parent)]},
-    )
-    measurement = Measurement(
-        "correction",
-        f"Upstream corrects {CORRECTED_RELEASE}, then update (whole process)",
-    )
-    measurement.detail.update(
-        corrected_release=CORRECTED_RELEASE, base_build_s=round(base.process_s, 3)
+        {"folders": [str(corrected.parent if corrected.is_file() else folder)]},
     )
 
-    return h.command(
-        measurement,
-        cli("update"),
-        env,
-        expect_runs="some",
-        before=restore_and_correct,
-        after=record_markdown_change(measurement, pristine, state, withdraw),
-    )
+    def withdraw() -> None:
+        target.write_bytes(published)
+
+    for measured, label, content in changes:
+
+        def restore_and_change(content: bytes = content) -> None:
+            h.discard(state)
+            shutil.copytree(pristine, state, symlinks=True)
+            target.write_bytes(content)
+
+        measurement = Measurement(measured, label)
+        measurement.detail.update(
+            corrected_release=CORRECTED_RELEASE, base_build_s=round(base.process_s, 3)
+        )
+        h.command(
+            measurement,
+            cli("update"),
+            env,
+            expect_runs="some",
+            before=restore_and_change,
+            after=record_markdown_change(measurement, pristine, state, withdraw),
+        )
 
 
 def bench_analytics(h: Harness, state: Path) -> None:

@@ -879,3 +879,55 @@ def test_the_report_says_how_much_markdown_the_increment_changed():
         "    Markdown changed: 77 of 823 pages, 3.75 of 17.40 MB (22 %): page work "
         "no cache can skip" in text
     )
+
+
+def test_the_least_correction_changes_one_result_and_keeps_every_other_byte():
+    """Issue 35: one number of one result, the floor of any correction's cost."""
+    published = (
+        b'{\n    "0":{\n        "Model":"dlrm-v3",\n        "Result":10891.1,\n'
+        b'        "Accuracy":"Result: 3"\n    },\n    "1":{"Result":7}\n}'
+    )
+    edited = workloads.one_value_changed(published)
+    assert edited == published.replace(b'"Result":10891.1,', b'"Result":10892.1,')
+    assert workloads.one_value_changed(b'[{"Result": 41}, {"Result": 5}]') == (
+        b'[{"Result": 42}, {"Result": 5}]'
+    )
+    assert workloads.one_value_changed(b'[{"Result": 2.5e3}]') == (
+        b'[{"Result": 2501.0}]'
+    )
+    # A summary without a numeric result has nothing to change: not measured.
+    assert workloads.one_value_changed(b'[{"Result": "n/a"}]') is None
+
+
+def test_the_report_gives_each_increment_as_a_share_of_the_cold_build():
+    def profiled(name: str, label: str, seconds: float) -> dict:
+        return {
+            "name": name,
+            "label": label,
+            "median_s": seconds,
+            "detail": {
+                "profile": {
+                    "top_steps": [{"step": "out_site__pages", "seconds": 1.0}],
+                    "timed_s": seconds,
+                }
+            },
+        }
+
+    text = report.render_report(
+        {
+            "measurements": [
+                profiled("cold_full", "Cold build, full mirror", 20.0),
+                profiled(
+                    "correction_one_value",
+                    "One value of v6.1 changed upstream, then update",
+                    10.2,
+                ),
+            ],
+            "targets": [],
+        }
+    )
+    assert (
+        "  Where the time goes: One value of v6.1 changed upstream, then update "
+        "(last repetition; median 51 % of the cold build)" in text
+    )
+    assert "  Where the time goes: Cold build, full mirror (last repetition)\n" in text
