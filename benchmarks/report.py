@@ -17,6 +17,7 @@ from benchmarks.config import (
     PAGE_BUDGET_BYTES,
     SPEC_ATTRIBUTE,
 )
+from benchmarks.judging import by_name, ratio
 from pipeline import settings
 
 # -- what the machine is -------------------------------------------------------------
@@ -138,23 +139,20 @@ def render_report(results: Mapping[str, Any]) -> str:
             f"  [{mark}] {t['label']:<56} {value:>9}  {against:>7} floor  "
             f"target {t['target']}{note}"
         )
-    cold = next(
-        (
-            m.get("median_s")
-            for m in results.get("measurements", [])
-            if m.get("name") == "cold_full"
-        ),
-        None,
-    )
-    for m in results.get("measurements", []):
+    measured = results.get("measurements", [])
+    cold = by_name(measured).get("cold_full", {}).get("median_s")
+    for m in measured:
         rows = profile_rows(m)
         if rows:
-            share = ""
-            if cold and m.get("median_s") is not None and m.get("name") != "cold_full":
-                share = f"; median {m['median_s'] / cold * 100:.0f} % of the cold build"
+            of_cold = ratio(m.get("median_s"), cold)
+            shown = (
+                f"; median {of_cold * 100:.0f} % of the cold build"
+                if of_cold is not None and m["name"] != "cold_full"
+                else ""
+            )
             lines += [
                 "",
-                f"  Where the time goes: {m['label']} (last repetition{share})",
+                f"  Where the time goes: {m['label']} (last repetition{shown})",
             ]
             lines += [
                 f"    {step:<58} {seconds:8.2f} s  {share * 100:5.1f} %"

@@ -263,6 +263,55 @@ def record_markdown_change(
     return after
 
 
+def built_base(
+    h: Harness, name: str, mirror: Path, work: Path
+) -> tuple[dict[str, str], tuple[Path, Path], ChildRun]:
+    """``mirror`` built cold into ``work/state``, ticked once, and kept as ``pristine``.
+
+    Not timed: the state each repetition of an update step starts from. Returns the
+    environment, ``(state, pristine)`` and the base build's run.
+    """
+    state, pristine = work / "state", work / "pristine"
+    env = h.env_for(state, mirror)
+    state.mkdir(parents=True, exist_ok=True)
+    base = run_process(f"{name} base", cli("site"), env, h.log("base"))
+    h.say(f"{name}: base build took {base.process_s:.1f} s; warm-up tick")
+    run_process(f"{name} warm-up", cli("update"), env, h.log("warmup"))
+    shutil.copytree(state, pristine, symlinks=True)
+    return env, (state, pristine), base
+
+
+def bench_update_step(
+    h: Harness,
+    measurement: Measurement,
+    env: Mapping[str, str],
+    built: tuple[Path, Path],
+    change: Callable[[], None],
+    withdraw: Callable[[], None],
+) -> Measurement:
+    """``update`` after ``change`` upstream, from the same built state every time.
+
+    ``built`` is ``(state, pristine)``: the state is restored from the pristine copy
+    before each repetition, so each measures the same step; ``withdraw`` undoes the
+    change after it, and the Markdown it changed is recorded.
+    """
+    state, pristine = built
+
+    def restore_and_change() -> None:
+        h.discard(state)
+        shutil.copytree(pristine, state, symlinks=True)
+        change()
+
+    return h.command(
+        measurement,
+        cli("update"),
+        env,
+        expect_runs="some",
+        before=restore_and_change,
+        after=record_markdown_change(measurement, pristine, state, withdraw),
+    )
+
+
 def mirror_releases(mirror: Path) -> list[tuple[str, Path]]:
     """``(version, folder)`` of every round in a mirror, oldest first."""
     from pipeline.registry.releases import version_key
@@ -399,22 +448,8 @@ def bench_incremental(h: Harness) -> Measurement:
     newest, newest_folder = releases[-1]
     work = h.root / "incremental"
     mirror = copy_mirror(h.mirror, [v for v, _ in releases[:-1]], work / "mirror")
-    state, pristine = work / "state", work / "pristine"
-    env = h.env_for(state, mirror)
     h.say(f"incremental: building the mirror without {newest} (not timed)")
-    base = run_process("incremental base", cli("site"), env, h.log("base"))
-    h.say(f"incremental: base build took {base.process_s:.1f} s; warm-up tick")
-    run_process("incremental warm-up", cli("update"), env, h.log("warmup"))
-    shutil.copytree(state, pristine, symlinks=True)
-
-    def restore_and_add() -> None:
-        h.discard(state)
-        shutil.copytree(pristine, state, symlinks=True)
-        _copy_files(newest_folder, mirror / newest_folder.name)
-
-    def withdraw() -> None:
-        h.discard(mirror / newest_folder.name)
-
+    env, built, base = built_base(h, "incremental", mirror, work)
     h.child(
         Measurement("read_added", f"Floor: read + parse {newest}", "floor"),
         "read_floor",
@@ -426,14 +461,13 @@ def bench_incremental(h: Harness) -> Measurement:
     measurement.detail.update(
         added_release=newest, base_build_s=round(base.process_s, 3)
     )
-
-    return h.command(
+    return bench_update_step(
+        h,
         measurement,
-        cli("update"),
         env,
-        expect_runs="some",
-        before=restore_and_add,
-        after=record_markdown_change(measurement, pristine, state, withdraw),
+        built,
+        change=lambda: _copy_files(newest_folder, mirror / newest_folder.name),
+        withdraw=lambda: h.discard(mirror / newest_folder.name),
     )
 
 
@@ -511,13 +545,8 @@ def bench_correction(h: Harness) -> None:
     every = [v for v, _ in mirror_releases(h.mirror)]
     mirror = copy_mirror(h.mirror, every, work / "mirror")
     target = mirror / name / CORRECTED_FILE
-    state, pristine = work / "state", work / "pristine"
-    env = h.env_for(state, mirror)
     h.say("correction: building the full mirror copy (not timed)")
-    state.mkdir(parents=True)
-    base = run_process("correction base", cli("site"), env, h.log("base"))
-    run_process("correction warm-up", cli("update"), env, h.log("warmup"))
-    shutil.copytree(state, pristine, symlinks=True)
+    env, built, base = built_base(h, "correction", mirror, work)
     h.child(
         Measurement(
             "read_corrected", f"Floor: read + parse the corrected {CORRECTED_RELEASE}",
@@ -527,27 +556,18 @@ def bench_correction(h: Harness) -> None:
         {"folders": [str(corrected.parent if corrected.is_file() else folder)]},
     )
 
-    def withdraw() -> None:
-        target.write_bytes(published)
-
     for measured, label, content in changes:
-
-        def restore_and_change(content: bytes = content) -> None:
-            h.discard(state)
-            shutil.copytree(pristine, state, symlinks=True)
-            target.write_bytes(content)
-
         measurement = Measurement(measured, label)
         measurement.detail.update(
             corrected_release=CORRECTED_RELEASE, base_build_s=round(base.process_s, 3)
         )
-        h.command(
+        bench_update_step(
+            h,
             measurement,
-            cli("update"),
             env,
-            expect_runs="some",
-            before=restore_and_change,
-            after=record_markdown_change(measurement, pristine, state, withdraw),
+            built,
+            change=lambda content=content: target.write_bytes(content),
+            withdraw=lambda: target.write_bytes(published),
         )
 
 
