@@ -28,6 +28,7 @@ from pipeline.registry.benchmarks import (
     load_compatibility,
     load_same_model,
 )
+from pipeline.registry.precisions import load_precisions
 from pipeline.registry.releases import version_key
 
 #: How a reason quotes an end that declares nothing.
@@ -68,6 +69,27 @@ def evidence(field: str, suffix: str = "") -> pl.Expr:
         return column
     text = column.cast(pl.String).str.strip_chars().str.to_lowercase()
     return pl.when(text.is_in(["", "unset", "n/a", "none"])).then(None).otherwise(text)
+
+
+def weight_precision(column: str = "weight_data_types") -> pl.Expr:
+    """The precision of the weights as run, as the precisions registry reads a spelling.
+
+    "INT8" and "int8", "nvfp4" and "fp4" are one precision; an unlisted spelling is kept
+    lower-cased (an unreviewed spelling can only make a change appear, never hide one);
+    nothing declared ("UNSET", empty) is null.
+    """
+    return evidence(column).replace(load_precisions())
+
+
+def precision_change(old: str = "_old", new: str = "_new") -> pl.Expr:
+    """The change a reader is shown ("fp16 → fp8"), where both ends declare one."""
+    before = pl.col(f"weight_precision{old}")
+    after = pl.col(f"weight_precision{new}")
+    return (
+        pl.when(before.is_not_null() & after.is_not_null() & (before != after))
+        .then(pl.format("{} → {}", before, after))
+        .otherwise(pl.lit(None, pl.String))
+    )
 
 
 def _order(version: str) -> int:

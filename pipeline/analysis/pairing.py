@@ -30,7 +30,9 @@ from pipeline.analysis.benchmarks import (
     comparable,
     match_key,
     model_lineage,
+    precision_change,
     release_order,
+    weight_precision,
 )
 from pipeline.labels import display_name
 from pipeline.registry.accelerators import AcceleratorRegistry
@@ -58,6 +60,9 @@ END_SCHEMA: dict[str, pl.DataType] = {
     "result_value": pl.Float64,
     "result_per_accelerator": pl.Float64,
     "software": pl.String,
+    # As declared upstream, and as the precisions registry reads it ("fp16", "fp4").
+    "weight_data_types": pl.String,
+    "weight_precision": pl.String,
     "availability": pl.String,
     "is_preview": pl.Boolean,
     "is_inferred": pl.Boolean,
@@ -83,6 +88,9 @@ UNFLAGGED_PAIR_SCHEMA: dict[str, pl.DataType] = {
     # Software gains: the old end is the nearest earlier round in which the new end's
     # system (or hardware) has a result; always true within a round.
     "is_consecutive": pl.Boolean,
+    # "fp16 → fp8" when both ends declare a weight precision and they differ (badged on
+    # every pair; a software gain with one is not a software-only gain), else null.
+    "precision_change": pl.String,
 }
 #: The one schema of software gains, generation ratios and scaling steps as
 #: published: plus the plausibility flags (``pipeline.analysis.plausibility``), the
@@ -99,8 +107,6 @@ CANDIDATE_SCHEMA: dict[str, pl.DataType] = {
     "result_unit_new": pl.String,
     "model_upstream_old": pl.String,
     "model_upstream_new": pl.String,
-    "weight_data_types_old": pl.String,
-    "weight_data_types_new": pl.String,
     "model_lineage_old": pl.String,
     "model_lineage_new": pl.String,
     "is_comparable": pl.Boolean,
@@ -123,8 +129,7 @@ EXCLUSIONS_SCHEMA: dict[str, pl.DataType] = {
 #: The model-as-run evidence (``benchmarks.MATCHABLE_FIELDS`` but ``submitter``, an
 #: end column already) is carried so the open-division rules can read both ends.
 _SIDE_EXTRAS = (
-    "result_unit", "is_higher_better", "model_upstream", "weight_data_types",
-    "model_lineage",
+    "result_unit", "is_higher_better", "model_upstream", "model_lineage",
 )  # fmt: skip
 SCOPE_LATENCY_PER_ACCELERATOR = "latency results are not normalised per accelerator"
 #: What pairing reads of a prepared row: ``pair_candidates`` keeps only these, so the
@@ -205,6 +210,7 @@ def prepare(results: pl.LazyFrame, options: Options) -> pl.LazyFrame:
     return rows.with_columns(
         _order=release_order(pl.col("release")),
         _model_key=match_key(options.rules),
+        weight_precision=weight_precision(),
     )
 
 
@@ -399,6 +405,7 @@ def finish_candidates(
         efficiency=efficiency,
         has_preview=pl.col("is_preview_old") | pl.col("is_preview_new"),
         has_inferred=pl.col("is_inferred_old") | pl.col("is_inferred_new"),
+        precision_change=precision_change(),
     )
     flagged = comparable(frame, rules)
     scope = scope_reason if scope_reason is not None else pl.lit(None, pl.String)

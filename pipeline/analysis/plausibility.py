@@ -29,14 +29,17 @@ from pipeline.analysis.pairing import (
 from pipeline.registry import RegistryError, Table, load_registry
 
 REGISTRY_FILE = "plausibility.toml"
-TESTS = ("above", "either_end", "ends_differ", "identity_level", "outlier_end")
+TESTS = (
+    "above", "either_end", "ends_differ", "declared_differ", "identity_level",
+    "outlier_end",
+)  # fmt: skip
 #: Pair columns an ``above`` rule may test.
 ABOVE_FIELDS = ("ratio", "efficiency")
 #: Per-end fields an ``either_end`` / ``ends_differ`` rule may test; the last two are
 #: looked up in the results table by each end's key.
 END_FIELDS = (
     "is_preview", "is_inferred", "is_inferred_unverified", "submitter",
-    "is_mixed_accelerators", "has_unit_correction",
+    "is_mixed_accelerators", "has_unit_correction", "weight_precision",
 )  # fmt: skip
 _KEYS = frozenset(
     {"id", "role", "why", "test", "field", "threshold", "factor", "min_class_size",
@@ -92,6 +95,7 @@ def _rule(entry: Table) -> FlagRule:
         "above": ("field", "threshold"),
         "either_end": ("field",),
         "ends_differ": ("field",),
+        "declared_differ": ("field",),
         "identity_level": ("levels",),
         "outlier_end": ("factor", "min_class_size"),
     }[test]
@@ -224,6 +228,12 @@ def _check(rule: FlagRule) -> tuple[pl.Expr, pl.Expr]:
         old, new = pl.col(f"{rule.field}_old"), pl.col(f"{rule.field}_new")
         return (~old.eq_missing(new)), pl.format(
             f"{rule.reason} ({{}} vs {{}})", old.fill_null("?"), new.fill_null("?")
+        )
+    if rule.test == "declared_differ":
+        # An end that declares nothing is no evidence of a change.
+        old, new = pl.col(f"{rule.field}_old"), pl.col(f"{rule.field}_new")
+        return (old != new).fill_null(False), pl.format(
+            f"{rule.reason} ({{}} → {{}})", old, new
         )
     # outlier_end
     assert rule.factor is not None and rule.min_class_size is not None

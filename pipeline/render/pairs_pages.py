@@ -85,7 +85,7 @@ def _end_cell(suffix: str, *, linked: bool = False) -> MdExpr:
         # hundreds of characters), availability and the key open on demand, so a row
         # is two lines tall.
         safe.fmt(
-            '<details class="ledger-more"><summary>{} · {} · {}</summary>',
+            '<details class="ledger-more"><summary>{} · {} · {} · {}</summary>',
             col("submitter"),
             system_label(suffix),
             chips(
@@ -93,21 +93,63 @@ def _end_cell(suffix: str, *, linked: bool = False) -> MdExpr:
                 f"accelerator_name{suffix}",
                 f"nodes{suffix}",
             ),
+            _precision(suffix),
         ),
         safe.fmt(
-            "software: {} · {}<br><code>{}</code>{}</details>",
+            "software: {} · {}<br>weight data types as declared: {}"
+            "<br><code>{}</code>{}</details>",
             col("software").fill_null("not stated"),
             col("availability"),
+            col("weight_data_types").fill_null(NOT_DECLARED),
             col("result_key"),
             safe.fmt("<br>{}", system_link(suffix)) if linked else "",
         ),
     )
 
 
+#: An end whose result declares no weight data types (every raw-tree round).
+NOT_DECLARED = "not declared"
+#: Flags whose badge is the change itself ("fp16 → fp8"), not the rule's id.
+PRECISION_FLAGS = ("precision_change", "precision_differs")
+
+
+def _precision(suffix: str) -> pl.Expr:
+    """An end's weight precision as the precisions registry reads it."""
+    return pl.format("weights {}", pl.col(f"weight_precision{suffix}")).fill_null(
+        "weights " + NOT_DECLARED
+    )
+
+
+def precision_badge() -> MdExpr:
+    """The change ("fp16 → fp8") as a badge where the ends declare two precisions.
+
+    Red on a software gain (not software alone, ``precision_change`` is a warning),
+    blue elsewhere (a label: a new chip's narrower format).
+    """
+    return safe.when(
+        pl.col("precision_change").is_not_null(),
+        safe.fmt(
+            '<span class="ledger-badge ledger-badge--{}" title="weight precision'
+            ' of the older → newer end">{}</span>',
+            safe.when(pl.col("kind") == "software_gain", "flag", "label"),
+            pl.col("precision_change"),
+        ),
+        "",
+    )
+
+
 def _flag_cell() -> MdExpr:
-    """Badges naming a pair's plausibility flags; the reasons open under them."""
+    """Badges naming a pair's plausibility flags; the reasons open under them.
+
+    A precision flag is shown as the change itself (``precision_badge``), not here.
+    """
+    shown = (
+        pl.col("flags")
+        .fill_null([])
+        .list.eval(pl.element().filter(~pl.element().is_in(list(PRECISION_FLAGS))))
+    )
     badges = safe.each_of(
-        pl.col("flags").fill_null([]),
+        shown,
         safe.fmt(
             '<span class="ledger-badge ledger-badge--{}">{}</span>',
             safe.when(pl.element().is_in(warning_ids()), "flag", "label"),
@@ -116,7 +158,7 @@ def _flag_cell() -> MdExpr:
         " ",
     )
     return safe.when(
-        pl.col("flags").list.len().fill_null(0) > 0,
+        shown.list.len() > 0,
         safe.fmt(
             '<details class="ledger-more"><summary>{}</summary>'
             '<small class="ledger-flag-reason">{}</small></details>',
@@ -153,6 +195,11 @@ def pair_cells(pairs: pl.DataFrame, rounds: pl.DataFrame | None = None) -> pl.Da
         c_comparison=(
             comparison
             + safe.when(skipped != "", safe.fmt("<br><small>{}</small>", skipped), "")
+            + safe.when(
+                pl.col("precision_change").is_not_null(),
+                safe.fmt(" {}", precision_badge()),
+                "",
+            )
             + _flag_cell()
         ).cell(),
         c_old=_end_cell("_old", linked="system_id_old" in pairs.columns).cell(),
@@ -694,10 +741,26 @@ def _benchmark_pairs_page(
             ]
         )
         caption = f"{spec.title}: {' '.join(words)}"
-        built = _pair_chart(spec, section, " · ".join(w for w in words if w))
-        parts.append(site.chart(page, built, name, caption))
-        parts.append(pair_table(section, spec.ends))
+        changed = pl.col("precision_change").is_not_null()
+        apart = spec.kind == "gains" and section.filter(changed).height > 0
+        main = section.filter(~changed) if apart else section
+        if main.height:
+            built = _pair_chart(spec, main, " · ".join(w for w in words if w))
+            parts.append(site.chart(page, built, name, caption))
+        parts.append(pair_table(main, spec.ends))
+        if apart:
+            parts.append(PRECISION_CHANGE_HEADING)
+            parts.append(pair_table(section.filter(changed), spec.ends))
     return site.write_page(rel, "\n".join(parts))
+
+
+#: Software gains whose ends declare different weight precisions, listed apart.
+PRECISION_CHANGE_HEADING = Md(
+    "\n### With a weight-precision change: not software alone\n\n"
+    "The two rounds declare different weight precisions (the badge names them). Both "
+    "results are valid MLPerf results; the ratio mixes the narrower format's gain "
+    "into the software's, so these pairs are not counted as software-only gains.\n"
+)
 
 
 def rounds_through(rounds: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:

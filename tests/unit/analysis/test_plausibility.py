@@ -128,7 +128,7 @@ FLAG_X = "t.toml: [flag 1 (x)] "
     [
         (('test = "above"', 'test = "sideways"'),
          FLAG_X + "test: expected one of 'above', 'either_end', 'ends_differ', "
-         "'identity_level', 'outlier_end', got 'sideways'"),
+         "'declared_differ', 'identity_level', 'outlier_end', got 'sideways'"),
         (('field = "ratio"', 'field = "submitter"'),
          FLAG_X + "field: expected one of 'ratio', 'efficiency', got 'submitter'"),
         (('threshold = 2', 'threshold = -1'),

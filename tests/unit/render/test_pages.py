@@ -87,8 +87,10 @@ def test_software_gain_row_cites_both_ends(site: Path) -> None:
     # availability and key open on demand.
     assert (
         '<details class="ledger-more"><summary>AMD · Supermicro AS-8125GS-TNMR2 · 8 × '
-        "AMD Instinct MI300X 192GB HBM3 · 1 node</summary>software: ROCm 6.4.1, vLLM "
-        "0.9.2 · available<br><code>5&#46;1-0001&#58;llama2-70b-99&#58;Offline</code>"
+        "AMD Instinct MI300X 192GB HBM3 · 1 node · weights not declared</summary>"
+        "software: ROCm 6.4.1, vLLM 0.9.2 · available<br>weight data types as "
+        "declared: not declared<br>"
+        "<code>5&#46;1-0001&#58;llama2-70b-99&#58;Offline</code>"
         '<br><a class="ledger-system-link" href="../systems.html#'
         'amd-8xmi300x-2xepyc-9575f--ef432e3414">system description</a></details>' in row
     )
