@@ -41,8 +41,13 @@ to 1.4) or truncates to it; the reason says which. "about" accepts rounding only
 
 Verdicts per reading: ``consistent``, ``inconsistent``, or ``not reproducible`` (no
 published pair or result matches; the reason names the first missing piece, e.g. "no
-result at that scale"). A claim is consistent if at least one reading is, inconsistent
-if some reading is reproducible and none is consistent, else not reproducible.
+result at that scale"), and a grade: *like-for-like*, or *loose* when the matches mix
+sizes (per accelerator), submitters (a best-of reading) or weight precisions, listed in
+``mixes``. A claim is consistent only if a like-for-like reading is; "holds only in a
+loose reading" if only a loose one is (the verdict names it and what it mixes);
+inconsistent if some reading is reproducible and none is consistent; else not
+reproducible. Strict by default: a number no like-for-like comparison supports never
+gets the green tick.
 """
 
 from pipeline.claims.evaluation import (

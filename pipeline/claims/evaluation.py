@@ -17,11 +17,12 @@ from pipeline.claims.explanation import (
     not_reproducible_reason,
     reading_caveats,
     rule_text,
-    scale_text,
 )
 from pipeline.claims.readings import (
     END_COLUMNS,
     END_SCHEMA,
+    LIKE_FOR_LIKE,
+    LOOSE,
     Reading,
     absolute_matches,
     pair_matches,
@@ -30,7 +31,13 @@ from pipeline.claims.readings import (
 from pipeline.registry.accelerators import AcceleratorRegistry, load_accelerators
 from pipeline.registry.claims import TOLERANCE, Claim
 
-VERDICTS = ("consistent", "inconsistent", "not reproducible")
+#: A claim's verdicts. "holds only in a loose reading": no like-for-like reading
+#: supports the claim, a loose one does (per accelerator across sizes, another
+#: submitter's best, across weight precisions); the page names it and what it mixes.
+LOOSE_ONLY = "holds only in a loose reading"
+VERDICTS = ("consistent", LOOSE_ONLY, "inconsistent", "not reproducible")
+#: A single reading's verdicts; its ``grade`` says whether it compares like for like.
+READING_VERDICTS = ("consistent", "inconsistent", "not reproducible")
 
 #: One row per (claim, reading): ``evaluate_claims``' output.
 EVALUATION_SCHEMA: dict[str, pl.DataType] = {
@@ -42,6 +49,11 @@ EVALUATION_SCHEMA: dict[str, pl.DataType] = {
     "reading": pl.String,
     "identity_level": pl.String,
     "is_per_accelerator": pl.Boolean,
+    # LIKE_FOR_LIKE, or LOOSE when ``mixes`` (what its matches mix: sizes per
+    # accelerator, submitters, weight precisions) is not empty; null when nothing
+    # matched.
+    "grade": pl.String,
+    "mixes": pl.List(pl.String),
     "verdict": pl.String,
     "value": pl.Float64,
     "figure": pl.Float64,
@@ -69,6 +81,8 @@ VERDICT_SCHEMA: dict[str, pl.DataType] = {
     "matching_readings": pl.List(pl.String),
     "readings": pl.List(pl.String),
     "is_per_accelerator_only": pl.Boolean,
+    # For LOOSE_ONLY: the loose reading that holds and what it mixes, in words.
+    "loose_reading": pl.String,
     "summary": pl.String,
 }
 
@@ -105,6 +119,9 @@ def _judged(matches: pl.LazyFrame, claim: Claim) -> pl.LazyFrame:
         "over": reaches,
     }[claim.qualifier]
     flagged = matches.with_columns(
+        _precision_change=(
+            pl.col("weight_precision_old") != pl.col("weight_precision_new")
+        ).fill_null(False),
         _rounded=rounded,
         _truncated=truncated,
         _rounds=rounds,
@@ -122,6 +139,33 @@ def _judged(matches: pl.LazyFrame, claim: Claim) -> pl.LazyFrame:
     return flagged.sort(order, descending=descending, nulls_last=True)
 
 
+def mixes(claim: Claim, reading: Reading, judged: pl.DataFrame) -> list[str]:
+    """What a reading's matches mix that a like-for-like comparison would not.
+
+    Read from the representative match (the first row), except precision: any match
+    that changes weight precision counts, since the verdict rests on every match.
+    """
+    rep = judged.row(0, named=True)
+    out: list[str] = []
+    sizes = (rep["total_accelerators_old"], rep["total_accelerators_new"])
+    if reading.is_per_accelerator and None not in sizes and sizes[0] != sizes[1]:
+        out.append(f"per accelerator, {sizes[0]} vs {sizes[1]} accelerators")
+    if not reading.keeps_identity and reading.identity_level != "hardware":
+        ends = [e for e in ("old", "new") if rep[f"result_key_{e}"] is not None]
+        submitters = {rep[f"submitter_{e}"] for e in ends}
+        if len(submitters) > 1:
+            out.append("different submitters")
+        elif claim.submitters and not submitters <= set(claim.submitters):
+            out.append(f"another submitter's result ({', '.join(sorted(submitters))})")
+    changed = judged.filter("_precision_change")
+    if changed.height:
+        first = changed.row(0, named=True)
+        out.append(
+            f"weights {first['weight_precision_old']} → {first['weight_precision_new']}"
+        )
+    return out
+
+
 def _row(claim: Claim, reading: Reading, **values: Any) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(EVALUATION_SCHEMA)
     row.update(
@@ -133,6 +177,7 @@ def _row(claim: Claim, reading: Reading, **values: Any) -> dict[str, Any]:
         reading=reading.label,
         identity_level=reading.identity_level,
         is_per_accelerator=reading.is_per_accelerator,
+        mixes=[],
         figure=claim.figure,
         qualifier=claim.qualifier,
         decimals=claim.decimals,
@@ -150,9 +195,12 @@ def _evaluated_row(
 ) -> dict[str, Any]:
     rep = judged.row(0, named=True)
     rule, match_rule = rule_text(claim, rep)
+    mixed = mixes(claim, reading, judged)
     return _row(
         claim,
         reading,
+        grade=LOOSE if mixed else LIKE_FOR_LIKE,
+        mixes=mixed,
         verdict="consistent" if rep["_passes"] else "inconsistent",
         value=rep["value"],
         match_rule=match_rule,
@@ -164,24 +212,28 @@ def _evaluated_row(
     )
 
 
-def _only_per_accelerator(claim: Claim, rows: list[dict[str, Any]]) -> None:
-    """Mark per-accelerator readings that are the only ones a claim holds in.
+def _only_loose(claim: Claim, rows: list[dict[str, Any]]) -> None:
+    """Lead the caveats of loose readings that are the only ones a claim holds in.
 
-    A per-accelerator ratio may set an 8-GPU result against a 72-GPU one; when no
-    like-for-like reading agrees with the claim, the reader must see that first.
+    A per-accelerator ratio may set an 8-GPU result against a 72-GPU one, a best-of
+    reading another submitter's system; when no like-for-like reading agrees with the
+    claim, the reader must see that first.
     """
-    if any(r["verdict"] == "consistent" and not r["is_per_accelerator"] for r in rows):
+    if any(r["verdict"] == "consistent" and r["grade"] == LIKE_FOR_LIKE for r in rows):
         return
     for row in rows:
-        if not (row["is_per_accelerator"] and row["verdict"] == "consistent"):
+        if not (row["grade"] == LOOSE and row["verdict"] == "consistent"):
             continue
-        text = f"holds only per accelerator: {scale_text(row)}"
+        mixed = ", ".join(row["mixes"]) or row["reading"]
+        text = f"{LOOSE_ONLY}: {mixed}"
         counts = claim.total_accelerators
-        if counts and (
-            row["total_accelerators_old"],
-            row["total_accelerators_new"],
-        ) != tuple(counts):
-            text += f" (the claim names {counts[0]} → {counts[1]})"
+        if (
+            row["is_per_accelerator"]
+            and counts
+            and (row["total_accelerators_old"], row["total_accelerators_new"])
+            != tuple(counts)
+        ):
+            text += f"; the claim names {counts[0]} → {counts[1]}"
         row["caveats"] = [
             text,
             *[
@@ -258,7 +310,7 @@ def evaluate_claims(
             )
         by_claim[claim.id].append(row)
     for claim in claims:
-        _only_per_accelerator(claim, by_claim[claim.id])
+        _only_loose(claim, by_claim[claim.id])
     rows = [row for claim in claims for row in by_claim[claim.id]]
     return pl.DataFrame(rows, schema=EVALUATION_SCHEMA)
 
@@ -266,9 +318,11 @@ def evaluate_claims(
 def claim_verdicts(evaluations: pl.DataFrame) -> pl.DataFrame:
     """One overall verdict per claim, and which readings agree with it.
 
-    A claim is ``consistent`` if any reading is (the page shows which, and their
-    caveats), ``inconsistent`` if it is reproducible in some reading and consistent in
-    none, and ``not reproducible`` if no reading finds published results.
+    A claim is ``consistent`` if a like-for-like reading is (the same system, or the
+    same accelerator at the same count and weight precision), ``LOOSE_ONLY`` if only
+    a loose reading is (the verdict names it and what it mixes), ``inconsistent`` if
+    it is reproducible in some reading and consistent in none, and ``not
+    reproducible`` if no reading finds published results.
 
     Args:
         evaluations: ``evaluate_claims`` output.
@@ -277,16 +331,25 @@ def claim_verdicts(evaluations: pl.DataFrame) -> pl.DataFrame:
         ``VERDICT_SCHEMA``, one row per claim in the order of ``evaluations``.
     """
     consistent = pl.col("verdict") == "consistent"
+    like = pl.col("grade") == LIKE_FOR_LIKE
     reproducible = pl.col("verdict") != "not reproducible"
     per_acc_only = (
         pl.col("is_per_accelerator").filter(consistent).all() & consistent.any()
     )
     verdict = (
-        pl.when(consistent.any())
+        pl.when((consistent & like).any())
         .then(pl.lit("consistent"))
+        .when(consistent.any())
+        .then(pl.lit(LOOSE_ONLY))
         .when(reproducible.any())
         .then(pl.lit("inconsistent"))
         .otherwise(pl.lit("not reproducible"))
+    )
+    mixed = pl.col("mixes").list.join(", ")
+    loose_text = pl.format(
+        "{} ({})",
+        pl.col("reading"),
+        pl.when(mixed != "").then(mixed).otherwise(pl.lit("best of any submitter")),
     )
     grouped = evaluations.group_by("claim_id", maintain_order=True).agg(
         pl.col("title").first(),
@@ -297,12 +360,20 @@ def claim_verdicts(evaluations: pl.DataFrame) -> pl.DataFrame:
         pl.col("reading").filter(consistent).alias("matching_readings"),
         pl.col("reading").alias("readings"),
         per_acc_only.alias("is_per_accelerator_only"),
+        loose_text.filter(consistent & (pl.col("grade") == LOOSE))
+        .first()
+        .alias("_loose"),
+        pl.format("{} {}", pl.col("reading"), pl.col("verdict"))
+        .filter(like & reproducible)
+        .str.join("; ")
+        .alias("_strict"),
         reproducible.sum().alias("_reproducible"),
         pl.col("reason").first().alias("_first_reason"),
     )
     matching = pl.col("matching_readings")
     readings = pl.col("readings").list.len()
     noun = pl.when(readings == 1).then(pl.lit("reading")).otherwise(pl.lit("readings"))
+    loose_only = pl.col("verdict") == LOOSE_ONLY
     summary = (
         pl.when(pl.col("verdict") == "consistent")
         .then(
@@ -313,9 +384,13 @@ def claim_verdicts(evaluations: pl.DataFrame) -> pl.DataFrame:
                 noun,
                 matching.list.join(", "),
             )
-            + pl.when(pl.col("is_per_accelerator_only"))
-            .then(pl.lit("; holds only per accelerator"))
-            .otherwise(pl.lit(""))
+        )
+        .when(loose_only)
+        .then(
+            pl.format("{}: {}", pl.lit(LOOSE_ONLY), "_loose")
+            + pl.when(pl.col("_strict") != "")
+            .then(pl.format("; like-for-like: {}", "_strict"))
+            .otherwise(pl.lit("; no like-for-like reading has published results"))
         )
         .when(pl.col("verdict") == "inconsistent")
         .then(
@@ -329,7 +404,10 @@ def claim_verdicts(evaluations: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.col("_first_reason"))
     )
     return (
-        grouped.with_columns(summary.alias("summary"))
+        grouped.with_columns(
+            summary.alias("summary"),
+            pl.when(loose_only).then(pl.col("_loose")).alias("loose_reading"),
+        )
         .select(list(VERDICT_SCHEMA))
         .cast(VERDICT_SCHEMA)
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pipeline.analysis.benchmarks import weight_precision
 from pipeline.registry.claims import ANY_LEVEL, Claim
 
 
@@ -34,6 +35,14 @@ class Reading:
     keeps_scale: bool = True
 
 
+#: A reading's grade, as the pages and the evaluation table write it: like-for-like
+#: when its matches compare one system, or one accelerator at one count, division and
+#: weight precision; loose when they mix sizes (per accelerator), submitters (a best-of
+#: reading) or weight precisions (``evaluation.mixes`` says which).
+LIKE_FOR_LIKE = "like-for-like"
+LOOSE = "loose"
+
+
 PER_ACCELERATOR = " (normalised per accelerator)"
 #: Every reading of each kind, strictest first.
 READINGS: dict[str, tuple[Reading, ...]] = {
@@ -48,7 +57,11 @@ READINGS: dict[str, tuple[Reading, ...]] = {
         ),
     ),
     "generation_ratio": (
-        Reading("same_submitter", "same_submitter", keeps_identity=True),
+        Reading(
+            "same_submitter",
+            "same_submitter",
+            keeps_identity=True,
+        ),
         Reading("best_of_any", "best_of_any"),
         Reading(
             "same_submitter" + PER_ACCELERATOR,
@@ -65,11 +78,19 @@ READINGS: dict[str, tuple[Reading, ...]] = {
         ),
     ),
     "scaling_efficiency": (
-        Reading("same_submitter", "same_submitter", keeps_identity=True),
+        Reading(
+            "same_submitter",
+            "same_submitter",
+            keeps_identity=True,
+        ),
         Reading("best_of_any", "best_of_any"),
     ),
     "absolute_result": (
-        Reading("same_submitter", "same_submitter", keeps_identity=True),
+        Reading(
+            "same_submitter",
+            "same_submitter",
+            keeps_identity=True,
+        ),
         Reading("best_of_any", "best_of_any"),
     ),
 }
@@ -92,6 +113,7 @@ END_SCHEMA: dict[str, pl.DataType] = {
     "platform": pl.String,
     "accelerator_id": pl.String,
     "total_accelerators": pl.Int32,
+    "weight_precision": pl.String,
     "result_value": pl.Float64,
     "availability": pl.String,
     "is_preview": pl.Boolean,
@@ -207,13 +229,15 @@ def absolute_matches(
         & (pl.col("is_higher_better") | pl.lit(latency_checkable(claim)))
     )
     if not reading.keeps_identity:
-        score = pl.when(pl.col("is_higher_better")).then(pl.col(value)).otherwise(
-            -pl.col(value)
+        score = (
+            pl.when(pl.col("is_higher_better"))
+            .then(pl.col(value))
+            .otherwise(-pl.col(value))
         )
         rows = rows.sort([score, "result_key"], descending=[True, False]).unique(
             subset=["scenario"], keep="first", maintain_order=True
         )
-    return rows.select(
+    return rows.with_columns(weight_precision=weight_precision()).select(
         "scenario",
         pl.col(value).alias("value"),
         *[pl.lit(None, dtype).alias(f"{n}_old") for n, dtype in END_SCHEMA.items()],

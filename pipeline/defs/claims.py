@@ -37,7 +37,8 @@ from pipeline.registry.claims import claims_path, load_claims
     description=(
         "Each claim of claims.toml evaluated under every reasonable reading (own "
         "system, best of any submitter, per accelerator): computed value, both cited "
-        "results, verdict (consistent / inconsistent / not reproducible) and caveats."
+        "results, grade (like-for-like / loose, and what it mixes), verdict "
+        "(consistent / inconsistent / not reproducible) and caveats."
     ),
 )
 def out_mlperf__claims(

@@ -45,12 +45,16 @@ HOW_TO_READ = (
     "submitter and system in both releases), **hardware** (same accelerator and "
     "count, best result of any submitter), **accelerator (normalised per "
     "accelerator)** (any scale, divided by the accelerator count), **same_submitter** "
-    "and **best_of_any**. A claim is *consistent* if at least one reading supports "
-    "it, *inconsistent* if the data can be read but no reading supports it, and *not "
-    "reproducible* if no published result matches it. A figure stated as 1.5× matches "
-    "a value that rounds (half to even) or truncates to 1.5; “about” accepts rounding "
-    "only; “at least” and “over” need the value to reach the figure; “up to” is "
-    "checked on the best matching scenario or system."
+    "and **best_of_any**. The system, hardware and same_submitter readings compare "
+    "*like for like*; the others are *loose* (per accelerator across sizes, another "
+    "submitter's best), and so is any reading whose results change weight precision. "
+    "A claim is *consistent* only if a like-for-like reading supports it; *holds only "
+    "in a loose reading* (never green) if only a loose one does, and the verdict names "
+    "that reading and what it mixes; *inconsistent* if the data can be read but no "
+    "reading supports it; *not reproducible* if no published result matches it. A "
+    "figure stated as 1.5× matches a value that rounds (half to even) or truncates to "
+    "1.5; “about” accepts rounding only; “at least” and “over” need the value to "
+    "reach the figure; “up to” is checked on the best matching scenario or system."
 )
 PREVIEW_BADGE = Md(
     '<span class="ledger-badge ledger-badge--preview" title="Preview: the system was '
@@ -199,7 +203,14 @@ def _reading_cells(evaluations: pl.DataFrame) -> dict[str, pl.DataFrame]:
     """
     cells = evaluations.select(
         "claim_id",
-        pl.col("reading"),
+        safe.fmt(
+            "{}<br><small>{}</small>",
+            pl.col("reading"),
+            pl.when(pl.col("mixes").list.len() > 0)
+            .then(pl.format("{}: {}", "grade", pl.col("mixes").list.join(", ")))
+            .otherwise(pl.col("grade")),
+        ).cell("reading"),
+        pl.col("reading").alias("_reading"),
         verdict_badge(pl.col("verdict")).cell("verdict"),
         pl.col("value").alias("_value"),
         _end_cell("old").cell("old"),
@@ -274,7 +285,7 @@ def _reading_note(
     if valued is None or valued.is_empty():
         return Md("{}; no reading has a value.").format(carried)
     reading, text = valued.select(
-        "reading", _value_text(claim, pl.col("_value")).cell("text")
+        "_reading", _value_text(claim, pl.col("_value")).cell("text")
     ).row(0)
     return Md("{}; strictest reading with a value ({}): **{}**.").format(
         carried, reading, safe.cell_value(text)
@@ -436,8 +447,12 @@ def build(site: Site) -> None:
     )
 
 
-def release_note(site: Site, release: str, page: str) -> Md:
-    """Links from a release page to the claims that cite the release, or ""."""
+def release_note(site: Site, release: str, page: str, *, level: int = 2) -> Md:
+    """Links from a page to the claims that cite ``release``, with their verdicts.
+
+    The release pages, What's new and the feed (``feed_claims``) say the same words
+    as the Claims page: its verdict badges, "holds only in a loose reading" included.
+    """
     claims = claims_for_release(site.verdicts, release)
     if not claims:
         return Md("")
@@ -446,9 +461,35 @@ def release_note(site: Site, release: str, page: str) -> Md:
         "\n",
         (
             Md("- {}: {}").format(
-                safe.page_link(title, f"{link}#{claim_anchor(claim_id)}"), verdict
+                safe.page_link(title, f"{link}#{claim_anchor(claim_id)}"),
+                _badge(verdict),
             )
             for claim_id, title, verdict in claims
         ),
     )
-    return Md("\n## Claims about this release\n\n{}\n").format(items)
+    heading = (
+        Md("\n### Claims about this release\n\n{}\n")
+        if level == 3
+        else Md("\n## Claims about this release\n\n{}\n")
+    )
+    return heading.format(items)
+
+
+def feed_claims(site: Site, release: str) -> Md:
+    """The claims citing ``release`` as one HTML paragraph of a feed entry, or ""."""
+    claims = claims_for_release(site.verdicts, release)
+    if not claims:
+        return Md("")
+    items = md_join(
+        "; ",
+        (
+            Md('<a href="{}#{}">{}</a>: {}').format(
+                safe.path(PAGE.removesuffix(".md") + ".html"),
+                safe.path(claim_anchor(claim_id)),
+                title,
+                verdict,
+            )
+            for claim_id, title, verdict in claims
+        ),
+    )
+    return Md("<p>Claims about this round: {}.</p>").format(items)

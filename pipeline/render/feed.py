@@ -35,7 +35,7 @@ from xml.sax.saxutils import quoteattr
 import polars as pl
 
 from pipeline import settings
-from pipeline.render import safe
+from pipeline.render import claims_page, safe
 from pipeline.render.changes_page import PAGE as CHANGES_PAGE
 from pipeline.render.changes_page import anchor as changes_anchor
 from pipeline.render.context import GENERATED, Site
@@ -175,7 +175,7 @@ def round_entries(site: Site) -> list[Entry]:
                 summary_html=Md(
                     "<p>MLCommons published MLPerf Inference {name}{when}: {results} "
                     "from {submitters} in {benchmarks}.</p>"
-                    '<p><a href="{page}">The {name} page</a>{upstream}</p>'
+                    '<p><a href="{page}">The {name} page</a>{upstream}</p>{claims}'
                 ).format(
                     name=release,
                     when=when,
@@ -184,6 +184,7 @@ def round_entries(site: Site) -> list[Entry]:
                     benchmarks=_count(n["benchmarks"], "benchmark"),
                     page=page,
                     upstream=upstream,
+                    claims=claims_page.feed_claims(site, release),
                 ),
             )
         )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.analysis.plausibility import warned
-from pipeline.render import charts, safe
+from pipeline.render import charts, claims_page, safe
 from pipeline.render.context import (
     Chart,
     Section,
@@ -268,17 +268,21 @@ def whats_new(
             "results it divides.\n"
         ).format(release, link),
     ]
-    return parts + site.sections(
-        page,
-        [
-            _successor_section(
-                site, page, release, successors(site, release), stem, only_new
-            ),
-            _gains_section(site, release),
-            _scaling_section(site, release),
-            _new_benchmarks_section(site, release),
-        ],
-    )
+    return [
+        *parts,
+        *site.sections(
+            page,
+            [
+                _successor_section(
+                    site, page, release, successors(site, release), stem, only_new
+                ),
+                _gains_section(site, release),
+                _scaling_section(site, release),
+                _new_benchmarks_section(site, release),
+            ],
+        ),
+        claims_page.release_note(site, release, page, level=3),
+    ]
 
 
 def accelerator_opening(

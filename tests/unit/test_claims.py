@@ -528,15 +528,26 @@ def test_a_claim_that_holds_only_per_accelerator_says_so():
     per = one(out, reading="accelerator (normalised per accelerator)")
     assert (per["verdict"], per["value"]) == ("consistent", pytest.approx(2.0))
     assert (per["result_key_old"], per["result_key_new"]) == ("old8", "new2")
+    assert (per["grade"], per["mixes"]) == (
+        "loose",
+        ["per accelerator, 8 vs 2 accelerators", "different submitters"],
+    )
     assert per["caveats"] == [
-        "holds only per accelerator: 8-accelerator result in v5.1 vs 2-accelerator "
-        "result in v6.0 (the claim names 8 → 8)"
+        "holds only in a loose reading: per accelerator, 8 vs 2 accelerators, "
+        "different submitters; the claim names 8 → 8"
     ]
     verdict = one(claim_verdicts(out))
+    # Not green: no like-for-like reading supports the claim.
+    assert verdict["verdict"] == "holds only in a loose reading"
     assert verdict["is_per_accelerator_only"] is True
+    assert verdict["loose_reading"] == (
+        "accelerator (normalised per accelerator) (per accelerator, 8 vs 2 "
+        "accelerators, different submitters)"
+    )
     assert verdict["summary"] == (
-        "consistent in 1 of 3 readings: accelerator (normalised per accelerator); "
-        "holds only per accelerator"
+        "holds only in a loose reading: accelerator (normalised per accelerator) "
+        "(per accelerator, 8 vs 2 accelerators, different submitters); "
+        "like-for-like: system inconsistent; hardware inconsistent"
     )
 
 
@@ -904,9 +915,12 @@ def test_an_absolute_claim_per_accelerator_divides_by_each_results_count():
         "consistent when rounded (8,063.8 rounds to 8,064; it truncates to 8,063)"
     )
     assert best["caveats"] == [
-        "uses another submitter's result: Beta in v6.0 (the claim names Acme)"
+        "holds only in a loose reading: another submitter's result (Beta)",
+        "uses another submitter's result: Beta in v6.0 (the claim names Acme)",
     ]
-    assert one(claim_verdicts(out))["is_per_accelerator_only"] is False
+    verdict = one(claim_verdicts(out))
+    assert verdict["verdict"] == "holds only in a loose reading"
+    assert verdict["is_per_accelerator_only"] is False
 
 
 def test_a_per_accelerator_claim_at_a_stated_count_keeps_that_count():
@@ -933,4 +947,63 @@ def test_a_per_accelerator_claim_without_per_accelerator_values_says_why():
         "not reproducible: llama2-70b-99 Offline (closed) results on nvidia-gb300 in "
         "v6.0 have no per-accelerator value (mixed accelerators or no accelerator "
         "count)"
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Strict by default: a claim is consistent only in a like-for-like reading
+# --------------------------------------------------------------------------------------
+
+
+def test_a_claim_that_holds_across_a_precision_change_is_not_consistent():
+    old, new = gain_rows(153.8, weight_data_types="fp8")
+    out = evaluate([claim()], old | {"weight_data_types": "fp16"}, new)
+    system = one(out, reading="system")
+    assert (system["verdict"], system["grade"], system["mixes"]) == (
+        "consistent",
+        "loose",
+        ["weights fp16 → fp8"],
+    )
+    verdict = one(claim_verdicts(out))
+    assert verdict["verdict"] == "holds only in a loose reading"
+    assert verdict["loose_reading"] == "system (weights fp16 → fp8)"
+
+
+@pytest.mark.parametrize("old_types", ["fp8", "FP8", "UNSET", None])
+def test_equal_or_undeclared_precision_stays_like_for_like(old_types):
+    old, new = gain_rows(153.8, weight_data_types="fp8")
+    out = evaluate([claim()], old | {"weight_data_types": old_types}, new)
+    assert one(out, reading="system")["grade"] == "like-for-like"
+    verdict = one(claim_verdicts(out))
+    assert (verdict["verdict"], verdict["loose_reading"]) == ("consistent", None)
+
+
+def test_a_best_of_any_generation_ratio_across_submitters_is_loose():
+    c = claim(
+        kind="generation_ratio", releases=["v6.0"], figure=2.0,
+        accelerators=["nvidia-h200-sxm", "nvidia-b200-sxm"],
+    )  # fmt: skip
+    out = evaluate(
+        [c],
+        row(release="v6.0", result_key="h200", accelerator_name=H200,
+            result_value=100.0),
+        row(release="v6.0", result_key="b200", accelerator_name=B200,
+            result_value=150.0),
+        row(release="v6.0", result_key="b200-other", accelerator_name=B200,
+            submitter="Other", platform="other", result_value=200.0),
+    )  # fmt: skip
+    own = one(out, reading="same_submitter")
+    assert (own["verdict"], own["grade"]) == ("inconsistent", "like-for-like")
+    best = one(out, reading="best_of_any")
+    assert (best["verdict"], best["grade"], best["mixes"]) == (
+        "consistent",
+        "loose",
+        ["different submitters"],
+    )
+    verdict = one(claim_verdicts(out))
+    assert verdict["verdict"] == "holds only in a loose reading"
+    assert verdict["summary"] == (
+        "holds only in a loose reading: best_of_any (different submitters); "
+        "like-for-like: same_submitter inconsistent; same_submitter (normalised per "
+        "accelerator) inconsistent"
     )

@@ -90,7 +90,7 @@ def test_card_has_anchor_badge_quote_source_and_readings(page):
     assert '- **Source:** <a href="https://example.org/claim?a=1&amp;b=2">' in page
     assert "- **Date:** 2026-11-29" in page
     assert "about 1.5× software gain · llama2-70b-99 Offline (closed)" in page
-    assert "| system | " in unlabelled(page)
+    assert "| system<br><small>like-for-like</small> | " in unlabelled(page)
     assert '| <span data-label="Computed"></span>1.538× |' in page
 
 
@@ -228,7 +228,9 @@ def test_a_per_accelerator_claim_says_so_and_shows_the_value_per_accelerator():
         "exactly 8,064 absolute result per accelerator · llama2-70b-99 Offline "
         "(closed) · v6.0 · nvidia-gb300" in text
     )
-    assert "| best&#95;of&#95;any | " in unlabelled(text)
+    assert "| best&#95;of&#95;any<br><small>like-for-like</small> | " in unlabelled(
+        text
+    )
     assert '| <span data-label="Value"></span>8,063.8 | ' in text
     assert " · 8 accelerators · 64,510.0" in text
 
