@@ -302,3 +302,31 @@ def test_headlines_come_from_strict_unwarned_pairs(full_site: BuiltSite) -> None
     # One name per chip: Nebius's "NVIDIA VR200" appears only inside system names.
     rubin = (generated / "accelerators" / "nvidia-vera-rubin.html").read_text()
     assert "× NVIDIA VR200" not in rubin and "36 × NVIDIA Vera Rubin" in rubin
+
+
+def test_strict_by_default_on_the_full_history(full_site: BuiltSite) -> None:
+    """Issue 51: no green tick for a loose-only claim; precision changes badged."""
+    generated = full_site.root / "generated"
+    claims = (generated / "claims.html").read_text()
+    card = claims.split('id="claim-nvidia-gb300-dsr1-server-2-77x-v51-v60"', 1)[1]
+    card = card.split("<h2", 1)[0]
+    # NVIDIA's "2.77x, same chips": 1.91x for the same system; 2.77x only per GPU
+    # between a 72-GPU and an 8-GPU system of two submitters.
+    assert (
+        '<span class="ledger-badge ledger-badge--holds-only-in-a-loose-reading">'
+        "holds only in a loose reading</span>"
+    ) in card
+    assert "ledger-badge--consistent" not in card.split("</p>", 1)[0]
+    assert "per accelerator, 72 vs 8 accelerators, different submitters" in card
+    # Dell's XE9680 with 8 MI300X, llama2-70b-99 Offline, v4.1 fp16 -> v5.1 fp8: badged
+    # and listed apart from the software-only gains.
+    gains = (generated / "software-gains" / "llama2-70b-99.html").read_text()
+    rows = [r for r in gains.split("<tr>") if "XE9680_MI300X_192GBx8" in r]
+    row = next(r for r in rows if ">1.20×<" in r and "Offline" in r)
+    assert ">fp16 → fp8</span>" in row
+    assert "weights fp16" in row and "weights fp8" in row
+    at = gains.index(row)
+    section = gains.rindex("<h2", 0, at)
+    assert "v4.1 → v5.1" in gains[section : gains.index("</h2>", section)]
+    assert gains.rindex("<h3", 0, at) > section  # under "With a weight-precision…"
+    assert "With a weight-precision change" in gains[gains.rindex("<h3", 0, at) : at]
