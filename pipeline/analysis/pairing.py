@@ -49,6 +49,9 @@ IDENTITY_LEVELS: dict[str, tuple[str, ...]] = {
 END_SCHEMA: dict[str, pl.DataType] = {
     "release": pl.String,
     "result_key": pl.String,
+    #: Upstream's result ID, the identifier a citation names (null: the round
+    #: publishes none, as v6.1's summary and the raw-tree rounds do not).
+    "result_id": pl.String,
     "result_url": pl.String,
     "submitter": pl.String,
     "system_name": pl.String,

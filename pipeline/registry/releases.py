@@ -37,6 +37,8 @@ class Release:
     summary_format: str | None
     published_date: dt.date | None
     date_note: str = ""
+    #: ``published_date`` is not the day itself (``date_note`` says why).
+    date_approximate: bool = False
     #: What is ingested: "summary", "raw_tree" or both (then the tree is the check).
     ingest: tuple[str, ...] = ("summary",)
     #: Listed in the manifest; a round only discovery found is not, and stays out of
@@ -98,6 +100,7 @@ def _release_from_entry(entry: Table) -> Release:
         summary_format=fmt,
         published_date=entry.optional_date("published_date"),
         date_note=entry.string("date_note", default="", empty=True),
+        date_approximate=entry.boolean("date_approximate", default=False),
         ingest=ingest,
     )
 

@@ -53,6 +53,19 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     },
 }
 
+#: What a column means, where its name alone does not say it; the field's description
+#: leads with it. A pair table's ``_old`` / ``_new`` columns read their end's entry.
+_RESULT_ID = (
+    "The official MLPerf result ID as upstream publishes it (e.g. 5.1-0001), the "
+    "identifier a citation names; null where the round publishes none (v6.1's "
+    "summary and the raw-tree rounds v0.5 to v4.0). result_key stays the row's key"
+)
+COLUMN_DESCRIPTIONS: dict[str, str] = {
+    "result_id": _RESULT_ID,
+    "result_id_old": f"Older (or baseline) end: {_RESULT_ID}",
+    "result_id_new": f"Newer (or compared) end: {_RESULT_ID}",
+}
+
 #: Frictionless resource names: lower-case letters, digits, "-", "_" and ".".
 _NAME_UNSAFE = re.compile(r"[^a-z0-9._-]+")
 
@@ -87,7 +100,8 @@ def field_type(dtype: pl.DataType, *, csv: bool) -> str:
 
 def _field(name: str, dtype: pl.DataType, *, csv: bool) -> dict:
     field: dict = {"name": name, "type": field_type(dtype, csv=csv)}
-    notes = [f"Polars dtype {dtype}"]
+    notes = [COLUMN_DESCRIPTIONS[name]] if name in COLUMN_DESCRIPTIONS else []
+    notes.append(f"Polars dtype {dtype}")
     if csv and isinstance(dtype, (pl.List, pl.Array)):
         notes.append('list items joined by "; " (the Parquet file keeps the list)')
     if csv and isinstance(dtype, pl.Struct):

@@ -36,6 +36,7 @@ import polars as pl
 
 from pipeline.analysis.benchmarks import model_label, model_lineage
 from pipeline.render import safe
+from pipeline.render.cite import cite_rounds, with_citation
 from pipeline.render.coverage import round_status
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
 from pipeline.render.files import write_file
@@ -92,7 +93,11 @@ COLUMNS: dict[str, pl.DataType] = {
     # must be equal for two results to be one model as run (benchmarks.toml).
     "model_as_run": pl.String(),
     "result_key": pl.String(),
+    # Upstream's official result ID, what a citation names (null where the round
+    # publishes none), and the line to cite the result by (``cite.citation``).
+    "result_id": pl.String(),
     "result_url": pl.String(),
+    "citation": pl.String(),
     # The declared description (out_mlperf__systems), columns off by default: the
     # system's identity across rounds and what a buyer filters by, with units.
     "system_id": pl.String(),
@@ -119,7 +124,7 @@ DESCRIPTION = {
 #: ``RESULTS_SCHEMA``); they ship as nulls.
 OPTIONAL = (
     "category", "platform", "power_value", "power_unit", "model_upstream",
-    "weight_data_types",
+    "weight_data_types", "result_id",
 )  # fmt: skip
 
 #: The filter form: data field -> label. ``power`` is derived in the browser
@@ -179,7 +184,8 @@ def explorer_rows(
     """The canonical results as the explorer ships them: one row per result.
 
     Newest round first (version order, not text order), then by result key, so the
-    bytes depend only on the rows. URLs that are not plain http(s) become null.
+    bytes depend only on the rows. URLs that are not plain http(s) become null; the
+    citation names the URL as shipped.
     """
     present = set(results.columns)
     missing = [
@@ -189,7 +195,7 @@ def explorer_rows(
     ]
     order = release_order(results["release"])
     rank = {r: i for i, r in enumerate(order)}
-    return (
+    shaped = (
         with_description(with_accelerators(results.with_columns(missing)), systems)
         .lazy()
         .with_columns(model_lineage=model_lineage())
@@ -201,6 +207,9 @@ def explorer_rows(
                 rank, default=len(order), return_dtype=pl.Int32
             ),
         )
+    )
+    return (
+        with_citation(shaped, cite_rounds())
         .sort(["_rank", "result_key"], descending=[True, False], nulls_last=True)
         .select([pl.col(c).cast(t) for c, t in COLUMNS.items()])
         .collect()
@@ -329,7 +338,12 @@ hide:
 the upstream result folder). Filter,
 search and sort; the address bar keeps the view, so a link to it shows the same rows.
 **Download CSV** saves the rows that pass the filters, in the order shown, across all
-pages. The complete table is also on the [Data]({downloads}) page.
+pages. The complete table is also on the [Data]({downloads}) page. **Result ID** is
+MLCommons' official ID of a result where its round publishes one (empty cells say
+which rounds publish none): it is what a citation names, while the result key is
+this site's identifier. The CSV's `citation` column and a comparison's **How to
+cite** row give the line to cite a result by (round, division, category, ID,
+publication date, source), following MLCommons' messaging guidelines.
 
 <div id="ledger-explorer" class="ledger-explorer" {attributes}>
 {_filter_controls()}
@@ -345,10 +359,13 @@ files on the Data page.</noscript>
 
 Press **compare**, the first button of a row, on two rows (in any rounds) to see them
 side by side, with the ratio when they can be compared and why not when they cannot,
-and what the site's pair rules say of the pair; the address bar keeps the pair, so
-the link shares it. **Grid of one round** shows the round chosen in the
-Round filter the official way: one row per system, a column per benchmark ×
-scenario. **Per joule** is work per energy where power was measured.
+and what the site's pair rules say of the pair. Two results of different accelerator
+counts are compared per accelerator first, then in total, both labelled ("Per
+accelerator: B is 1.12× A · Total (8 vs 72 accelerators): B is 10.09× A"); at one
+count the ratio is the total. Either ratio is derived, not an MLPerf result. The
+address bar keeps the pair, so the link shares it. **Grid of one round** shows the
+round chosen in the Round filter the official way: one row per system, a column
+per benchmark × scenario. **Per joule** is work per energy where power was measured.
 **Description columns** shows what each system's submitter declared (accelerator
 memory in GB, 10<sup>9</sup> bytes, as declared; interconnect, host memory, cooling,
 framework, operating system); a system's name links to its description across

@@ -20,6 +20,7 @@ from pipeline.analysis.plausibility import (
     warning_ids,
 )
 from pipeline.render import charts, safe
+from pipeline.render.cite import cite_rounds, with_citation
 from pipeline.render.context import (
     GENERATED,
     METHODOLOGY,
@@ -57,7 +58,9 @@ def _end_cell(suffix: str, *, linked: bool = False) -> MdExpr:
     """One end of a pair in one cell: release and linked value, then a disclosure.
 
     The disclosure's summary names the submitter, system and chips; opened, it adds
-    the software, availability and result key.
+    the software, availability, the official result ID (the identifier to cite; the
+    result key stays the site's own) and the line to cite the result by
+    (``citation{suffix}``, from ``cite.with_citation``).
     """
 
     def col(name: str) -> pl.Expr:
@@ -96,13 +99,20 @@ def _end_cell(suffix: str, *, linked: bool = False) -> MdExpr:
             _precision(suffix),
         ),
         safe.fmt(
-            "software: {} · {}<br>weight data types as declared: {}"
-            "<br><code>{}</code>{}</details>",
+            "software: {} · {}<br>weight data types as declared: {}<br>{}"
+            "<code>{}</code>{}"
+            '<br><small class="ledger-cite">How to cite: {}</small></details>',
             col("software").fill_null("not stated"),
             col("availability"),
             col("weight_data_types").fill_null(NOT_DECLARED),
+            safe.when(
+                col("result_id").is_not_null(),
+                safe.fmt("result ID <b>{}</b> · key ", col("result_id")),
+                "no result ID · key ",
+            ),
             col("result_key"),
             safe.fmt("<br>{}", system_link(suffix)) if linked else "",
+            col("citation"),
         ),
     )
 
@@ -135,6 +145,37 @@ def precision_badge() -> MdExpr:
             pl.col("precision_change"),
         ),
         "",
+    )
+
+
+def _ratio_cell() -> MdExpr:
+    """The ratio, labelled per accelerator where the two ends differ in size.
+
+    A per-accelerator pair of a 72-chip rack and an 8-chip server leads with the
+    per-accelerator ratio (what the pair compares) and gives the total ratio beside
+    it, labelled with both counts, so neither reads as the other. Both are ``> 1``
+    when the newer end is better. Pairs of one size show their one ratio (per
+    accelerator it is the total ratio).
+    """
+    old, new = pl.col("total_accelerators_old"), pl.col("total_accelerators_new")
+    sized = pl.col("is_per_accelerator") & old.is_not_null() & new.is_not_null()
+    total = (
+        pl.when(pl.col("is_higher_better"))
+        .then(pl.col("result_value_new") / pl.col("result_value_old"))
+        .otherwise(pl.col("result_value_old") / pl.col("result_value_new"))
+    )
+    plain = ratio_cell(pl.col("ratio")).fill_null("—")
+    return safe.when(
+        sized & (old != new),
+        safe.fmt(
+            "{} <small>per accelerator</small><br>"
+            "<small>total ({} vs {} accelerators): {}</small>",
+            plain,
+            old,
+            new,
+            ratio_cell(total).fill_null("—"),
+        ),
+        plain,
     )
 
 
@@ -189,8 +230,13 @@ def pair_cells(pairs: pl.DataFrame, rounds: pl.DataFrame | None = None) -> pl.Da
         charts.reading_label(pl.col("identity_level"), pl.col("kind")),
         safe.when(pl.col("is_per_accelerator"), safe.lit(" · per accelerator"), ""),
     )
-    return pairs.with_columns(
-        c_ratio=ratio_cell(pl.col("ratio")).fill_null("—").cell(),
+    cited = with_citation(
+        with_citation(pairs.lazy(), cite_rounds(), suffix="_old"),
+        cite_rounds(),
+        suffix="_new",
+    ).collect()
+    return cited.with_columns(
+        c_ratio=_ratio_cell().cell(),
         c_efficiency=efficiency.cell(),
         c_comparison=(
             comparison
@@ -496,9 +542,9 @@ def _headline_values(kind: str, shown: pl.DataFrame) -> list[_Number]:
 
 def _headline_sentence(kind: str, texts: list[Md]) -> Md:
     if kind == "scaling":
-        return Md(
-            "median efficiency **{}**, largest **{}** at {} efficiency"
-        ).format(*texts)
+        return Md("median efficiency **{}**, largest **{}** at {} efficiency").format(
+            *texts
+        )
     return Md("median **{}**, largest **{}**").format(*texts)
 
 

@@ -100,6 +100,7 @@ def _result_cells(frame: pl.DataFrame) -> pl.DataFrame:
             pl.col("is_preview"),
             pl.col("is_inferred"),
             pl.col("is_inferred_unverified"),
+            result_id=pl.col("result_id") if "result_id" in frame.columns else None,
         ).cell(),
         c_per_accelerator=number_cell(pl.col("result_per_accelerator"))
         .fill_null("—")
@@ -192,7 +193,9 @@ def release_page(
         published = Md("published {}{}").format(meta.published_date.isoformat(), note)
     else:
         published = "publication date unknown"
-    upstream = safe.markdown_link(meta.repository, f"https://github.com/{meta.repository}")
+    upstream = safe.markdown_link(
+        meta.repository, f"https://github.com/{meta.repository}"
+    )
     parts = [
         Md("# {}\n").format(title),
         Md("MLPerf Inference {}, {}. Upstream: {}.\n").format(

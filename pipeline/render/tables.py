@@ -208,12 +208,22 @@ def result_cell(
     is_preview: pl.Expr,
     is_inferred: pl.Expr,
     unverified: pl.Expr | None = None,
+    *,
+    result_id: pl.Expr | None = None,
 ) -> MdExpr:
     """A value linked to its upstream result folder, followed by its badges.
 
     ``key`` (the result key) becomes the link's tooltip; pass None where the key is
-    printed next to the value anyway. ``unverified``: as for ``badges``.
+    printed next to the value anyway. With ``result_id``, the official ID (what a
+    citation names) leads the tooltip where upstream publishes one: "result ID
+    5.1-0001 · key 5.1-0001:llama2-70b-99:Offline". ``unverified``: as for ``badges``.
     """
+    if key is not None and result_id is not None:
+        key = (
+            pl.when(result_id.is_not_null())
+            .then(pl.format("result ID {} · key {}", result_id, key))
+            .otherwise(key)
+        )
     return safe.link(number_cell(value), url, title=key) + badges(
         is_preview.fill_null(False), is_inferred.fill_null(False), unverified
     )

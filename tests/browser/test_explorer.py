@@ -475,6 +475,8 @@ def test_compare_leads_each_row_and_names_the_pair(
     _open(page, explorer_site.url + "generated/" + URL_PATH + f"?compare={a},{b}")
     verdict = page.inner_text(".ledger-explorer__verdict")
     assert verdict.startswith("B is ") and "across rounds" not in verdict
+    # One count: the total ratio alone, unlabelled, as before.
+    assert "Per accelerator" not in verdict and "Total (" not in verdict
     assert verdict.endswith(
         "Both are from v6.1, different accelerators at one count: the site pairs a "
         "chip with its registered predecessor only (Methodology: hardware "
@@ -483,4 +485,61 @@ def test_compare_leads_each_row_and_names_the_pair(
     # v5.1 has power results: its unmeasured rows say "not measured".
     _open(page, explorer_site.url + "generated/" + URL_PATH + "?release=v5.1&power=no")
     assert set(_column(page, "_per_joule")) == {"not measured"}
+    page.context.close()
+
+
+#: v6.1 Qwen3-VL Offline on NVIDIA's 8-GPU B300 server and its 72-GPU GB300 rack.
+B300_8 = "v6.1:closed/NVIDIA/B300-SXM-270GBx8_TRT/qwen3-vl-235b-a22b/Offline"
+GB300_72 = "v6.1:closed/NVIDIA/GB300-NVL72_GB300-288GB_aarch64x72_TRT/qwen3-vl-235b-a22b/Offline"
+
+
+def test_compare_across_sizes_leads_per_accelerator_and_cites_each_result(
+    explorer_site: ExplorerSite, chromium: Browser
+) -> None:
+    rows = explorer_site.results.filter(pl.col("result_key").is_in([B300_8, GB300_72]))
+    value = dict(zip(rows["result_key"], rows["result_value"], strict=True))
+    assert value[B300_8] == pytest.approx(129.358392, abs=1e-6)
+    assert value[GB300_72] == pytest.approx(1304.985263, abs=1e-6)
+    page = chromium.page(1440)
+    _open(page, explorer_site.url + "generated/" + URL_PATH + "?compare="
+          + B300_8 + "," + GB300_72)  # fmt: skip
+    verdict = page.inner_text(".ledger-explorer__verdict")
+    # (1304.985263 / 72) / (129.358392 / 8) = 1.1209; 1304.985263 / 129.358392 = 10.088.
+    assert verdict.startswith(
+        "Per accelerator: B is 1.12× A · Total (8 vs 72 accelerators): B is 10.09× A "
+        "(above 1×: B is better; higher is better). A derived, unofficial ratio"
+    )
+    panel = page.inner_text(".ledger-explorer__compare table")
+    assert "Result ID\tnone published (see How to cite)" in panel
+    assert (
+        "How to cite\tMLPerf Inference v6.1, Closed division, Available, no result ID "
+        "(v6.1's summary publishes none), published 2026-09-01 (approximate); source: "
+        "https://github.com/mlcommons/inference_results_v6.1/tree/"
+    ) in panel
+    # The wording itself, as the page's script exposes it: equal counts give the
+    # total alone; a latency (lower is better) has no per-accelerator value.
+    wording = page.evaluate(
+        """() => [
+          window.ledgerExplorer.ratioWording(
+            {is_higher_better: true, result_value: 100, total_accelerators: 8,
+             result_per_accelerator: 12.5},
+            {is_higher_better: true, result_value: 150, total_accelerators: 8,
+             result_per_accelerator: 18.75}),
+          window.ledgerExplorer.ratioWording(
+            {is_higher_better: false, result_value: 30, total_accelerators: 8,
+             result_per_accelerator: null},
+            {is_higher_better: false, result_value: 20, total_accelerators: 72,
+             result_per_accelerator: null})]"""
+    )
+    assert wording == [
+        "B is 1.50× A",
+        "Total (8 vs 72 accelerators): B is 1.50× A (a latency is not divided by the "
+        "accelerator count)",
+    ]
+    # A v5.1 result's official ID is a column of the table, and the CSV's too.
+    _open(page, explorer_site.url + "generated/" + URL_PATH + "?release=v5.1")
+    ids = _column(page, "result_id")
+    assert ids and all(i.startswith("5.1-") for i in ids), ids
+    _open(page, explorer_site.url + "generated/" + URL_PATH + "?release=v6.1")
+    assert set(_column(page, "result_id")) == {"none in v6.1"}
     page.context.close()

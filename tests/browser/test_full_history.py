@@ -169,7 +169,14 @@ def test_compare_link_round_trips(
     assert "compare=" in shared
     verdict = page.inner_text(".ledger-explorer__verdict")
     ratio = new["result_value"] / old["result_value"]
-    assert verdict.startswith(f"B is {ratio:.2f}× A")
+    per = new["result_per_accelerator"] / old["result_per_accelerator"]
+    # v5.1's first closed result ran on 8 GPUs, v6.0's on 88: per accelerator first.
+    assert (old["total_accelerators"], new["total_accelerators"]) == (8, 88)
+    assert verdict.startswith(
+        f"Per accelerator: B is {per:.2f}× A · Total (8 vs 88 accelerators): "
+        f"B is {ratio:.2f}× A"
+    )
+    assert verdict.startswith("Per accelerator: B is 3.41× A · ")
     # The link alone restores the pair.
     again = context.new_page()
     again.goto(shared)

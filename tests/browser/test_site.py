@@ -155,7 +155,8 @@ def test_instant_navigation_re_renders_charts(probes: dict) -> None:
 def test_v51_page_cites_amd_mi300x_llama2_offline(probes: dict) -> None:
     (link,) = probes["amd"]
     assert link["text"] == "27,803.9"
-    assert link["title"] == "5.1-0001:llama2-70b-99:Offline"
+    # The tooltip leads with the official result ID, the identifier to cite.
+    assert link["title"] == "result ID 5.1-0001 · key 5.1-0001:llama2-70b-99:Offline"
     assert "AMD" in link["row"] and "8xMI300X_2xEPYC_9575F" in link["row"]
     assert "8 × AMD Instinct MI300X · 1 node" in link["row"]
     assert link["heading"].startswith("Offline · closed · Tokens/s")

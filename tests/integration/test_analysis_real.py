@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import json
+
 import polars as pl
 import pytest
 
@@ -17,6 +20,8 @@ from pipeline.analysis import (
 from pipeline.analysis.pairing import EXCLUSIONS_SCHEMA
 from pipeline.extract.summary import summary_tables
 from pipeline.manifest import release_for
+from pipeline.render.datapackage import write_datapackage
+from pipeline.render.downloads import write_downloads
 from pipeline.snapshots import sha256_hex
 from tests.analysed import analyse
 from tests.conftest import MIRROR_ALT
@@ -99,6 +104,59 @@ def test_system_level_software_gain_of_nvidia_gb300_rack(tables):
         209328.0, 400437.0,
     )  # fmt: skip
     assert server["ratio"] == pytest.approx(1.913, abs=5e-4)
+
+
+def test_the_pair_downloads_cite_both_result_ids(tables, tmp_path):
+    """The software gains CSV and Parquet name each end's official result ID."""
+    out = tmp_path / "downloads"
+    downloads = write_downloads(
+        {"software_gains": (tables.software_gains, "Derived.")}, out
+    )
+    package = json.loads(
+        write_datapackage(
+            downloads, ["mlcommons/inference_results_v6.0"], out
+        ).read_text()
+    )
+    with (out / "software_gains.csv").open(newline="", encoding="utf-8") as f:
+        rows = [
+            r
+            for r in csv.DictReader(f)
+            if r["identity_level"] == "system"
+            and r["platform_old"] == GB300_RACK
+            and r["submitter_old"] == "NVIDIA"
+            and r["benchmark"] == "deepseek-r1"
+            and r["scenario"] == "Offline"
+            and (r["release_old"], r["release_new"]) == ("v5.1", "v6.0")
+        ]
+    ((row),) = rows
+    assert (row["result_id_old"], row["result_id_new"]) == ("5.1-0072", "6.0-0078")
+    assert (row["result_value_old"], row["result_value_new"]) == (
+        "420659.0",
+        "647076.0",
+    )
+    parquet = pl.read_parquet(out / "software_gains.parquet")
+    # v6.1's summary publishes no ID: its end is null, never a made-up one.
+    into_v61 = parquet.filter(
+        pl.col("identity_level") == "system",
+        pl.col("platform_old") == GB300_RACK,
+        pl.col("benchmark") == "deepseek-r1",
+        pl.col("scenario") == "Offline",
+        pl.col("submitter_old") == "NVIDIA",
+        pl.col("release_old") == "v6.0",
+        pl.col("release_new") == "v6.1",
+    )
+    assert into_v61["result_id_old"].to_list() == ["6.0-0078"]
+    assert into_v61["result_id_new"].to_list() == [None]
+    fields = {
+        f["name"]: f["description"]
+        for r in package["resources"]
+        for f in r["schema"]["fields"]
+    }
+    assert fields["result_id_old"].startswith(
+        "Older (or baseline) end: The official MLPerf result ID as upstream "
+        "publishes it (e.g. 5.1-0001)"
+    )
+    assert "v6.1's summary" in fields["result_id_new"]
 
 
 def test_scaling_of_nvidia_gb300_from_72_to_288(tables):

@@ -77,6 +77,12 @@ def test_a_round_not_in_the_manifest_gets_defaults() -> None:
             "releases.toml: [release 1 (v7.0)] ingest: names 'summary' but "
             "summary_path is empty",
         ),
+        (
+            'version = "v7.0"\nrepository = "m/r"\nsummary_path = ""\n'
+            'date_approximate = "yes"',
+            "releases.toml: [release 1 (v7.0)] date_approximate: expected true or "
+            "false, got 'yes'",
+        ),
     ],
 )
 def test_malformed_entries_are_named(tmp_path: Path, entry: str, message: str) -> None:

@@ -29,7 +29,7 @@
   var SEARCHED = [
     "release", "benchmark", "scenario", "result_unit", "submitter", "system_name",
     "platform", "division", "category", "availability", "accelerator",
-    "accelerator_name", "host_cpu_name", "software", "result_key",
+    "accelerator_name", "host_cpu_name", "software", "result_key", "result_id",
     "accelerator_memory", "accelerator_interconnect", "host_memory", "cooling",
     "framework", "operating_system",
   ];
@@ -38,6 +38,29 @@
     "accelerator_memory_gb", "accelerator_memory", "accelerator_interconnect",
     "host_cpu_name", "host_memory_gb", "cooling", "framework", "operating_system",
   ];
+
+  /* The compare verdict's ratio, B against A, as words (pure: the browser test calls
+     it as window.ledgerExplorer.ratioWording). Above 1× B is better, whichever way
+     the unit counts. Two results of different accelerator counts lead with the
+     per-accelerator ratio and give the total ratio after it, both labelled, so a
+     72-chip rack against an 8-chip server does not read as a 9× better chip; one
+     count (or an unknown one) gives the total ratio alone. */
+  function ratioWording(a, b) {
+    function times(x, y) {
+      return (a.is_higher_better ? y / x : x / y).toFixed(2) + "×";
+    }
+    var total = "B is " + times(a.result_value, b.result_value) + " A";
+    var na = a.total_accelerators, nb = b.total_accelerators;
+    if (!na || !nb || na === nb) return total;
+    var counted = "Total (" + na + " vs " + nb + " accelerators): " + total;
+    if (a.result_per_accelerator && b.result_per_accelerator) {
+      return "Per accelerator: B is " +
+        times(a.result_per_accelerator, b.result_per_accelerator) + " A · " + counted;
+    }
+    return counted + (a.is_higher_better ? " (no per-accelerator value)"
+      : " (a latency is not divided by the accelerator count)");
+  }
+  window.ledgerExplorer = { ratioWording: ratioWording };
 
   function start() {
     var root = document.getElementById("ledger-explorer");
@@ -139,7 +162,7 @@
     /* Fields of which a whole round has no value: filled in mount() from the data. */
     var roundsWithout = {};
     var EMPTY_FIELDS = ["category", "availability", "software", "total_accelerators",
-      "result_per_accelerator", "power_value"];
+      "result_per_accelerator", "power_value", "result_id"];
 
     function noteRoundsWithout(rows) {
       var seen = {};
@@ -345,6 +368,7 @@
           hozAlign: "right", download: false,
         },
         text("Software", "software", { maxWidth: 280 }),
+        text("Result ID", "result_id", { maxWidth: 120 }),
         text("Result key", "result_key", { maxWidth: 280 }),
         numeric("Accelerator memory (GB)", "accelerator_memory_gb", { visible: false }),
         text("Accelerator memory (declared)", "accelerator_memory", { visible: false, maxWidth: 200 }),
@@ -365,6 +389,7 @@
         hidden("accelerator_name", true),
         hidden("nodes", false),
         hidden("result_url", true),
+        hidden("citation", true),
       ];
     }
 
@@ -465,7 +490,8 @@
       ["Division", "division"], ["Submitter", "submitter"], ["System", "system_name"],
       ["Accelerator", "accelerator"], ["Chips", "total_accelerators"],
       ["Availability", "availability"], ["Software", "software"],
-      ["Model as run (open division)", "model_as_run"], ["Result key", "result_key"],
+      ["Model as run (open division)", "model_as_run"], ["Result ID", "result_id"],
+      ["Result key", "result_key"], ["How to cite", "citation"],
     ];
 
     /* Why two results cannot be divided, or "" when a ratio means something. */
@@ -545,7 +571,12 @@
         var e = perJoule(row);
         return e ? number(e.value) + " " + e.unit : "not measured";
       }]];
-      FIELDS.forEach(function (f) { lines.push([f[0], function (row) { return show(row[f[1]]); }]); });
+      FIELDS.forEach(function (f) {
+        lines.push([f[0], function (row) {
+          var value = show(row[f[1]]);
+          return value || f[1] !== "result_id" ? value : "none published (see How to cite)";
+        }]);
+      });
       lines.forEach(function (line) {
         var tr = document.createElement("tr");
         tr.appendChild(cellOf("th", line[0]));
@@ -562,9 +593,8 @@
           verdict.setAttribute("data-comparable", "no");
           verdict.textContent = "Not comparable: " + why + ". No ratio is given.";
         } else {
-          var better = a.is_higher_better ? b.result_value / a.result_value : a.result_value / b.result_value;
           verdict.setAttribute("data-comparable", "yes");
-          verdict.textContent = "B is " + better.toFixed(2) + "× A (above 1×: B is better; " +
+          verdict.textContent = ratioWording(a, b) + " (above 1×: B is better; " +
             (a.is_higher_better ? "higher" : "lower") + " is better). A derived, unofficial " +
             "ratio of two published results. " + pairingNote(a, b);
         }

@@ -58,6 +58,13 @@ def test_one_row_per_canonical_result_newest_round_first() -> None:
     assert amd["accelerator"] == "AMD Instinct MI300X 192GB HBM3"
     assert amd["result_url"] == AMD_V51_URL
     assert amd["power_value"] is None
+    # The official ID and the line to cite the result by, in the data and the CSV.
+    assert amd["result_id"] == "5.1-0001"
+    assert amd["citation"] == (
+        "MLPerf Inference v5.1, Closed division, Available, result 5.1-0001, "
+        f"published 2025-09-09; source: {AMD_V51_URL}. Published by MLCommons. "
+        "Derived figures on this site are not MLPerf results."
+    )
     oldest = data["data"][2]
     assert (oldest["power_value"], oldest["power_unit"]) == (5400.0, "Watts")
     assert oldest["category"] == "datacenter,edge"

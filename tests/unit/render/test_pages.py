@@ -29,9 +29,10 @@ def test_release_page_lists_amd_mi300x_llama2_offline_with_its_link(site: Path) 
     page = unlabelled((site / "releases" / "v5.1.md").read_text())
     assert "#### Offline · closed · Tokens/s" in page
     row = next(line for line in page.splitlines() if AMD_V51_URL in line)
+    # The tooltip leads with the official result ID, the identifier to cite.
     assert (
-        f'<a href="{AMD_V51_URL}" title="5&#46;1-0001&#58;llama2-70b-99&#58;Offline">27,803.9</a>'
-        in row
+        f'<a href="{AMD_V51_URL}" title="result ID 5.1-0001 · key '
+        '5.1-0001&#58;llama2-70b-99&#58;Offline">27,803.9</a>' in row
     )
     assert "<td>AMD</td>" in row
     assert "8xMI300X&#95;2xEPYC&#95;9575F" in row
@@ -84,16 +85,25 @@ def test_software_gain_row_cites_both_ends(site: Path) -> None:
         in page
     )
     # Compact: who and on what in the summary of a disclosure; the software string,
-    # availability and key open on demand.
+    # availability, the official result ID (the one to cite), the key and the line
+    # to cite the result by open on demand.
     assert (
         '<details class="ledger-more"><summary>AMD · Supermicro AS-8125GS-TNMR2 · 8 × '
         "AMD Instinct MI300X 192GB HBM3 · 1 node · weights not declared</summary>"
         "software: ROCm 6.4.1, vLLM 0.9.2 · available<br>weight data types as "
-        "declared: not declared<br>"
+        "declared: not declared<br>result ID <b>5&#46;1-0001</b> · key "
         "<code>5&#46;1-0001&#58;llama2-70b-99&#58;Offline</code>"
         '<br><a class="ledger-system-link" href="../systems.html#'
-        'amd-8xmi300x-2xepyc-9575f--ef432e3414">system description</a></details>' in row
+        'amd-8xmi300x-2xepyc-9575f--ef432e3414">system description</a>'
+        '<br><small class="ledger-cite">How to cite: MLPerf Inference v5.1, '
+        "Closed division, Available, result 5.1-0001, published 2025-09-09; "
+        "source&#58; https&#58;//github.com/mlcommons/inference&#95;results&#95;"
+        "v5.1/tree/main/closed/AMD/results/8xMI300X&#95;2xEPYC&#95;9575F/"
+        "llama2-70b-99/Offline. Published by MLCommons. Derived "
+        "figures on this site are not MLPerf results.</small></details>" in row
     )
+    assert "result ID <b>6&#46;0-0004</b>" in row
+    assert "MLPerf Inference v6.0, Closed division, Available, result 6.0-0004, " in row
     # Both ends are one system (same submitter, platform, chips and nodes): one id.
     assert row.count("#amd-8xmi300x-2xepyc-9575f--ef432e3414") == 2
 
@@ -236,12 +246,11 @@ def test_claims_changes_and_performance_come_from_the_site_data(
     out = tmp_path / "generated"
     render_site(site_data, out, bundle=False)
     assert "*No claims are registered yet.*" in (out / "claims.md").read_text()
-    assert "No release has changed since the pipeline first stored it." in (
-        out / "changes.md"
-    ).read_text()
-    assert "No benchmark results are committed" in (
-        out / "performance.md"
-    ).read_text()
+    assert (
+        "No release has changed since the pipeline first stored it."
+        in (out / "changes.md").read_text()
+    )
+    assert "No benchmark results are committed" in (out / "performance.md").read_text()
 
 
 def test_render_site_refuses_other_folders(tmp_path: Path, site_data: SiteData) -> None:
