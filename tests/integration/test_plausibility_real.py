@@ -100,6 +100,26 @@ def test_no_unflagged_pair_scales_better_than_linear(tables) -> None:
     assert set(unflagged["identity_level"]) == {"same_submitter"}
 
 
+def test_no_gain_across_a_round_missing_from_the_source_is_consecutive(tables):
+    gains = tables.software_gains
+    # The mirror holds v1.0 and v2.1 but not v1.1 or v2.0, which exist upstream.
+    v10_v21 = gains.filter(
+        (pl.col("release_old") == "v1.0") & (pl.col("release_new") == "v2.1")
+    )
+    assert v10_v21.height == 582
+    assert not v10_v21["is_consecutive"].any()
+    assert set(v10_v21["rounds_not_in_source"].list.join(",")) == {"v1.1,v2.0"}
+    v21_v41 = gains.filter(
+        (pl.col("release_old") == "v2.1") & (pl.col("release_new") == "v4.1")
+    )
+    assert set(v21_v41["rounds_not_in_source"].list.join(",")) == {"v3.0,v3.1,v4.0"}
+    assert not v21_v41["is_consecutive"].any()
+    # Only steps between adjacent rounds upstream remain consecutive.
+    steps = gains.filter(pl.col("is_consecutive")).select("release_old", "release_new")
+    assert set(steps.unique().rows()) == {("v5.1", "v6.0"), ("v6.0", "v6.1")}
+    assert set(headline_pairs(gains)["release_old"]) == {"v5.1", "v6.0"}
+
+
 def test_the_reproduced_figures_stay_and_are_headline_material(tables) -> None:
     cited = headline_pairs(tables.software_gains)
     gb300 = cited.filter(
