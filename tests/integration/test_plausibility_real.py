@@ -95,9 +95,23 @@ def test_planted_pairs_never_reach_a_headline(tables) -> None:
 def test_no_unflagged_pair_scales_better_than_linear(tables) -> None:
     unflagged = tables.scaling.filter(pl.col("flags").list.len() == 0)
     assert unflagged.height > 0
-    assert unflagged["efficiency"].max() <= 1.05
+    # Every step above 100% carries a flag (a label up to 105%, a warning above).
+    assert unflagged["efficiency"].max() <= 1.0
     # Only the strict reading survives unflagged: one system family at two sizes.
     assert set(unflagged["identity_level"]) == {"same_submitter"}
+    above = tables.scaling.filter(pl.col("efficiency") > 1.0)
+    assert all("efficiency_above_100" in f for f in above["flags"].to_list())
+
+
+def test_oracles_gpt_oss_step_at_101_percent_is_labelled(tables) -> None:
+    oracle = tables.scaling.filter(
+        (pl.col("identity_level") == "same_submitter")
+        & (pl.col("submitter_old") == "Oracle") & (pl.col("release_old") == "v6.1")
+        & (pl.col("benchmark") == "gpt-oss-120b") & (pl.col("efficiency") > 1.01)
+    )  # fmt: skip
+    assert oracle["efficiency"].to_list() == [pytest.approx(1.0117, abs=5e-4)]
+    assert oracle["flags"].to_list() == [["efficiency_above_100"]]
+    assert "(efficiency 101.17% > 100%)" in oracle["flag_reasons"][0]
 
 
 def test_no_gain_across_a_round_missing_from_the_source_is_consecutive(tables):
