@@ -40,6 +40,7 @@ from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import is_accelerator_type, system_label, systems_count
 from pipeline.render.system_pages import system_link
 from pipeline.render.tables import (
+    badge_counts,
     disclosure,
     external_link,
     html_row,
@@ -149,8 +150,8 @@ def _stat_exprs() -> dict[str, pl.Expr]:
         .filter(is_accelerator_type())
         .n_unique(),
         "benchmarks": pl.col("benchmark").n_unique(),
-        "preview": pl.col("is_preview").sum(),
-        "inferred": pl.col("is_inferred").sum(),
+        # Counted with the predicates the badges are drawn with.
+        **badge_counts(),
     }
 
 
@@ -192,7 +193,9 @@ def release_page(
         published = Md("published {}{}").format(meta.published_date.isoformat(), note)
     else:
         published = "publication date unknown"
-    upstream = safe.markdown_link(meta.repository, f"https://github.com/{meta.repository}")
+    upstream = safe.markdown_link(
+        meta.repository, f"https://github.com/{meta.repository}"
+    )
     parts = [
         Md("# {}\n").format(title),
         Md("MLPerf Inference {}, {}. Upstream: {}.\n").format(
@@ -207,9 +210,10 @@ def release_page(
                 (stats["benchmarks"], "benchmarks"),
             ]
         ),
-        Md("{:,} preview and {:,} inferred results are marked with badges.\n").format(
-            stats["preview"], stats["inferred"]
-        ),
+        Md(
+            "{:,} preview, {:,} inferred and {:,} marked inferred upstream results "
+            "are marked with badges.\n"
+        ).format(stats["preview"], stats["inferred"], stats["marked_inferred"]),
         *lead,
         _notes(site, release, page),
         "## First appearances\n",
