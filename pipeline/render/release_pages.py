@@ -210,10 +210,17 @@ def release_page(
                 (stats["benchmarks"], "benchmarks"),
             ]
         ),
+        # Counted over the release's results, not only the top rows shown below:
+        # every result is on its benchmark's page, with the same badge.
         Md(
-            "{:,} preview, {:,} inferred and {:,} marked inferred upstream results "
-            "are marked with badges.\n"
-        ).format(stats["preview"], stats["inferred"], stats["marked_inferred"]),
+            "Of its {:,} results, {:,} preview, {:,} inferred and {:,} marked "
+            "inferred upstream results carry a badge wherever they are shown.\n"
+        ).format(
+            stats["results"],
+            stats["preview"],
+            stats["inferred"],
+            stats["marked_inferred"],
+        ),
         *lead,
         _notes(site, release, page),
         "## First appearances\n",

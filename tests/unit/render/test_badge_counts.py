@@ -55,8 +55,8 @@ def test_the_latest_page_counts_the_badges_it_shows(tmp_path: Path) -> None:
     render_site(site_data_of(*ROWS), tmp_path / "generated", bundle=False)
     page = (tmp_path / "generated" / "latest.md").read_text()
     sentence = (
-        "1 preview, 2 inferred and 2 marked inferred upstream results are marked "
-        "with badges."
+        "Of its 6 results, 1 preview, 2 inferred and 2 marked inferred upstream "
+        "results carry a badge wherever they are shown."
     )
     assert sentence in page
     # A result can be shown twice (what's new, the top rows): count results.
