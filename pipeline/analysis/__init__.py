@@ -102,13 +102,17 @@ def pair_candidates(
         include_inferred: use inferred results (flagged in ``has_inferred``).
         rules: compatibility rules other than the committed ones (tests).
         registry: an accelerator registry other than the committed one (tests).
+        releases: the known upstream rounds (default: ``releases.toml``).
+        source_releases: the rounds the source holds results of (default: the
+            releases of ``results``); with ``releases`` they decide
+            ``is_consecutive`` and ``rounds_not_in_source``.
     """
     unknown = sorted(set(kinds) - set(CANDIDATES))
     if unknown:
         raise ValueError(
             f"unknown pair kind(s) {', '.join(unknown)}; known: {', '.join(KINDS)}"
         )
-    settings = Options(**options)
+    settings = Options(**options).held(results.lazy())
     prepared = pairing_rows(results.lazy(), settings)
     return pl.concat(
         [CANDIDATES[kind](prepared, settings).collect() for kind in kinds or KINDS]

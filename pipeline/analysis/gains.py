@@ -3,7 +3,11 @@
 MLPerf rounds mostly show new chips; this analysis isolates what new software
 (compilers, runtimes, quantisation recipes) brought on unchanged hardware. Every ordered
 pair of releases (old before new, consecutive or not) of one benchmark, scenario and
-division is compared at three identity levels, all kept and labelled:
+division is compared at three identity levels, all kept and labelled. A gain is
+``is_consecutive`` only when its two rounds are adjacent upstream (no round of
+``releases.toml`` between them, in the source or not) and the old end is the
+system's previous appearance; ``rounds_not_in_source`` names the rounds between them
+that the source holds no result of.
 
 ``system``
     Same submitter and same platform (upstream's system folder name) in both releases.
@@ -46,7 +50,9 @@ def _hardware_key(suffix: str) -> pl.Expr:
     )
 
 
-def _level(rows: pl.LazyFrame, level: str, options: pairing.Options) -> pl.LazyFrame:
+def _level(
+    rows: pl.LazyFrame, level: str, options: pairing.Options, steps: pl.LazyFrame
+) -> pl.LazyFrame:
     per_accelerator = level == "accelerator"
     if level == "system":
         keys = [*_BASE, "submitter", "platform"]
@@ -72,7 +78,8 @@ def _level(rows: pl.LazyFrame, level: str, options: pairing.Options) -> pl.LazyF
     best = pairing.best_per_group(
         rows, [*keys, "release"], is_per_accelerator=per_accelerator
     )
-    # Each group's previous round with a result: a gain from it is consecutive.
+    # Each group's previous round with a result: a gain from it is consecutive when
+    # the two rounds are also adjacent upstream (``pairing.finish_candidates``).
     window = [*keys, "result_unit", "_model_key"]
     best = best.with_columns(
         _previous_order=pl.col("_order").shift(1).over(window, order_by="_order")
@@ -84,6 +91,7 @@ def _level(rows: pl.LazyFrame, level: str, options: pairing.Options) -> pl.LazyF
         kind=KIND,
         identity_level=level,
         is_per_accelerator=per_accelerator,
+        steps=steps,
         scope_reason=scope,
         rules=options.rules,
     )
@@ -92,4 +100,7 @@ def _level(rows: pl.LazyFrame, level: str, options: pairing.Options) -> pl.LazyF
 def candidates_from(prepared: pl.DataFrame, settings: pairing.Options) -> pl.LazyFrame:
     """This kind's candidate pairs (``CANDIDATE_SCHEMA``) from the prepared rows."""
     rows = prepared.lazy()
-    return pairing.one_by_one([_level(rows, level, settings) for level in LEVELS])
+    steps = pairing.steps_of(prepared, settings)
+    return pairing.one_by_one(
+        [_level(rows, level, settings, steps) for level in LEVELS]
+    )

@@ -35,7 +35,11 @@ _BASE = ["release", "division", "benchmark", "scenario"]
 
 
 def _reading(
-    rows: pl.LazyFrame, reading: str, per_accelerator: bool, options: pairing.Options
+    rows: pl.LazyFrame,
+    reading: str,
+    per_accelerator: bool,
+    options: pairing.Options,
+    steps: pl.LazyFrame,
 ) -> pl.LazyFrame:
     keys = list(_BASE)
     if reading == "same_submitter":
@@ -64,6 +68,7 @@ def _reading(
         kind=KIND,
         identity_level=reading,
         is_per_accelerator=per_accelerator,
+        steps=steps,
         scope_reason=scope,
         rules=options.rules,
     )
@@ -90,9 +95,10 @@ def candidates_from(prepared: pl.DataFrame, settings: pairing.Options) -> pl.Laz
         .collect()
         .lazy()  # shared by every reading
     )
+    steps = pairing.steps_of(prepared, settings)
     return pairing.one_by_one(
         [
-            _reading(rows, reading, per_accelerator, settings)
+            _reading(rows, reading, per_accelerator, settings, steps)
             for reading in READINGS
             for per_accelerator in (False, True)
         ]

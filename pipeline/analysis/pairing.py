@@ -19,8 +19,8 @@ Conventions:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TypedDict, overload
 
 import polars as pl
@@ -37,6 +37,7 @@ from pipeline.analysis.benchmarks import (
 from pipeline.labels import display_name
 from pipeline.registry.accelerators import AcceleratorRegistry
 from pipeline.registry.benchmarks import CompatibilityRule
+from pipeline.registry.releases import load_manifest, version_key
 
 KINDS = ("software_gain", "generation_ratio", "scaling")
 IDENTITY_LEVELS: dict[str, tuple[str, ...]] = {
@@ -88,12 +89,18 @@ UNFLAGGED_PAIR_SCHEMA: dict[str, pl.DataType] = {
     **{f"{name}_new": dtype for name, dtype in END_SCHEMA.items()},
     "has_preview": pl.Boolean,
     "has_inferred": pl.Boolean,
-    # Software gains: the old end is the nearest earlier round in which the new end's
-    # system (or hardware) has a result; always true within a round.
+    # Both ends are adjacent rounds upstream (no known round of releases.toml lies
+    # between them, whether or not the source holds it) and, for software gains, the
+    # old end is the new end's previous appearance (the nearest earlier round in which
+    # its system or hardware has a result). Always true within a round.
     "is_consecutive": pl.Boolean,
     # "fp16 → fp8" when both ends declare a weight precision and they differ (badged on
     # every pair; a software gain with one is not a software-only gain), else null.
     "precision_change": pl.String,
+    # The known upstream rounds strictly between the two ends that the source this
+    # build read holds no result of, oldest first (empty within a round, or when
+    # every round between is in the source).
+    "rounds_not_in_source": pl.List(pl.String),
 }
 #: The one schema of software gains, generation ratios and scaling steps as
 #: published: plus the plausibility flags (``pipeline.analysis.plausibility``), the
@@ -175,6 +182,8 @@ class AnalysisOptions(TypedDict, total=False):
     include_inferred: bool
     rules: Sequence[CompatibilityRule] | None
     registry: AcceleratorRegistry | None
+    releases: Sequence[str] | None
+    source_releases: Collection[str] | None
 
 
 @dataclass(frozen=True)
@@ -188,12 +197,100 @@ class Options:
             (``is_inferred``), kept by default and flagged (``has_inferred``).
         rules: compatibility rules other than the committed ones (tests).
         registry: an accelerator registry other than the committed one (tests).
+        releases: every known upstream round (default: ``releases.toml``), which
+            decides whether two rounds are adjacent upstream.
+        source_releases: the rounds the source this build read holds results of
+            (``pair_candidates`` passes the releases of the results it is given).
     """
 
     include_preview: bool = True
     include_inferred: bool = True
     rules: Sequence[CompatibilityRule] | None = None
     registry: AcceleratorRegistry | None = field(default=None, compare=False)
+    releases: Sequence[str] | None = None
+    source_releases: Collection[str] | None = None
+
+    def held(self, results: pl.LazyFrame) -> Options:
+        """These options with ``source_releases`` set.
+
+        As given, else the releases ``results`` holds rows of (before any
+        preview/inferred filter).
+        """
+        if self.source_releases is not None:
+            return self
+        found = results.select(pl.col("release").cast(pl.String).unique()).collect()
+        return replace(self, source_releases=frozenset(found["release"].drop_nulls()))
+
+    def steps(self) -> pl.LazyFrame:
+        """``round_steps`` of the known rounds and the rounds the source holds."""
+        known = (
+            [r.version for r in load_manifest()]
+            if self.releases is None
+            else list(self.releases)
+        )
+        return round_steps(known, self.source_releases or ())
+
+
+#: One row per ordered pair of rounds (``round_steps``).
+STEP_SCHEMA: dict[str, pl.DataType] = {
+    "release_old": pl.String,
+    "release_new": pl.String,
+    "is_adjacent_upstream": pl.Boolean,
+    "rounds_not_in_source": pl.List(pl.String),
+}
+
+
+def round_steps(known: Sequence[str], in_source: Collection[str]) -> pl.LazyFrame:
+    """Every ordered pair of rounds, old no later than new (``STEP_SCHEMA``).
+
+    Per pair: whether the two are adjacent upstream, and the rounds between them
+    that the source does not hold.
+
+    Args:
+        known: every round known upstream (``releases.toml``), any order.
+        in_source: the rounds the source this build read holds results of; a round
+            held but not in ``known`` counts as upstream too.
+
+    Two rounds are adjacent when no round of ``known`` or ``in_source`` lies strictly
+    between them (a round with itself too: a within-round pair). Iterates over the
+    rounds (a dozen), never over result rows.
+    """
+    held = set(in_source)
+    versions = sorted(set(known) | held, key=version_key)
+    rounds = pl.LazyFrame(
+        {
+            "release": versions,
+            "_i": list(range(len(versions))),
+            "_held": [v in held for v in versions],
+        },
+        schema={"release": pl.String, "_i": pl.Int32, "_held": pl.Boolean},
+    )
+    pairs = (
+        rounds.select(release_old="release", _i_old="_i")
+        .join(rounds.select(release_new="release", _i_new="_i"), how="cross")
+        .filter(pl.col("_i_old") <= pl.col("_i_new"))
+    )
+    missing = (
+        pairs.join(
+            rounds.filter(~pl.col("_held")).select(_between="release", _i="_i"),
+            how="cross",
+        )
+        .filter((pl.col("_i") > pl.col("_i_old")) & (pl.col("_i") < pl.col("_i_new")))
+        .group_by("release_old", "release_new")
+        .agg(pl.col("_between").sort_by("_i").alias("rounds_not_in_source"))
+    )
+    return (
+        pairs.join(missing, on=["release_old", "release_new"], how="left")
+        .with_columns(
+            is_adjacent_upstream=pl.col("_i_new") - pl.col("_i_old") <= 1,
+            rounds_not_in_source=pl.col("rounds_not_in_source").fill_null(
+                pl.lit([], dtype=pl.List(pl.String))
+            ),
+        )
+        .sort("_i_old", "_i_new")
+        .select(list(STEP_SCHEMA))
+        .cast(STEP_SCHEMA)
+    )
 
 
 def prepare(results: pl.LazyFrame, options: Options) -> pl.LazyFrame:
@@ -229,6 +326,15 @@ def pairing_rows(results: pl.LazyFrame, options: Options) -> pl.DataFrame:
         .with_columns(pl.col(*CATEGORICAL_COLUMNS).cast(pl.Categorical))
         .collect()
     )
+
+
+def steps_of(prepared: pl.DataFrame, settings: Options) -> pl.LazyFrame:
+    """``round_steps`` for one analysis, collected once for all its readings.
+
+    The source's rounds are ``settings.source_releases`` (``pair_candidates`` sets
+    them from the results it is given), else the rounds ``prepared`` holds.
+    """
+    return settings.held(prepared.lazy()).steps().collect().lazy()
 
 
 def value_expr(is_per_accelerator: bool, suffix: str = "") -> pl.Expr:
@@ -367,6 +473,7 @@ def finish_candidates(
     kind: str,
     identity_level: str,
     is_per_accelerator: bool,
+    steps: pl.LazyFrame,
     scope_reason: pl.Expr | None = None,
     rules: Sequence[CompatibilityRule] | None = None,
 ) -> pl.LazyFrame:
@@ -377,6 +484,9 @@ def finish_candidates(
         kind: one of ``KINDS``.
         identity_level: one of ``IDENTITY_LEVELS[kind]``.
         is_per_accelerator: compare results divided by their accelerator count.
+        steps: ``round_steps`` (``Options.steps``): whether the two rounds are
+            adjacent upstream and which rounds between them the source lacks. A pair
+            whose rounds it does not list is not consecutive.
         scope_reason: why this analysis does not report a pair even though the rules
             allow it (for example latency in scaling); null where it does.
         rules: compatibility rules other than the committed ones.
@@ -392,12 +502,19 @@ def finish_candidates(
         efficiency = pl.when(higher).then(ratio / count_ratio)
     else:
         efficiency = pl.lit(None, dtype=pl.Float64)
-    consecutive = (
+    # Consecutive: adjacent upstream and, where the kind records it (software
+    # gains), the system's previous appearance. Adjacent upstream implies the second
+    # whenever the source holds every round it knows; both are required so neither
+    # a gap in the source nor a registry missing a round can make a pair consecutive.
+    previous = (
         pl.col("_order_old") == pl.col("_previous_order_new")
         if "_previous_order_new" in joined.collect_schema().names()
         else pl.lit(True)
     )
-    frame = joined.with_columns(
+    consecutive = (pl.col("is_adjacent_upstream") & previous).fill_null(False)
+    frame = joined.join(
+        steps, on=["release_old", "release_new"], how="left", maintain_order="left"
+    ).with_columns(
         is_consecutive=consecutive,
         kind=pl.lit(kind),
         identity_level=pl.lit(identity_level),
@@ -429,6 +546,7 @@ def self_pairs(
     kind: str,
     identity_level: str,
     is_per_accelerator: bool,
+    steps: pl.LazyFrame,
     scope_reason: pl.Expr | None,
     rules: Sequence[CompatibilityRule] | None,
 ) -> pl.LazyFrame:
@@ -451,6 +569,7 @@ def self_pairs(
         kind=kind,
         identity_level=identity_level,
         is_per_accelerator=is_per_accelerator,
+        steps=steps,
         scope_reason=scope_reason,
         rules=rules,
     )

@@ -207,7 +207,16 @@ def _check(rule: FlagRule) -> tuple[pl.Expr, pl.Expr]:
     """(trips, reason) of one rule on a pair row with its ends' attributes."""
     if rule.test == "above":
         value = pl.col(str(rule.field))
-        return (value > rule.threshold).fill_null(False), pl.format(
+        trips = (value > rule.threshold).fill_null(False)
+        if rule.field == "efficiency":
+            # As pages show it, a percentage; two decimals, so a step just above
+            # the threshold never reads as equal to it ("100.02% > 100%").
+            assert rule.threshold is not None
+            return trips, pl.format(
+                f"{rule.reason} (efficiency {{}}% > {rule.threshold * 100:g}%)",
+                (value * 100).round(2).cast(pl.String),
+            )
+        return trips, pl.format(
             f"{rule.reason} ({rule.field} {{}} > {rule.threshold:g})", _number(value)
         )
     if rule.test == "identity_level":

@@ -44,7 +44,7 @@ SAME_SYSTEM = ["submitter", "accelerators_per_node", "system_family", "software_
 
 
 def _reading(
-    rows: pl.LazyFrame, reading: str, options: pairing.Options
+    rows: pl.LazyFrame, reading: str, options: pairing.Options, steps: pl.LazyFrame
 ) -> pl.LazyFrame:
     keys = [*_BASE, *SAME_SYSTEM] if reading == "same_submitter" else list(_BASE)
     best = pairing.best_per_group(
@@ -57,6 +57,7 @@ def _reading(
         kind=KIND,
         identity_level=reading,
         is_per_accelerator=False,
+        steps=steps,
         scope_reason=pl.when(~pl.col("is_higher_better_old")).then(
             pl.lit(SCOPE_LATENCY)
         ),
@@ -80,6 +81,7 @@ def candidates_from(prepared: pl.DataFrame, settings: pairing.Options) -> pl.Laz
         .collect()
         .lazy()
     )  # shared by every reading
+    steps = pairing.steps_of(prepared, settings)
     return pairing.one_by_one(
-        [_reading(rows, reading, settings) for reading in READINGS]
+        [_reading(rows, reading, settings, steps) for reading in READINGS]
     )

@@ -25,7 +25,12 @@ from pipeline.registry import REGISTRY_DIR
 
 REGISTRIES = tuple(
     (REGISTRY_DIR / name).read_text()
-    for name in ("accelerators.toml", "benchmarks.toml", "plausibility.toml")
+    for name in (
+        "accelerators.toml",
+        "benchmarks.toml",
+        "plausibility.toml",
+        "releases.toml",
+    )
 )
 ANALYSIS_VERSION = code_version(
     accelerators_module,

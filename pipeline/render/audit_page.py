@@ -171,8 +171,10 @@ def _crosscheck_section(report: pl.DataFrame) -> list[str]:
         ),
         "\nRounds without a summary file (the raw tree is their only record) have "
         "nothing to disagree with: their rows count as raw tree only.\n",
-        Md("\n{:,} result(s) of rounds with a summary disagree or appear on one "
-           "side only{}").format(
+        Md(
+            "\n{:,} result(s) of rounds with a summary disagree or appear on one "
+            "side only{}"
+        ).format(
             exceptions.height,
             Md(
                 "; the first {:,} (disagreements first) are listed here, every one is "
@@ -422,6 +424,46 @@ def rejection_summary(rejected: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def accelerator_count_notes(results: pl.DataFrame) -> list[str]:
+    """Results whose declared accelerator count their accelerator name contradicts."""
+    if "accelerator_count_note" not in results.columns:
+        return []
+    noted = (
+        results.filter(pl.col("accelerator_count_note").is_not_null())
+        .sort("release", "result_key")
+        .with_columns(
+            c_release=pl.col("release"),
+            c_result=external_link(
+                safe.fmt("<code>{}</code>", pl.col("result_key")), pl.col("result_url")
+            ).cell(),
+            c_count=number_cell(
+                pl.col("total_accelerators").cast(pl.Float64), digits=15
+            ).cell(),
+            c_note=pl.col("accelerator_count_note"),
+        )
+    )
+    return [
+        "## Accelerator counts that disagree with their names\n",
+        "Every count of accelerators is the declared one: the summary's total, else "
+        "nodes × accelerators per node from the system description. Where the "
+        'accelerator name states another count ("… (x87)"), the result keeps the '
+        "declared count and says so here and in `accelerator_count_note` of the "
+        "results download; per-accelerator numbers divide by the declared count.\n",
+        html_table(
+            noted,
+            {
+                "c_release": "Release",
+                "c_result": "Result",
+                "c_count": "Declared accelerators",
+                "c_note": "Why it is noted",
+            },
+            numeric=("c_count",),
+        )
+        or "_Every accelerator name that states a count agrees with the declared "
+        "count._\n",
+    ]
+
+
 def audit_page(site: Site, flagged: pl.DataFrame) -> str:
     """Lineage, snapshots, rejections, coverage, flags and cross-check of a build."""
     data = site.data
@@ -452,14 +494,11 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
         )
         .sort("release", "path")
     )
-    rejected = (
-        rejection_summary(data.rejected)
-        .with_columns(
-            c_release=pl.col("release"),
-            c_reason=pl.col("reason"),
-            c_records=pl.col("records"),
-            c_example=safe.fmt("<code>{}</code>", pl.col("example")).cell(),
-        )
+    rejected = rejection_summary(data.rejected).with_columns(
+        c_release=pl.col("release"),
+        c_reason=pl.col("reason"),
+        c_records=pl.col("records"),
+        c_example=safe.fmt("<code>{}</code>", pl.col("example")).cell(),
     )
     parts = [
         "# Audit\n",
@@ -474,8 +513,10 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
         "Each asset and the assets it reads, in build order. The Mermaid source below "
         "can be pasted into any Mermaid viewer.\n",
         _lineage_table(data.lineage_mermaid),
-        Md("\n<details><summary>Mermaid source</summary><pre><code>{}</code></pre>"
-           "</details>\n").format(md_join("\n", data.lineage_mermaid.splitlines())),
+        Md(
+            "\n<details><summary>Mermaid source</summary><pre><code>{}</code></pre>"
+            "</details>\n"
+        ).format(md_join("\n", data.lineage_mermaid.splitlines())),
         "## Raw snapshots\n",
         "Every upstream file the build read, as stored: a new upstream version becomes "
         "a new snapshot next to the old one, never an overwrite.\n",
@@ -514,6 +555,7 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
     if data.submitter_check is not None and data.submitter_check.height:
         parts += _submitter_section(data.submitter_check)
     parts += accelerator_coverage(data.results)
+    parts += accelerator_count_notes(data.results)
     parts += flags_section(flagged)
     if data.crosscheck is not None:
         parts += _crosscheck_section(data.crosscheck)

@@ -162,3 +162,15 @@ def skip_note_expr(
     }
     key = pl.concat_str(old, pl.lit("\x1f"), new)
     return key.replace_strict(notes, default="", return_dtype=pl.String).fill_null("")
+
+
+def held_between_expr(old: pl.Expr, new: pl.Expr, status: pl.DataFrame) -> pl.Expr:
+    """The rounds with rows strictly between ``old`` and ``new``: "v5.1: in source".
+
+    Null where there is none. Pair tables name the rounds missing from the source
+    from the pair's own ``rounds_not_in_source`` (``pipeline.analysis``) and add
+    these: the rounds a pair jumps over although the ledger holds them.
+    """
+    held = status.filter(pl.col("has_rows"))
+    note = skip_note_expr(old, new, held)
+    return pl.when(note != "").then(note.str.strip_prefix("skips "))

@@ -32,7 +32,11 @@ from pipeline.render.tables import markdown_table
 TABLE_DESCRIPTIONS = {
     "results": "Canonical table: one row per published result, every release.",
     "rejected": "Upstream records that did not become results, with the reason.",
-    "software_gains": "Derived, unofficial: same hardware in two releases.",
+    "software_gains": "Derived, unofficial: same hardware in two releases. "
+    "is_consecutive: the two releases are adjacent rounds upstream (no known round "
+    "between them) and the older is the system's previous appearance; "
+    "rounds_not_in_source: the known rounds between them the source holds no "
+    "result of.",
     "generation_ratios": "Derived, unofficial: successor over predecessor accelerator.",
     "scaling": "Derived, unofficial: larger over smaller system, same accelerator.",
     "snapshots": "Raw upstream snapshots the build read, with checksums, their "

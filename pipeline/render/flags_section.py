@@ -20,7 +20,8 @@ from pipeline.render.tables import html_table
 FLAGGED_COLUMNS = (
     "kind", "identity_level", "is_per_accelerator", "benchmark", "scenario",
     "division", "result_unit",
-    "release_old", "release_new", "submitter_old", "submitter_new", "platform_old",
+    "release_old", "release_new", "is_consecutive", "rounds_not_in_source",
+    "submitter_old", "submitter_new", "platform_old",
     "platform_new", "total_accelerators_old", "total_accelerators_new", "ratio",
     "efficiency", "flags", "flag_reasons", "result_key_old", "result_key_new",
     "result_id_old", "result_id_new", "result_url_old", "result_url_new",

@@ -31,8 +31,9 @@ from pipeline.render.context import (
     sorted_groups,
 )
 from pipeline.render.coverage import (
+    NOT_IN_SOURCE,
+    held_between_expr,
     skip_note,
-    skip_note_expr,
 )
 from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site_data import (
@@ -213,14 +214,23 @@ def _flag_cell() -> MdExpr:
 def pair_cells(pairs: pl.DataFrame, rounds: pl.DataFrame | None = None) -> pl.DataFrame:
     """Display cells of pair rows, computed once per page for all its tables.
 
-    With ``rounds`` (``coverage.round_status``), a pair whose releases are not
-    adjacent names the rounds it skips ("skips v3.0, v3.1, v4.0: not in source").
+    A pair names the known upstream rounds between its ends that the source lacks,
+    from its own ``rounds_not_in_source`` ("skips v3.0, v3.1, v4.0: not in source"),
+    and with ``rounds`` (``coverage.round_status``) the rounds between them that the
+    ledger holds ("; v5.1: in source").
     """
-    skipped = (
-        skip_note_expr(pl.col("release_old"), pl.col("release_new"), rounds)
-        if rounds is not None
-        else pl.lit("")
-    )
+    missing = pl.col("rounds_not_in_source")
+    parts = [
+        pl.when(missing.list.len() > 0).then(
+            pl.format("{}: {}", missing.list.join(", "), pl.lit(NOT_IN_SOURCE))
+        )
+    ]
+    if rounds is not None:
+        parts.append(
+            held_between_expr(pl.col("release_old"), pl.col("release_new"), rounds)
+        )
+    note = pl.concat_str(parts, separator="; ", ignore_nulls=True).fill_null("")
+    skipped = pl.when(note != "").then(pl.lit("skips ") + note).otherwise(pl.lit(""))
     efficiency = percent_cell(pl.col("efficiency")).fill_null("—")
     comparison = safe.fmt(
         "{} · {}<br><small>{} · {}{}</small>",

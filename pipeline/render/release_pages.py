@@ -40,6 +40,7 @@ from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import is_accelerator_type, system_label, systems_count
 from pipeline.render.system_pages import system_link
 from pipeline.render.tables import (
+    badge_counts,
     disclosure,
     external_link,
     html_row,
@@ -150,8 +151,8 @@ def _stat_exprs() -> dict[str, pl.Expr]:
         .filter(is_accelerator_type())
         .n_unique(),
         "benchmarks": pl.col("benchmark").n_unique(),
-        "preview": pl.col("is_preview").sum(),
-        "inferred": pl.col("is_inferred").sum(),
+        # Counted with the predicates the badges are drawn with.
+        **badge_counts(),
     }
 
 
@@ -210,8 +211,16 @@ def release_page(
                 (stats["benchmarks"], "benchmarks"),
             ]
         ),
-        Md("{:,} preview and {:,} inferred results are marked with badges.\n").format(
-            stats["preview"], stats["inferred"]
+        # Counted over the release's results, not only the top rows shown below:
+        # every result is on its benchmark's page, with the same badge.
+        Md(
+            "Of its {:,} results, {:,} preview, {:,} inferred and {:,} marked "
+            "inferred upstream results carry a badge wherever they are shown.\n"
+        ).format(
+            stats["results"],
+            stats["preview"],
+            stats["inferred"],
+            stats["marked_inferred"],
         ),
         *lead,
         _notes(site, release, page),

@@ -156,20 +156,49 @@ def percent(expr: pl.Expr) -> pl.Expr:
     return _named_like(pl.format("{}%", _fixed(expr.cast(pl.Float64) * 100, 0)), expr)
 
 
+def badge_predicates(
+    is_preview: pl.Expr, is_inferred: pl.Expr, unverified: pl.Expr | None = None
+) -> dict[str, pl.Expr]:
+    """Which badge a result shows, one predicate per badge (false, never null).
+
+    ``badges`` draws them and ``badge_counts`` counts them: one definition, so a
+    page's count of badged results is the number of badges it shows. An inferred
+    result shows "inferred" only; "marked inferred upstream" is for the rest.
+    """
+    inferred = is_inferred.fill_null(False)
+    marked = pl.lit(False) if unverified is None else unverified.fill_null(False)
+    return {
+        "preview": is_preview.fill_null(False),
+        "inferred": inferred,
+        "marked_inferred": ~inferred & marked,
+    }
+
+
+def badge_counts() -> dict[str, pl.Expr]:
+    """How many results of a frame show each badge (result-table columns)."""
+    shown = badge_predicates(
+        pl.col("is_preview"), pl.col("is_inferred"), pl.col("is_inferred_unverified")
+    )
+    return {name: predicate.sum() for name, predicate in shown.items()}
+
+
 def badges(
     is_preview: pl.Expr, is_inferred: pl.Expr, unverified: pl.Expr | None = None
 ) -> MdExpr:
     """HTML badges marking preview and inferred results ("" when neither applies).
 
     ``unverified``: upstream marks the result inferred and nothing read can tell.
+    Which badge shows is ``badge_predicates``.
     """
-    marked = pl.lit(False) if unverified is None else unverified.fill_null(False)
+    shown = badge_predicates(is_preview, is_inferred, unverified)
     return _trusted(
         pl.concat_str(
-            pl.when(is_preview).then(pl.lit(" " + PREVIEW_BADGE)).otherwise(pl.lit("")),
-            pl.when(is_inferred)
+            pl.when(shown["preview"])
+            .then(pl.lit(" " + PREVIEW_BADGE))
+            .otherwise(pl.lit("")),
+            pl.when(shown["inferred"])
             .then(pl.lit(" " + INFERRED_BADGE))
-            .when(marked)
+            .when(shown["marked_inferred"])
             .then(pl.lit(" " + MARKED_BADGE))
             .otherwise(pl.lit("")),
         )

@@ -128,6 +128,10 @@ RESULTS_SCHEMA: dict[str, pl.DataType] = {
     "accelerators_per_node": pl.Int32,
     "total_accelerators": pl.Int32,
     "is_total_accelerators_derived": pl.Boolean,
+    # The declared count (total, else nodes x per node) always stands; where the
+    # accelerator name states another count ("... (x87)" beside 11 x 8 = 88), why
+    # the two disagree is said here (null: no count named, or the same one).
+    "accelerator_count_note": pl.String,
     "accelerator_name": pl.String,
     "accelerator_upstream": pl.String,
     "host_cpu_name": pl.String,
@@ -260,6 +264,53 @@ def _outside(value: pl.Expr, low: float, high: float) -> pl.Expr:
 def strip_count_suffix(name: pl.Expr) -> pl.Expr:
     """Drop per-system counts such as " (x87)" or " (x2x8)" from hardware names."""
     return name.str.replace_all(r"\s*\(x[\dx]+\)", "").str.strip_chars()
+
+
+def named_accelerator_count(name: pl.Expr) -> pl.Expr:
+    """The count an accelerator name states in its "(xN)" suffixes, summed; or null.
+
+    "MI355X (x87)" -> 87; a mix "MI300X (x2x8) and MI355X (x2x8)" -> 16 + 16 = 32
+    (each suffix a product of its factors, as ``strip_count_suffix`` reads them).
+    Folder names are not read: they name CPU counts too ("22xEPYC") and mix
+    per-node and total counts ("9x8xMI355X").
+    """
+    factors = (
+        pl.element()
+        .str.strip_prefix("(x")
+        .str.strip_suffix(")")
+        .str.split("x")
+        .list.eval(pl.element().cast(pl.Int64, strict=False))
+        .list.eval(pl.element().product())
+        .list.first()
+    )
+    counts = name.str.extract_all(r"\(x\d+(?:x\d+)*\)").list.eval(factors)
+    return pl.when(counts.list.len() > 0).then(counts.list.sum())
+
+
+def accelerator_count_note(
+    total: pl.Expr, nodes: pl.Expr, per_node: pl.Expr, accelerator: pl.Expr
+) -> pl.Expr:
+    """Why the declared count and the accelerator name's count disagree, or null.
+
+    The declared count stands (it is what the submission declares in its system
+    description and summary fields); the note makes the disagreement visible.
+    """
+    named = named_accelerator_count(accelerator)
+    return (
+        pl.when(named.is_not_null() & total.is_not_null() & (named != total))
+        .then(
+            pl.format(
+                "declared {} accelerators ({} nodes × {} per node), but the "
+                "accelerator name '{}' states {}; the declared count is used",
+                total,
+                nodes.cast(pl.String).fill_null("?"),
+                per_node.cast(pl.String).fill_null("?"),
+                accelerator,
+                named,
+            )
+        )
+        .otherwise(pl.lit(None, pl.String))
+    )
 
 
 def strip_count_prefix(name: pl.Expr) -> pl.Expr:
@@ -689,6 +740,12 @@ def canonicalise(
         "accelerators_per_node",
         "total_accelerators",
         pl.col("total_raw_count").is_null().alias("is_total_accelerators_derived"),
+        accelerator_count_note(
+            pl.col("total_accelerators"),
+            pl.col("nodes"),
+            pl.col("accelerators_per_node"),
+            pl.col("accelerator_upstream"),
+        ).alias("accelerator_count_note"),
         strip_count_suffix(pl.col("accelerator_upstream")).alias("accelerator_name"),
         "accelerator_upstream",
         strip_count_prefix(pl.col("cpu_raw")).alias("host_cpu_name"),

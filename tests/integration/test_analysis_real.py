@@ -254,3 +254,30 @@ def test_shared_pair_candidates_equal_each_analysis_on_its_own(mirror_results):
     assert shared.height > 1000
     assert set(shared["kind"]) == {"software_gain", "generation_ratio", "scaling"}
     assert shared.equals(alone)
+
+
+def test_declared_accelerator_counts_stand_and_name_disagreements_are_noted(
+    mirror_results,
+):
+    noted = mirror_results.filter(pl.col("accelerator_count_note").is_not_null())
+    # AMD's two v6.0 MI355X clusters: 11 x 8 and 12 x 8 declared (summary and
+    # system JSON agree), "(x87)" and "(x94)" in the accelerator and folder names.
+    by_system = (
+        noted.group_by("release", "platform", "total_accelerators")
+        .len()
+        .sort("platform")
+        .rows()
+    )
+    assert by_system == [
+        ("v6.0", "87xMI355X_22xEPYC_9575F", 88, 6),
+        ("v6.0", "94xMI355X_24xEPYC_9575F", 96, 2),
+    ]
+    assert set(noted["accelerator_count_note"]) == {
+        "declared 88 accelerators (11 nodes × 8 per node), but the accelerator name "
+        "'AMD Instinct MI355X 288GB HBM3e (x87)' states 87; the declared count is used",
+        "declared 96 accelerators (12 nodes × 8 per node), but the accelerator name "
+        "'AMD Instinct MI355X 288GB HBM3e (x94)' states 94; the declared count is used",
+    }
+    # Mixed systems whose named counts add up ("(x2x8) and (x2x8)" = 32) are not.
+    mixed = mirror_results.filter(pl.col("platform") == "2x8xMI355X_2x8xMI300X")
+    assert mixed.height > 0 and mixed["accelerator_count_note"].is_null().all()

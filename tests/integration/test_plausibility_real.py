@@ -95,9 +95,43 @@ def test_planted_pairs_never_reach_a_headline(tables) -> None:
 def test_no_unflagged_pair_scales_better_than_linear(tables) -> None:
     unflagged = tables.scaling.filter(pl.col("flags").list.len() == 0)
     assert unflagged.height > 0
-    assert unflagged["efficiency"].max() <= 1.05
+    # Every step above 100% carries a flag (a label up to 105%, a warning above).
+    assert unflagged["efficiency"].max() <= 1.0
     # Only the strict reading survives unflagged: one system family at two sizes.
     assert set(unflagged["identity_level"]) == {"same_submitter"}
+    above = tables.scaling.filter(pl.col("efficiency") > 1.0)
+    assert all("efficiency_above_100" in f for f in above["flags"].to_list())
+
+
+def test_oracles_gpt_oss_step_at_101_percent_is_labelled(tables) -> None:
+    oracle = tables.scaling.filter(
+        (pl.col("identity_level") == "same_submitter")
+        & (pl.col("submitter_old") == "Oracle") & (pl.col("release_old") == "v6.1")
+        & (pl.col("benchmark") == "gpt-oss-120b") & (pl.col("efficiency") > 1.01)
+    )  # fmt: skip
+    assert oracle["efficiency"].to_list() == [pytest.approx(1.0117, abs=5e-4)]
+    assert oracle["flags"].to_list() == [["efficiency_above_100"]]
+    assert "(efficiency 101.17% > 100%)" in oracle["flag_reasons"][0]
+
+
+def test_no_gain_across_a_round_missing_from_the_source_is_consecutive(tables):
+    gains = tables.software_gains
+    # The mirror holds v1.0 and v2.1 but not v1.1 or v2.0, which exist upstream.
+    v10_v21 = gains.filter(
+        (pl.col("release_old") == "v1.0") & (pl.col("release_new") == "v2.1")
+    )
+    assert v10_v21.height == 582
+    assert not v10_v21["is_consecutive"].any()
+    assert set(v10_v21["rounds_not_in_source"].list.join(",")) == {"v1.1,v2.0"}
+    v21_v41 = gains.filter(
+        (pl.col("release_old") == "v2.1") & (pl.col("release_new") == "v4.1")
+    )
+    assert set(v21_v41["rounds_not_in_source"].list.join(",")) == {"v3.0,v3.1,v4.0"}
+    assert not v21_v41["is_consecutive"].any()
+    # Only steps between adjacent rounds upstream remain consecutive.
+    steps = gains.filter(pl.col("is_consecutive")).select("release_old", "release_new")
+    assert set(steps.unique().rows()) == {("v5.1", "v6.0"), ("v6.0", "v6.1")}
+    assert set(headline_pairs(gains)["release_old"]) == {"v5.1", "v6.0"}
 
 
 def test_the_reproduced_figures_stay_and_are_headline_material(tables) -> None:

@@ -458,6 +458,8 @@ def test_scan_reads_a_valid_llm_offline_result(scanned) -> None:
         "accelerators_per_node": 4,
         "total_accelerators": 8,
         "is_total_accelerators_derived": True,
+        # "(x8)" in the name agrees with 2 nodes x 4: nothing to say.
+        "accelerator_count_note": None,
         "accelerator_name": "Acme X1",
         "accelerator_upstream": "Acme X1 (x8)",
         "host_cpu_name": "Acme CPU",

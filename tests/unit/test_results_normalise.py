@@ -102,9 +102,14 @@ def test_final_report_record_becomes_this_exact_row() -> None:
         "power_unit": None,
         "nodes": 11,
         "accelerators_per_node": 8,
-        # Upstream says 88 although the platform name says 87x: we keep upstream's.
+        # Upstream declares 88 (Total Accelerators, 11 nodes x 8) although the
+        # accelerator and folder names say 87: the declared count stands, and the
+        # disagreement is a visible note on the result.
         "total_accelerators": 88,
         "is_total_accelerators_derived": False,
+        "accelerator_count_note": "declared 88 accelerators (11 nodes × 8 per node), "
+        "but the accelerator name 'AMD Instinct MI355X 288GB HBM3e (x87)' states 87; "
+        "the declared count is used",
         "accelerator_name": "AMD Instinct MI355X 288GB HBM3e",
         "accelerator_upstream": "AMD Instinct MI355X 288GB HBM3e (x87)",
         "host_cpu_name": "AMD EPYC 9575F",
@@ -311,3 +316,35 @@ def test_reviewed_unit_mislabel_is_corrected_and_says_so() -> None:
     # Not in a round the correction names: left as upstream wrote it.
     row41 = tables([record], release="v4.1")[0].row(0, named=True)
     assert (row41["result_unit"], row41["unit_correction"]) == ("Samples/s", None)
+
+
+def test_a_count_the_accelerator_name_contradicts_is_noted_not_chosen() -> None:
+    from pipeline.transform.results import accelerator_count_note
+
+    names = pl.DataFrame(
+        {
+            "accelerator": [
+                "AMD Instinct MI355X 288GB HBM3e (x87)",  # 11 x 8 = 88 declared
+                "AMD Instinct MI355X 288GB HBM3e (x88)",  # agrees
+                # Dell/MangoBoost v6.1: two kinds, 2 x 8 each; 4 x 8 = 32 declared.
+                "AMD Instinct MI300X 192GB HBM3 (x2x8) and "
+                "AMD Instinct MI355X 288GB HBM3e (x2x8)",
+                "NVIDIA H100-SXM-80GB",  # no count named: nothing to compare
+            ],
+            "total": [88, 88, 32, 8],
+            "nodes": [11, 11, 4, 1],
+            "per_node": [8, 8, 8, 8],
+        }
+    )
+    notes = names.select(
+        accelerator_count_note(
+            pl.col("total"), pl.col("nodes"), pl.col("per_node"), pl.col("accelerator")
+        )
+    ).to_series()
+    assert notes.to_list() == [
+        "declared 88 accelerators (11 nodes × 8 per node), but the accelerator name "
+        "'AMD Instinct MI355X 288GB HBM3e (x87)' states 87; the declared count is used",
+        None,
+        None,
+        None,
+    ]

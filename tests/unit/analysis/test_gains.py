@@ -238,21 +238,80 @@ def test_a_gain_is_consecutive_only_from_the_systems_previous_round() -> None:
         row(release="v5.1", result_value=100.0),
         row(release="v6.0", result_value=150.0),
         row(release="v6.1", result_value=225.0),
-        # Another system skips v6.0: its v5.1 -> v6.1 gain is consecutive.
+        # Another system skips v6.0. It was "consecutive" when that meant only "its
+        # previous appearance"; v6.0 lies between upstream (in the source, too), so
+        # its v5.1 -> v6.1 gain is not consecutive, with no round missing.
         row(release="v5.1", platform="other", result_value=100.0),
         row(release="v6.1", platform="other", result_value=120.0),
     )
     system = gains(results).filter(pl.col("identity_level") == "system")
     assert system.select(
-        "platform_new", "release_old", "release_new", "is_consecutive"
+        "platform_new", "release_old", "release_new", "is_consecutive",
+        "rounds_not_in_source",
     ).rows() == [
-        ("acme_box", "v5.1", "v6.0", True),
-        ("acme_box", "v5.1", "v6.1", False),
-        ("other", "v5.1", "v6.1", True),
-        ("acme_box", "v6.0", "v6.1", True),
+        ("acme_box", "v5.1", "v6.0", True, []),
+        ("acme_box", "v5.1", "v6.1", False, []),
+        ("other", "v5.1", "v6.1", False, []),
+        ("acme_box", "v6.0", "v6.1", True, []),
+    ]  # fmt: skip
+    # 2.25x across v6.0, where the system also has a result, is no headline; nor is
+    # the other system's 1.2x across v6.0.
+    assert sorted(headline_pairs(system)["ratio"].to_list()) == [1.5, 1.5]
+
+
+#: Upstream rounds as a test registry: v5.0 is known, the test source lacks it.
+KNOWN = ("v4.1", "v5.0", "v5.1", "v6.0")
+
+
+def test_a_gain_across_a_round_missing_from_the_source_is_not_consecutive() -> None:
+    from pipeline.analysis import headline_pairs
+
+    results = frame(
+        row(release="v4.1", result_value=100.0),
+        row(release="v5.1", result_value=120.0),
+        row(release="v6.0", result_value=150.0),
+    )
+    system = gains(results, releases=KNOWN).filter(pl.col("identity_level") == "system")
+    assert system.select(
+        "release_old", "release_new", "is_consecutive", "rounds_not_in_source"
+    ).rows() == [
+        # v4.1 is the system's previous appearance, but v5.0 exists upstream.
+        ("v4.1", "v5.1", False, ["v5.0"]),
+        ("v4.1", "v6.0", False, ["v5.0"]),
+        ("v5.1", "v6.0", True, []),
     ]
-    # 2.25x across v6.0, where the system also has a result, is no headline.
-    assert sorted(headline_pairs(system)["ratio"].to_list()) == [1.2, 1.5, 1.5]
+    assert headline_pairs(system)[["release_old", "release_new"]].rows() == [
+        ("v5.1", "v6.0")
+    ]
+    # Had the source held v5.0 (a round with no result of this system), v4.1 ->
+    # v5.1 skips it without missing anything: still not consecutive.
+    held = gains(
+        results, releases=KNOWN, source_releases={"v4.1", "v5.0", "v5.1", "v6.0"}
+    ).filter((pl.col("identity_level") == "system") & (pl.col("release_old") == "v4.1"))
+    assert held.select("is_consecutive", "rounds_not_in_source").rows() == [
+        (False, []),
+        (False, []),
+    ]
+
+
+def test_consecutive_follows_the_committed_registry_of_rounds() -> None:
+    # The committed releases.toml lists v5.0 (and v0.7, v1.1, v2.0, v3.0, ...).
+    results = frame(
+        row(release="v4.1", result_value=100.0),
+        row(release="v5.1", result_value=120.0),
+        row(release="v1.0", result_value=10.0),
+        row(release="v2.1", result_value=20.0),
+    )
+    system = gains(results).filter(pl.col("identity_level") == "system")
+    steps = {
+        (old, new): (consecutive, missing)
+        for old, new, consecutive, missing in system.select(
+            "release_old", "release_new", "is_consecutive", "rounds_not_in_source"
+        ).rows()
+    }
+    assert steps[("v1.0", "v2.1")] == (False, ["v1.1", "v2.0"])
+    assert steps[("v2.1", "v4.1")] == (False, ["v3.0", "v3.1", "v4.0"])
+    assert steps[("v4.1", "v5.1")] == (False, ["v5.0"])
 
 
 def test_open_division_gains_pair_one_model_as_run_and_grow_linearly_with_teams():
@@ -276,3 +335,25 @@ def test_open_division_gains_pair_one_model_as_run_and_grow_linearly_with_teams(
         # One per level (system, hardware, accelerator) per team; none across teams.
         assert kept.height == candidates.height == 3 * count
         assert (kept["submitter_old"] == kept["submitter_new"]).all()
+
+
+def test_round_steps_name_the_rounds_between_that_the_source_lacks() -> None:
+    from pipeline.analysis.pairing import round_steps
+
+    steps = round_steps(["v6.0", "v5.0", "v4.1", "v5.1"], {"v4.1", "v5.1", "v6.0"})
+    rows = {
+        (old, new): (adjacent, missing)
+        for old, new, adjacent, missing in steps.collect().rows()
+    }
+    assert rows[("v5.1", "v6.0")] == (True, [])
+    assert rows[("v4.1", "v5.1")] == (False, ["v5.0"])
+    assert rows[("v4.1", "v6.0")] == (False, ["v5.0"])
+    # A round with itself (within-round pairs) is adjacent and skips nothing.
+    assert rows[("v6.0", "v6.0")] == (True, [])
+    # A round the source holds but the registry does not list counts as upstream.
+    extra = round_steps(["v5.1", "v6.0"], {"v5.1", "v5.2", "v6.0"}).collect()
+    assert extra.filter(pl.col("release_new") == "v6.0").rows() == [
+        ("v5.1", "v6.0", False, []),
+        ("v5.2", "v6.0", True, []),
+        ("v6.0", "v6.0", True, []),
+    ]

@@ -26,6 +26,8 @@ def flags_of(pairs: pl.DataFrame, **where: object) -> list[str]:
 def test_committed_rules_load_with_their_thresholds() -> None:
     rules = {r.id: r for r in load_plausibility_rules()}
     assert rules["superlinear_scaling"].threshold == 1.05
+    assert rules["efficiency_above_100"].threshold == 1.0
+    assert rules["efficiency_above_100"].role == "label"
     assert rules["large_software_gain"].threshold == 3.0
     assert (rules["outlier_end"].factor, rules["outlier_end"].min_class_size) == (10, 5)
     assert all(r.evidence for r in rules.values())
@@ -99,11 +101,53 @@ def test_superlinear_scaling_of_one_system_is_flagged() -> None:
         row(total_accelerators=72, nodes=18, result_value=10.0 * 18 * 1.6, **gb),
     )
     pairs = paired(results, "scaling")
-    assert flags_of(pairs, identity_level="same_submitter") == ["superlinear_scaling"]
+    # Above 105%: the warning, and the label every step above 100% carries.
+    assert flags_of(pairs, identity_level="same_submitter") == [
+        "superlinear_scaling", "efficiency_above_100",
+    ]  # fmt: skip
     assert flags_of(pairs, identity_level="best_of_any") == [
-        "superlinear_scaling", "size_comparison",
+        "superlinear_scaling", "efficiency_above_100", "size_comparison",
     ]  # fmt: skip
     assert headline_pairs(pairs).height == 0
+
+
+def _one_system_scaling(efficiency_times_1000: int) -> pl.DataFrame:
+    """One system at 4 and 8 GPUs whose step has the given efficiency (in 1/1000)."""
+    gb = {"accelerator_name": GB300, "platform": "rack_x4"}
+    results = frame(
+        row(total_accelerators=4, nodes=1, result_value=10.0, **gb),
+        row(total_accelerators=8, nodes=2, result_value=20 * efficiency_times_1000 / 1000, **gb),
+    )  # fmt: skip
+    pairs = paired(results, "scaling")
+    return pairs.filter(pl.col("identity_level") == "same_submitter")
+
+
+def test_efficiency_of_exactly_100_percent_carries_no_flag() -> None:
+    step = _one_system_scaling(1000)
+    assert step["efficiency"].to_list() == [1.0]
+    assert step["flags"].to_list() == [[]]
+    assert headline_pairs(step).height == 1
+
+
+def test_efficiency_just_above_100_percent_is_labelled_not_warned() -> None:
+    step = _one_system_scaling(1001)
+    assert step["efficiency"][0] == pytest.approx(1.001)
+    assert step["flags"].to_list() == [["efficiency_above_100"]]
+    assert step["flag_reasons"].to_list() == [
+        "super-linear: efficiency above 100%, more per accelerator at the larger "
+        "size than at the smaller (efficiency 100.1% > 100%)"
+    ]
+    # A label: shown with its badge, the step stays headline material.
+    assert headline_pairs(step).height == 1
+
+
+def test_efficiency_above_105_percent_is_also_warned() -> None:
+    step = _one_system_scaling(1051)
+    assert step["flags"].to_list() == [["superlinear_scaling", "efficiency_above_100"]]
+    assert step["flag_reasons"][0].startswith(
+        "more than linear scaling (efficiency 105.1% > 105%); super-linear"
+    )
+    assert headline_pairs(step).height == 0
 
 
 RULE = """

@@ -24,6 +24,8 @@ def test_efficiency_is_speedup_over_count_ratio():
     assert pair["ratio"] == pytest.approx(2494310 / 647076)
     assert pair["efficiency"] == pytest.approx((2494310 / 647076) / 4)
     assert pair["kind"] == "scaling"
+    # Within one round: consecutive, no round between the ends.
+    assert (pair["is_consecutive"], pair["rounds_not_in_source"]) == (True, [])
 
 
 def test_every_pair_of_counts_in_both_readings():

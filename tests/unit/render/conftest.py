@@ -90,6 +90,7 @@ def pair(old: dict, new: dict, **overrides: object) -> dict:
         "efficiency": None,
         "has_preview": old["is_preview"] or new["is_preview"],
         "has_inferred": old["is_inferred"] or new["is_inferred"],
+        "rounds_not_in_source": [],
     }
     for suffix, end in (("_old", old), ("_new", new)):
         for name in PAIR_END_SCHEMA:

@@ -76,8 +76,13 @@ def site_data_of(*rows: dict, gains: pl.DataFrame | None = None) -> SiteData:
 
 def render_rounds_site(out: Path) -> Path:
     """Render the three H100 rounds and a v2.1 -> v4.1 software gain into ``out``."""
-    data = site_data_of(
-        H100_V21, H100_V41, H100_V51, EVIL_V51, gains=pairs(pair(H100_V21, H100_V41))
+    # The analysis names the rounds between v2.1 and v4.1 the source lacks.
+    gain = pair(
+        H100_V21,
+        H100_V41,
+        is_consecutive=False,
+        rounds_not_in_source=["v3.0", "v3.1", "v4.0"],
     )
+    data = site_data_of(H100_V21, H100_V41, H100_V51, EVIL_V51, gains=pairs(gain))
     render_site(data, out, bundle=False)
     return out

@@ -50,3 +50,36 @@ def test_rejections_tied_in_count_are_listed_by_reason_every_time() -> None:
         ("v2.1", "zeta", 2, "z1"),
         ("v1.0", "beta", 1, "b1"),
     ]
+
+
+def test_counts_contradicting_their_names_are_listed_with_the_reason() -> None:
+    from pipeline.render.audit_page import accelerator_count_notes
+    from pipeline.transform.results import accelerator_count_note
+
+    rows = pl.DataFrame(
+        {
+            "release": ["v6.0", "v6.0"],
+            "result_key": ["6.0-0001:llama2-70b-99:Offline", "6.0-0002:x:Offline"],
+            "result_url": ["https://github.com/a", "https://github.com/b"],
+            "total_accelerators": [88, 8],
+            "nodes": [11, 1],
+            "accelerators_per_node": [8, 8],
+            "accelerator_upstream": ["MI355X <b>x</b> (x87)", "MI355X (x8)"],
+        }
+    ).with_columns(
+        accelerator_count_note=accelerator_count_note(
+            pl.col("total_accelerators"),
+            pl.col("nodes"),
+            pl.col("accelerators_per_node"),
+            pl.col("accelerator_upstream"),
+        )
+    )
+    text = "\n".join(accelerator_count_notes(rows))
+    assert "## Accelerator counts that disagree with their names" in text
+    assert "0-0001" in text and "0-0002" not in text  # (x8) agrees with 8
+    assert "declared 88 accelerators &#40;11 nodes × 8 per node&#41;" in text
+    # The upstream name is escaped like every upstream string.
+    assert "&lt;b&gt;x&lt;/b&gt;" in text and "<b>x</b>" not in text
+    # Nothing to list: the section says so.
+    agreed = accelerator_count_notes(rows.filter(pl.col("total_accelerators") == 8))
+    assert "agrees with the declared count" in "\n".join(agreed)

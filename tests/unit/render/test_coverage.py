@@ -94,6 +94,34 @@ def test_skip_notes_name_absent_and_held_rounds() -> None:
     ]
 
 
+def test_a_pair_cell_names_the_pairs_own_missing_rounds_then_held_ones() -> None:
+    from pipeline.render.pairs_pages import pair_cells
+    from tests.unit.render.conftest import pair, pairs, result
+
+    status = round_status(["v1.0", "v2.1", "v4.1"], MANIFEST)
+    old, mid, new = (result(release=r) for r in ("v1.0", "v2.1", "v4.1"))
+    cells = pair_cells(
+        pairs(
+            # The pair's own column names what the source lacks (here v1.1, v2.0,
+            # v3.0); the status adds v2.1, held but jumped over.
+            pair(old, new, rounds_not_in_source=["v1.1", "v2.0", "v3.0"]),
+            pair(mid, new, rounds_not_in_source=["v3.0"]),
+            pair(new, new, rounds_not_in_source=[]),
+        ),
+        status,
+    )
+    notes = (
+        cells["c_comparison"]
+        .struct.field("__html__")
+        .str.extract(r"<small>(skips [^<]*)</small>")
+    )
+    assert notes.to_list() == [
+        "skips v1.1, v2.0, v3.0&#58; not in source; v2.1&#58; in source",
+        "skips v3.0&#58; not in source",
+        None,
+    ]
+
+
 def test_releases_index_lists_every_round_with_its_source(site: Path) -> None:
     page = unlabelled((site / "releases" / "index.md").read_text())
     assert "| Release | Published | Source | Upstream | Results |" in page
