@@ -10,9 +10,10 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.render import safe
-from pipeline.render.context import Site
+from pipeline.render.model import Model
 from pipeline.render.safe import Md
 from pipeline.render.site_data import release_order
+from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.tables import external_link, html_table, relative
 from pipeline.transform.corrections import CORRECTIONS_SCHEMA
 
@@ -97,9 +98,15 @@ def changes_note(corrections: pl.DataFrame, release: str, page: str) -> str:
     ).format(rows["result_key"].n_unique(), rows.height, link)
 
 
-def build(site: Site) -> None:
-    """The Changes page, from ``site.data.corrections`` (none known: it says so)."""
-    corrections = site.data.corrections
+def render(corrections: pl.DataFrame | None) -> Rendered:
+    """The Changes page (none known: it says so)."""
     if corrections is None:
         corrections = pl.DataFrame(schema=CORRECTIONS_SCHEMA)
-    site.write_page(PAGE, render_changes_page(corrections))
+    draft = Draft()
+    draft.page(PAGE, render_changes_page(corrections))
+    return draft.done()
+
+
+def specs(model: Model) -> list[PageSpec]:
+    """The Changes page, from the corrections upstream made after publication."""
+    return [PageSpec("changes", render, {"corrections": model.data.corrections})]

@@ -28,6 +28,8 @@ from pipeline.render.site_data import (
     is_accelerator_type,
 )
 from pipeline.render.slugs import capped, name_hash
+from pipeline.render.spec import GENERATED, Section
+from pipeline.render.spec import Chart as Chart  # the page modules still import it here
 from pipeline.render.tables import (
     DERIVED_NOTICE,
     relative,
@@ -39,8 +41,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-#: The generated folder's name inside docs_dir; mkdocs.yml and the hook expect it.
-GENERATED = "generated"
 #: Entity kind -> entity name -> its page under GENERATED (``slugs.page_problems``).
 PAGE_INDEX = "partials/pages.json"
 #: Nav section (its index page) -> its children, read by ``mkdocs_hooks``.
@@ -210,31 +210,6 @@ class Site:
             '<p class="ledger-chart-source" id="chart-{name}">Every number it plots: '
             '<a href="{spec}">chart as Vega-Lite JSON</a></p>\n'
         ).format(spec=spec, label=caption, fallback=fallback, name=name)
-
-
-@dataclass(frozen=True)
-class Chart:
-    """A chart a section shows: its filled spec and data, file name and caption."""
-
-    built: tuple[charts.Spec, pl.DataFrame]
-    name: str
-    caption: str
-    svg: bool = False
-
-
-@dataclass(frozen=True)
-class Section:
-    """One group of a page: a heading, its words, its chart, its table.
-
-    Release, benchmark, accelerator, interactivity and power pages are an intro and
-    a list of these; ``Site.sections`` renders them, so a page is data.
-    """
-
-    heading: str
-    before: tuple[str, ...] = ()
-    chart: Chart | None = None
-    after: tuple[str, ...] = ()
-    table: str = ""
 
 
 def notice(page: str) -> str:

@@ -405,7 +405,7 @@ def write_explorer(
 
 
 def build(site: Site) -> None:
-    """The Explorer in a site render (one line in ``pages.PAGE_BUILDERS``).
+    """The Explorer in a site render (one line in ``pages.PAGE_MODULES``).
 
     Reads ``site.data.results``, the canonical table as the downloads hold it (nulls
     stay null, not the pages' placeholder name), so its CSV matches the Data page's.

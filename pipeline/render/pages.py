@@ -27,12 +27,9 @@ build, see ``tables.html_table``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
-import polars as pl
-
-from pipeline.claims import claim_verdicts
 from pipeline.render import (
     accelerator_pages,
     audit_page,
@@ -40,11 +37,13 @@ from pipeline.render import (
     changes_page,
     claims_page,
     data_page,
+    engine,
     explorer,
     feed,
     history_page,
     home,
     interactivity_page,
+    latest_page,
     pairs_pages,
     performance_page,
     power_page,
@@ -60,120 +59,70 @@ from pipeline.render.context import (
     Site,
     output_folder,
 )
-from pipeline.render.coverage import round_status
 from pipeline.render.files import prune, write_file
-from pipeline.render.flags_section import flagged_pairs
 from pipeline.render.memo import RenderMemo
+from pipeline.render.model import Model, build_model
 from pipeline.render.pairs_pages import HEADLINE_DEFINITIONS
-from pipeline.render.site_data import (
-    SiteData,
-    release_order,
-    with_names,
-)
-from pipeline.render.slugs import unique_slugs
+from pipeline.render.site_data import SiteData
 from pipeline.settings import cache_dir
 
 __all__ = [
     "GENERATED",
     "HEADLINE_DEFINITIONS",
-    "PAGE_BUILDERS",
     "PAGE_INDEX",
-    "PageBuilder",
+    "PAGE_MODULES",
     "Site",
     "lineage_edges",
     "render_site",
 ]
 
-#: Software-gain identity levels shown on the page; the per-accelerator level (any
-#: scale) is in the download, where it cannot be mistaken for a like-for-like pair.
-PAGE_GAIN_LEVELS = ("system", "hardware")
-
-#: Writes one kind of page into the render in progress.
-PageBuilder = Callable[[Site], None]
-
-
 #: Every generated page kind, in build order (chart names that collide are told
-#: apart in this order). One line per kind.
-PAGE_BUILDERS: list[PageBuilder] = [
-    home.build,
-    release_pages.build_latest,
-    pairs_pages.build,
-    release_pages.build,
-    benchmark_pages.build,
-    accelerator_pages.build,
-    history_page.build,
-    interactivity_page.build,
-    power_page.build,
-    explorer.build,
-    system_pages.build,
-    data_page.build,
-    audit_page.build,
-    claims_page.build,
-    changes_page.build,
-    performance_page.build,
-    feed.build,
+#: apart in this order). One line per kind: a module with ``specs(model)`` (page
+#: specs the engine renders) or, until it moves to specs, ``build(site)``.
+PAGE_MODULES: list[ModuleType] = [
+    home,
+    latest_page,
+    pairs_pages,
+    release_pages,
+    benchmark_pages,
+    accelerator_pages,
+    history_page,
+    interactivity_page,
+    power_page,
+    explorer,
+    system_pages,
+    data_page,
+    audit_page,
+    claims_page,
+    changes_page,
+    performance_page,
+    feed,
 ]
 
 
-def _prepare(data: SiteData, out_dir: Path) -> Site:
-    """The render state every builder reads: names, pairs, histories, slugs."""
-    # Each result's system id (its description on the Systems page), computed from
-    # the canonical columns before the pages' placeholder names fill them in.
-    results = with_names(system_pages.keyed_results(data.results))
-    site = Site(
-        data=data,
-        results=results,
-        out_dir=out_dir,
-        releases=release_order(results["release"].unique()),
-    )
-    if data.claim_evaluations is not None:
-        site.verdicts = claim_verdicts(data.claim_evaluations)
-    site.rounds = round_status(site.releases)
-    site.histories = history_page.build_histories(data.results)
-    page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
-    # Each pair's display cells (``pairs_pages.pair_cells``) are computed here, once
-    # per kind: the pair pages, What's new, the home page and the accelerator pages
-    # all show slices of these frames, and the cells cost the same fixed ~25 ms per
-    # query however few rows a slice has.
-    site.pairs = {
-        name: pairs_pages.pair_cells(
-            with_names(
-                system_pages.with_system_ids(
-                    system_pages.with_system_ids(
-                        pairs_pages.merge_levels(
-                            pairs_pages.with_vendor(frame, results)
-                        ),
-                        results,
-                        suffix="_old",
-                    ),
-                    results,
-                    suffix="_new",
-                )
-            ),
-            site.rounds,
-        )
-        for name, frame in (
-            ("gains", page_gains),
-            ("generations", data.generations),
-            ("scaling", data.scaling),
-        )
-    }
-    site.benchmarks = sorted(results["benchmark"].drop_nulls().unique().to_list())
-    site.slugs = {
-        "releases": unique_slugs(site.releases),
-        # Pair frames may name a benchmark without results (their links then dangle
-        # as before); they still need a unique anchor.
-        "benchmarks": unique_slugs(
-            site.benchmarks
-            + [
-                b
-                for frame in site.pairs.values()
-                for b in frame["benchmark"].drop_nulls().unique().to_list()
-            ]
-        ),
-    }
-    site.flagged = flagged_pairs((data.gains, data.generations, data.scaling))
+def render_only(data: SiteData, out_dir: Path, modules: list[ModuleType]) -> Site:
+    """Only ``modules``' pages, from the full model (tests of one page kind)."""
+    model = build_model(data)
+    site = _site(model, output_folder(out_dir))
+    engine.run(site, model, modules)
     return site
+
+
+def _site(model: Model, out_dir: Path) -> Site:
+    """The render in progress for the builders that still take one, from the model."""
+    return Site(
+        data=model.data,
+        results=model.results,
+        out_dir=out_dir,
+        releases=list(model.releases),
+        rounds=model.rounds,
+        slugs={kind: dict(slugs) for kind, slugs in model.slugs.items()},
+        pairs=dict(model.pairs),
+        histories=model.histories,
+        benchmarks=list(model.benchmarks),
+        flagged=model.flagged,
+        verdicts=model.verdicts,
+    )
 
 
 def _write_json(site: Site, rel: str, value: object, *, ascii_only: bool) -> None:
@@ -210,10 +159,10 @@ def render_site(
     Raises:
         ValueError: ``out_dir`` is not named ``generated``.
     """
-    site = _prepare(data, output_folder(out_dir))
+    model = build_model(data)
+    site = _site(model, output_folder(out_dir))
     site.memo = memo
-    for build in PAGE_BUILDERS:
-        build(site)
+    engine.run(site, model, PAGE_MODULES)
     if memo is not None:
         memo.finish()
     _write_json(site, NAV_FILE, site.nav, ascii_only=True)

@@ -330,7 +330,7 @@ and power where it was measured.
 
 
 def build(site: Site) -> None:
-    """The Systems page and one JSON per system (``pages.PAGE_BUILDERS``)."""
+    """The Systems page and one JSON per system (``pages.PAGE_MODULES``)."""
     from pipeline.transform.systems import DECLARED_SCHEMA, SYSTEMS_SCHEMA
 
     data = site.data

@@ -19,7 +19,7 @@ import pytest
 
 from pipeline.render import feed
 from pipeline.render.feed import FEED
-from pipeline.render.pages import _prepare, render_site
+from pipeline.render.pages import render_only, render_site
 from pipeline.render.site_data import ROUNDS_SCHEMA, SiteData
 from pipeline.transform.corrections import CORRECTIONS_SCHEMA, diff_snapshots
 from tests.conftest import MIRROR, MIRROR_ALT
@@ -85,9 +85,8 @@ def _feed(data: SiteData, folder: Path) -> str:
 
 
 def _feed_only(data: SiteData, folder: Path) -> str:
-    """The feed alone, from the render state every builder reads (faster)."""
-    site = _prepare(data, folder / "generated")
-    feed.build(site)
+    """The feed alone, from the model every page reads (faster)."""
+    render_only(data, folder / "generated", [feed])
     return (folder / "generated" / FEED).read_text(encoding="utf-8")
 
 

@@ -241,7 +241,7 @@ def test_nav_lists_releases_newest_first_and_the_index_every_benchmark(
 def test_claims_changes_and_performance_come_from_the_site_data(
     tmp_path: Path, site_data: SiteData
 ) -> None:
-    # Every page is a PAGE_BUILDERS entry: with no claims, corrections or bench
+    # Every page kind is a PAGE_MODULES entry: with no claims, corrections or bench
     # results the three pages still exist and say so.
     out = tmp_path / "generated"
     render_site(site_data, out, bundle=False)

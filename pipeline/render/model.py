@@ -1,0 +1,149 @@
+"""The read-only model every page reads: what pages share, computed once per render.
+
+``build_model`` turns the site's data (``site_data.SiteData``) into ``Model``: the
+results with their system ids and display names, the releases in order with their
+round status, the unique slugs of releases and benchmarks, each pair kind's display
+frame (levels merged, cells formatted), the accelerator histories, the claim
+verdicts and the flagged pairs. It is frozen: no page writes to it, so no page
+depends on another having run first. A page spec (``spec.PageSpec``) names the parts
+it reads; the engine digests exactly those parts for the render cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import polars as pl
+
+from pipeline.claims import VERDICT_SCHEMA, claim_verdicts
+from pipeline.render.coverage import STATUS_SCHEMA, round_status
+from pipeline.render.site_data import SiteData, release_order
+from pipeline.render.slugs import unique_slugs
+from pipeline.render.spec import GENERATED
+
+#: Software-gain identity levels shown on the page; the per-accelerator level (any
+#: scale) is in the download, where it cannot be mistaken for a like-for-like pair.
+PAGE_GAIN_LEVELS = ("system", "hardware")
+
+
+def _frozen(mapping: Mapping) -> Mapping:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class Model:
+    """Everything pages share; built once by ``build_model``, never changed."""
+
+    data: SiteData
+    #: Results with their system id and display names (``system_pages``' keys).
+    results: pl.DataFrame
+    #: Releases with results, in version order.
+    releases: tuple[str, ...]
+    #: Every known round with its status (``coverage.round_status``).
+    rounds: pl.DataFrame = field(
+        default_factory=lambda: pl.DataFrame(schema=STATUS_SCHEMA)
+    )
+    #: Page folder ("releases", "benchmarks") -> entity name -> its unique slug.
+    slugs: Mapping[str, Mapping[str, str]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    #: Pair frames shown on the pages ("gains", "generations", "scaling"), one row
+    #: per pair of results with their display cells: every table of pairs is a slice.
+    pairs: Mapping[str, pl.DataFrame] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    #: ``analysis.history.accelerator_histories`` of the results.
+    histories: pl.DataFrame | None = None
+    #: Benchmarks with results, sorted: one page each.
+    benchmarks: tuple[str, ...] = ()
+    #: Derived pairs a plausibility rule flagged (``flags_section.flagged_pairs``).
+    flagged: pl.DataFrame | None = None
+    #: One verdict per registered claim (``pipeline.claims.claim_verdicts``).
+    verdicts: pl.DataFrame = field(
+        default_factory=lambda: pl.DataFrame(schema=VERDICT_SCHEMA)
+    )
+
+    def page_of(self, kind: str, name: str) -> str:
+        """The page of one release or benchmark, under ``generated/`` (unique)."""
+        return f"{kind}/{self.slugs[kind][name]}.md"
+
+    def entity_slug(self, kind: str, name: str) -> str:
+        """The unique slug of an entity, for anchors and chart names."""
+        return self.slugs[kind][name]
+
+
+def build_model(data: SiteData) -> Model:
+    """The model of one render: names, pairs, histories, slugs, verdicts."""
+    # Imported here: these modules' display helpers read the model's own types.
+    from pipeline.render import history_page, pairs_pages, system_pages
+    from pipeline.render.flags_section import flagged_pairs
+    from pipeline.render.site_data import with_names
+
+    # Each result's system id (its description on the Systems page), computed from
+    # the canonical columns before the pages' placeholder names fill them in.
+    results = with_names(system_pages.keyed_results(data.results))
+    releases = tuple(release_order(results["release"].unique()))
+    rounds = round_status(list(releases))
+    page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
+    # Each pair's display cells (``pairs_pages.pair_cells``) are computed here, once
+    # per kind: the pair pages, What's new, the home page and the accelerator pages
+    # all show slices of these frames, and the cells cost the same fixed ~25 ms per
+    # query however few rows a slice has.
+    pairs = {
+        name: pairs_pages.pair_cells(
+            with_names(
+                system_pages.with_system_ids(
+                    system_pages.with_system_ids(
+                        pairs_pages.merge_levels(
+                            pairs_pages.with_vendor(frame, results)
+                        ),
+                        results,
+                        suffix="_old",
+                    ),
+                    results,
+                    suffix="_new",
+                )
+            ),
+            rounds,
+        )
+        for name, frame in (
+            ("gains", page_gains),
+            ("generations", data.generations),
+            ("scaling", data.scaling),
+        )
+    }
+    benchmarks = tuple(sorted(results["benchmark"].drop_nulls().unique().to_list()))
+    slugs = {
+        "releases": unique_slugs(list(releases)),
+        # Pair frames may name a benchmark without results (their links then dangle
+        # as before); they still need a unique anchor.
+        "benchmarks": unique_slugs(
+            list(benchmarks)
+            + [
+                b
+                for frame in pairs.values()
+                for b in frame["benchmark"].drop_nulls().unique().to_list()
+            ]
+        ),
+    }
+    return Model(
+        data=data,
+        results=results,
+        releases=releases,
+        rounds=rounds,
+        slugs=_frozen({k: _frozen(v) for k, v in slugs.items()}),
+        pairs=_frozen(pairs),
+        histories=history_page.build_histories(data.results),
+        benchmarks=benchmarks,
+        flagged=flagged_pairs((data.gains, data.generations, data.scaling)),
+        verdicts=(
+            claim_verdicts(data.claim_evaluations)
+            if data.claim_evaluations is not None
+            else pl.DataFrame(schema=VERDICT_SCHEMA)
+        ),
+    )
+
+
+__all__ = ["GENERATED", "PAGE_GAIN_LEVELS", "Model", "build_model"]
