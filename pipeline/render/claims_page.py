@@ -13,7 +13,6 @@ are built with Polars expressions; Python only loops over claims.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import polars as pl
@@ -21,15 +20,21 @@ import polars as pl
 from pipeline.claims import EVALUATION_SCHEMA
 from pipeline.registry.claims import Claim
 from pipeline.render import safe
-from pipeline.render.context import GENERATED, Site
+from pipeline.render.claim_notes import (
+    PAGE,
+    badge,
+    claim_anchor,
+    verdict_badge,
+)
+from pipeline.render.model import Model
 from pipeline.render.safe import Md, MdExpr, md_join
+from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.tables import (
     FIXED_LIMIT,
     external_link,
     joined,
     markdown_table,
     number,
-    relative,
 )
 
 PAGE_TITLE = "Claims"
@@ -70,29 +75,6 @@ _KIND_TEXT = {
     "scaling_efficiency": "scaling efficiency",
     "absolute_result": "absolute result",
 }
-
-
-def claim_anchor(claim_id: str) -> str:
-    """The id of a claim's card, for links such as ``claims.md#claim-<id>``.
-
-    Registry ids are validated slugs already; the substitution keeps the anchor safe
-    for a ``Claim`` built by other code.
-    """
-    return "claim-" + re.sub(r"[^a-z0-9-]", "-", claim_id.lower())
-
-
-def verdict_badge(verdict: pl.Expr) -> MdExpr:
-    """An HTML badge per verdict, styled by ``ledger-badge--<verdict>``."""
-    slug = verdict.fill_null("").str.replace_all(r"[^a-z]+", "-")
-    return safe.fmt(
-        '<span class="ledger-badge ledger-badge--{}">{}</span>',
-        safe.ident(slug),
-        verdict,
-    )
-
-
-def _badge(verdict: str) -> Md:
-    return safe.values(pl.DataFrame({"v": [verdict]}), verdict_badge(pl.col("v")))[0]
 
 
 def _fixed(expr: pl.Expr, places: int, *, grouped: bool = False) -> pl.Expr:
@@ -301,7 +283,7 @@ def _card(claim: Claim, verdicts: pl.DataFrame, cells: dict[str, pl.DataFrame]) 
             "verdict", "summary", "matching_readings"
         ).row(0)
         note = _reading_note(claim, cells.get(claim.id), matching or [])
-        verdict_line = Md("{} {} {}").format(_badge(verdict), note, summary)
+        verdict_line = Md("{} {} {}").format(badge(verdict), note, summary)
     source = (
         safe.link_md(claim.source_url, claim.source_url)
         if safe.accepts(claim.source_url)
@@ -404,92 +386,24 @@ def render_claims_page(
     return "\n".join(parts)
 
 
-def claims_for_release(
-    verdicts: pl.DataFrame, release: str
-) -> list[tuple[str, str, str]]:
-    """Claims that cite a release, so its page can link to them.
-
-    Args:
-        verdicts: ``pipeline.claims.claim_verdicts`` output.
-        release: a release version such as ``"v6.0"``.
-
-    Returns:
-        ``(claim id, title, verdict)`` for every claim whose releases include
-        ``release``, in registry order. The strings are raw: escape them when
-        rendering, and link with ``claim_anchor(claim_id)``.
-    """
-    return [
-        (claim_id, title, verdict)
-        for claim_id, title, verdict in verdicts.filter(
-            pl.col("releases").list.contains(release)
-        )
-        .select("claim_id", "title", "verdict")
-        .iter_rows()
-    ]
-
-
-#: The page under ``generated/``.
-PAGE = "claims.md"
-
-
-def build(site: Site) -> None:
-    """The Claims page, from the registry and its evaluations in ``site.data``."""
-    evaluations = site.data.claim_evaluations
+def render(
+    claims: Sequence[Claim], evaluations: pl.DataFrame | None, verdicts: pl.DataFrame
+) -> Rendered:
+    """The Claims page (no evaluations: every claim says it was not evaluated)."""
     if evaluations is None:
         evaluations = pl.DataFrame(schema=EVALUATION_SCHEMA)
-    claims = site.data.claims
-    site.reuse(
-        "claims",
-        lambda: [repr(claims), evaluations, site.verdicts],
-        lambda: site.write_page(
-            PAGE, render_claims_page(claims, evaluations, site.verdicts)
-        ),
-    )
+    draft = Draft()
+    draft.page(PAGE, render_claims_page(claims, evaluations, verdicts))
+    return draft.done()
 
 
-def release_note(site: Site, release: str, page: str, *, level: int = 2) -> Md:
-    """Links from a page to the claims that cite ``release``, with their verdicts.
-
-    The release pages, What's new and the feed (``feed_claims``) say the same words
-    as the Claims page: its verdict badges, "holds only in a loose reading" included.
-    """
-    claims = claims_for_release(site.verdicts, release)
-    if not claims:
-        return Md("")
-    link = relative(page, f"{GENERATED}/{PAGE}")
-    items = md_join(
-        "\n",
-        (
-            Md("- {}: {}").format(
-                safe.page_link(title, f"{link}#{claim_anchor(claim_id)}"),
-                _badge(verdict),
-            )
-            for claim_id, title, verdict in claims
-        ),
-    )
-    heading = (
-        Md("\n### Claims about this release\n\n{}\n")
-        if level == 3
-        else Md("\n## Claims about this release\n\n{}\n")
-    )
-    return heading.format(items)
+def specs(model: Model) -> list[PageSpec]:
+    """The Claims page, from the registry, its evaluations and their verdicts."""
+    inputs = {
+        "claims": model.data.claims,
+        "evaluations": model.data.claim_evaluations,
+        "verdicts": model.verdicts,
+    }
+    return [PageSpec("claims", render, inputs, cached=True)]
 
 
-def feed_claims(site: Site, release: str) -> Md:
-    """The claims citing ``release`` as one HTML paragraph of a feed entry, or ""."""
-    claims = claims_for_release(site.verdicts, release)
-    if not claims:
-        return Md("")
-    items = md_join(
-        "; ",
-        (
-            Md('<a href="{}#{}">{}</a>: {}').format(
-                safe.path(PAGE.removesuffix(".md") + ".html"),
-                safe.path(claim_anchor(claim_id)),
-                title,
-                verdict,
-            )
-            for claim_id, title, verdict in claims
-        ),
-    )
-    return Md("<p>Claims about this round: {}.</p>").format(items)

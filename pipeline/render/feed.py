@@ -35,11 +35,12 @@ from xml.sax.saxutils import quoteattr
 import polars as pl
 
 from pipeline import settings
-from pipeline.render import claims_page, safe
+from pipeline.render import claim_notes, safe
 from pipeline.render.changes_page import PAGE as CHANGES_PAGE
 from pipeline.render.changes_page import anchor as changes_anchor
-from pipeline.render.context import GENERATED, Site
+from pipeline.render.model import Model
 from pipeline.render.safe import Md, md_join
+from pipeline.render.spec import GENERATED, Draft, PageSpec, Rendered
 
 #: The feed's path under the generated folder (linked from every page's head by
 #: ``site/overrides/main.html``).
@@ -128,19 +129,19 @@ def _page(rel: str) -> Md:
     return safe.path(rel.removesuffix(".md") + ".html")
 
 
-def round_entries(site: Site) -> list[Entry]:
+def round_entries(model: Model) -> list[Entry]:
     """One entry per round with results: when it was published, what it holds."""
     published = {
-        r: d for r, d in site.rounds.select("release", "published_date").iter_rows()
+        r: d for r, d in model.rounds.select("release", "published_date").iter_rows()
     }
     provenance = (
-        {row["release"]: row for row in site.data.rounds.iter_rows(named=True)}
-        if site.data.rounds is not None
+        {row["release"]: row for row in model.data.rounds.iter_rows(named=True)}
+        if model.data.rounds is not None
         else {}
     )
     counts = {
         row["release"]: row
-        for row in site.results.group_by("release")
+        for row in model.results.group_by("release")
         .agg(
             results=pl.len(),
             submitters=pl.col("submitter").n_unique(),
@@ -149,7 +150,7 @@ def round_entries(site: Site) -> list[Entry]:
         .iter_rows(named=True)
     }
     entries = []
-    for release in site.releases:
+    for release in model.releases:
         first = _instant(published.get(release))
         facts = provenance.get(release) or {}
         committed = _instant(facts.get("commit_date"))
@@ -164,7 +165,7 @@ def round_entries(site: Site) -> list[Entry]:
             url = f"https://github.com/{facts['repository']}{tree}"
             if safe.accepts(url):
                 upstream = Md(" · {}").format(safe.link_md(facts["repository"], url))
-        page = _page(site.page_of("releases", release))
+        page = _page(model.page_of("releases", release))
         entries.append(
             Entry(
                 key=f"round:{release}",
@@ -184,7 +185,7 @@ def round_entries(site: Site) -> list[Entry]:
                     benchmarks=_count(n["benchmarks"], "benchmark"),
                     page=page,
                     upstream=upstream,
-                    claims=claims_page.feed_claims(site, release),
+                    claims=claim_notes.feed_claims(model.verdicts, release),
                 ),
             )
         )
@@ -200,9 +201,9 @@ def _change_line(row: dict) -> Md:
     )
 
 
-def correction_entries(site: Site) -> list[Entry]:
+def correction_entries(model: Model) -> list[Entry]:
     """One entry per corrected snapshot of a round: what changed, field by field."""
-    corrections = site.data.corrections
+    corrections = model.data.corrections
     if corrections is None or corrections.is_empty():
         return []
     entries = []
@@ -219,8 +220,8 @@ def correction_entries(site: Site) -> list[Entry]:
         results = changed["result_key"].n_unique()
         changes = safe.path(f"{_page(CHANGES_PAGE)}#{changes_anchor(release)}")
         page = (
-            _page(site.page_of("releases", release))
-            if release in site.slugs.get("releases", {})
+            _page(model.page_of("releases", release))
+            if release in model.slugs.get("releases", {})
             else None
         )
         listed = md_join(
@@ -335,8 +336,15 @@ def render_feed(entries: list[Entry], site_url: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def build(site: Site) -> None:
-    """Write ``generated/feed.xml`` from the rounds and corrections the site shows."""
-    entries = round_entries(site) + correction_entries(site)
-    site.write_page(FEED, render_feed(entries, settings.site_url()))
-    site.write_page(SITEMAP_STUB, SITEMAP_STUB_TEXT)
+def render(model: Model, site_url: str) -> Rendered:
+    """``generated/feed.xml`` from the rounds and corrections the site shows."""
+    entries = round_entries(model) + correction_entries(model)
+    draft = Draft()
+    draft.page(FEED, render_feed(entries, site_url))
+    draft.page(SITEMAP_STUB, SITEMAP_STUB_TEXT)
+    return draft.done()
+
+
+def specs(model: Model) -> list[PageSpec]:
+    """The feed: it reads the whole model (rounds, results, corrections, verdicts)."""
+    return [PageSpec("feed", render, {"model": model, "site_url": settings.site_url()})]

@@ -33,12 +33,13 @@ from pipeline.render.context import (
     METHODOLOGY,
     Chart,
     Section,
-    Site,
     chips,
     notice,
 )
+from pipeline.render.model import Model
 from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.slugs import anchor_text, slug, unique_slugs
+from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.tables import (
     badges,
     external_link,
@@ -197,9 +198,7 @@ def _scenario_cell(prefix: str) -> MdExpr:
 
 
 def _ratio_cell(column: str) -> MdExpr:
-    return safe.when(
-        pl.col(column).is_not_null(), percent_cell(pl.col(column)), "—"
-    )
+    return safe.when(pl.col(column).is_not_null(), percent_cell(pl.col(column)), "—")
 
 
 SYSTEM_COLUMNS = {
@@ -385,7 +384,8 @@ def _round_section(
 
 
 def benchmark_page(
-    site: Site,
+    model: Model,
+    draft: Draft,
     benchmark: str,
     name: str,
     table: pl.DataFrame,
@@ -408,26 +408,26 @@ def benchmark_page(
             "their limits]({}).\n"
         ).format(benchmark, index),
     ]
-    order = {r: i for i, r in enumerate(site.releases)}
+    order = {r: i for i, r in enumerate(model.releases)}
     rounds = sorted(
         table.partition_by("release", as_dict=True, maintain_order=True).items(),
         key=lambda kv: -order.get(kv[0][0], -1),
     )
-    parts += site.sections(
+    parts += draft.sections(
         page,
         [
             _round_section(name, benchmark, release, group, cells[(benchmark, release)])
             for (release,), group in rounds
         ],
     )
-    return site.write_page(rel, "\n".join(parts))
+    return draft.page(rel, "\n".join(parts))
 
 
-def build(site: Site) -> None:
+def _draft(model: Model, draft: Draft) -> None:
     """The Interactivity index and one page per LLM benchmark."""
     registry = limits_frame()
     table = (
-        interactivity(site.data.results.lazy(), limits=registry)
+        interactivity(model.data.results.lazy(), limits=registry)
         .collect()
         .select(list(INTERACTIVITY_SCHEMA))
         .with_columns(display_name(pl.col(c)).alias(c) for c in NAMED)
@@ -440,7 +440,7 @@ def build(site: Site) -> None:
     )
     pages = {
         b: benchmark_page(
-            site, b, slugs[b], table.filter(pl.col("benchmark") == b), cells
+            model, draft, b, slugs[b], table.filter(pl.col("benchmark") == b), cells
         )
         for b in benchmarks
     }
@@ -489,8 +489,18 @@ def build(site: Site) -> None:
             or "_No LLM system has a Server or Interactive result yet._\n",
         ]
     )
-    site.write_page(INDEX, text)
-    site.nav[index] = [{Md.escape(b): p} for b, p in pages.items()]
-    site.page_index[FOLDER] = {
-        b: p.removeprefix(f"{GENERATED}/") for b, p in pages.items()
-    }
+    draft.page(INDEX, text)
+    draft.nav(index, [{Md.escape(b): p} for b, p in pages.items()])
+    draft.index(FOLDER, {b: p.removeprefix(f"{GENERATED}/") for b, p in pages.items()})
+
+
+def render(model: Model) -> Rendered:
+    """The interactivity pages: one per interactive benchmark, and their index."""
+    draft = Draft()
+    _draft(model, draft)
+    return draft.done()
+
+
+def specs(model: Model) -> list[PageSpec]:
+    """The interactivity pages: one per interactive benchmark, and their index."""
+    return [PageSpec("interactivity", render, {"model": model})]

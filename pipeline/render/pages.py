@@ -100,12 +100,16 @@ PAGE_MODULES: list[ModuleType] = [
 ]
 
 
-def render_only(data: SiteData, out_dir: Path, modules: list[ModuleType]) -> Site:
-    """Only ``modules``' pages, from the full model (tests of one page kind)."""
-    model = build_model(data)
+def write_pages(model: Model, out_dir: Path, modules: list[ModuleType]) -> Site:
+    """Only ``modules``' pages of ``model``, written to ``out_dir`` (tests)."""
     site = _site(model, output_folder(out_dir))
     engine.run(site, model, modules)
     return site
+
+
+def render_only(data: SiteData, out_dir: Path, modules: list[ModuleType]) -> Site:
+    """Only ``modules``' pages, from the full model of ``data`` (tests)."""
+    return write_pages(build_model(data), out_dir, modules)
 
 
 def _site(model: Model, out_dir: Path) -> Site:

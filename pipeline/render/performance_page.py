@@ -28,8 +28,10 @@ from typing import Any
 
 from pipeline import settings
 from pipeline.render import charts
-from pipeline.render.context import GENERATED, Site
+from pipeline.render.context import GENERATED
+from pipeline.render.model import Model
 from pipeline.render.safe import Md, md_join
+from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.tables import rows_table
 
 PAGE = "performance.md"
@@ -315,15 +317,15 @@ def _scaling(results: Mapping[str, Any], chart: str) -> str:
     ).format(chart) + _table(
         (
             "Scale",
-                "Rows",
-                "Median",
-                "Floor",
-                "× floor",
-                "Peak RSS",
-                "Pairs found",
-                "Time per row",
-            ),
-            rows,
+            "Rows",
+            "Median",
+            "Floor",
+            "× floor",
+            "Peak RSS",
+            "Pairs found",
+            "Time per row",
+        ),
+        rows,
     )
 
 
@@ -526,16 +528,28 @@ def render_performance_page(
     return "\n".join(s for s in sections if s)
 
 
-def build(site: Site) -> None:
-    """The Performance page from ``site.data.bench``, its chart through the site."""
-    results, problem = site.data.bench, site.data.bench_problem
+def _draft(model: Model, draft: Draft) -> None:
+    """The Performance page from ``model.data.bench``, its chart through the site."""
+    results, problem = model.data.bench, model.data.bench_problem
     points = _points(results) if results and not problem else []
     chart = ""
     if points:
         built = charts.cost_chart(
             points, title=CHART_CAPTION, target_s=_x100_limit(results)
         )
-        chart = site.chart(
+        chart = draft.chart(
             f"{GENERATED}/{PAGE}", built, CHART_NAME, CHART_CAPTION, svg=True
         )
-    site.write_page(PAGE, render_performance_page(results, problem, chart=chart))
+    draft.page(PAGE, render_performance_page(results, problem, chart=chart))
+
+
+def render(model: Model) -> Rendered:
+    """The Performance page, from the committed bench results and its cost chart."""
+    draft = Draft()
+    _draft(model, draft)
+    return draft.done()
+
+
+def specs(model: Model) -> list[PageSpec]:
+    """The Performance page, from the committed bench results and its cost chart."""
+    return [PageSpec("performance", render, {"model": model})]

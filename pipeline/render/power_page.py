@@ -21,9 +21,11 @@ from pipeline.analysis.power import (
 )
 from pipeline.labels import display_name
 from pipeline.render import safe, tables
-from pipeline.render.context import GENERATED, Section, Site, notice, sorted_groups
+from pipeline.render.context import GENERATED, Section, notice, sorted_groups
+from pipeline.render.model import Model
 from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.slugs import anchor_of
+from pipeline.render.spec import Draft, PageSpec, Rendered
 
 PAGE = "power.md"
 TITLE = "Power"
@@ -198,11 +200,14 @@ def _results(n: int) -> str:
     return f"{n:,} result" if n == 1 else f"{n:,} results"
 
 
-def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> str:
+def render_power_page(
+    model: Model, draft: Draft, power: pl.DataFrame, gains: pl.DataFrame
+) -> str:
     """Write the page; returns its docs-relative path.
 
     Args:
-        site: The render in progress.
+        model: The render's model (its releases).
+        draft: Where the page and its charts are drafted.
         power: ``power_results`` rows (``POWER_SCHEMA``).
         gains: ``power_gains`` rows (``POWER_GAIN_SCHEMA``).
     """
@@ -215,7 +220,7 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
     )
     kinds = power.group_by("power_kind").len()
     counted = {k: n for k, n in kinds.iter_rows() if k is not None}
-    releases = [r for r in site.releases if r in set(power["release"])]
+    releases = [r for r in model.releases if r in set(power["release"])]
     parts = [
         Md("# {}\n").format(TITLE),
         notice(page),
@@ -223,7 +228,7 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
     ]
     if power.height == 0:
         parts.append("\n_No result in the ledger reports power._\n")
-        return site.write_page(PAGE, "\n".join(parts))
+        return draft.page(PAGE, "\n".join(parts))
     usable = power.filter(pl.col("efficiency").is_not_null()).height
     average = counted.get("average power", 0)
     energy = counted.get("energy per query", 0)
@@ -300,7 +305,7 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
         ),
     ]
     # Row-wise cells, formatted once for every table (not once per table).
-    parts += site.sections(
+    parts += draft.sections(
         page,
         [
             Section(
@@ -315,15 +320,27 @@ def render_power_page(site: Site, power: pl.DataFrame, gains: pl.DataFrame) -> s
                 ),
             )
             for (benchmark, scenario), group in sorted_groups(
-                result_cells(power), ["benchmark", "scenario"], site.releases
+                result_cells(power), ["benchmark", "scenario"], model.releases
             )
         ],
     )
-    return site.write_page(PAGE, "\n".join(parts))
+    return draft.page(PAGE, "\n".join(parts))
 
 
-def build(site: Site) -> None:
+def _draft(model: Model, draft: Draft) -> None:
     """The Power page from the site's results."""
-    power = power_results(site.data.results.lazy()).collect()
+    power = power_results(model.data.results.lazy()).collect()
     gains = power_gains(power.lazy()).collect()
-    render_power_page(site, power, gains)
+    render_power_page(model, draft, power, gains)
+
+
+def render(model: Model) -> Rendered:
+    """The Power page, from the results that report power."""
+    draft = Draft()
+    _draft(model, draft)
+    return draft.done()
+
+
+def specs(model: Model) -> list[PageSpec]:
+    """The Power page, from the results that report power."""
+    return [PageSpec("power", render, {"model": model})]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from pipeline.manifest import release_for
-from pipeline.render import claims_page, safe
+from pipeline.render import claim_notes, safe
 from pipeline.render.changes_page import changes_note
 from pipeline.render.context import (
     GENERATED,
@@ -167,7 +167,7 @@ def _notes(site: Site, release: str, page: str) -> str:
     changed = (
         changes_note(corrections, release, page) if corrections is not None else Md("")
     )
-    return changed + claims_page.release_note(site, release, page)
+    return changed + claim_notes.release_note(site.verdicts, release, page)
 
 
 def release_page(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.analysis.plausibility import warned
-from pipeline.render import charts, claims_page, safe
+from pipeline.render import charts, claim_notes, safe
 from pipeline.render.context import (
     Chart,
     Section,
@@ -281,7 +281,7 @@ def whats_new(
                 _new_benchmarks_section(site, release),
             ],
         ),
-        claims_page.release_note(site, release, page, level=3),
+        claim_notes.release_note(site.verdicts, release, page, level=3),
     ]
 
 

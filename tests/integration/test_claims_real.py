@@ -18,7 +18,8 @@ import pytest
 
 from pipeline.claims import EVALUATION_SCHEMA, claim_verdicts, evaluate_claims
 from pipeline.registry.claims import load_claims
-from pipeline.render.claims_page import claims_for_release, render_claims_page
+from pipeline.render.claim_notes import claims_for_release
+from pipeline.render.claims_page import render_claims_page
 from tests.analysed import analyse
 from tests.conftest import MIRROR
 

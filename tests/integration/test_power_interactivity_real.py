@@ -19,9 +19,10 @@ from pipeline.render import (
     interactivity_page,
     power_page,
 )
-from pipeline.render.context import Site
 from pipeline.render.coverage import round_status
 from pipeline.render.history_page import build_histories
+from pipeline.render.model import Model
+from pipeline.render.pages import write_pages
 from pipeline.render.site_data import (
     SNAPSHOT_SCHEMA,
     SiteData,
@@ -120,21 +121,19 @@ def rendered(
         pipeline_commit="0" * 40,
         built_at="2026-01-01T00:00:00+00:00",
     )
-    site = Site(
+    releases = tuple(release_order(mirror_results["release"].unique()))
+    model = Model(
         data=data,
         results=with_accelerators(mirror_results),
-        out_dir=out,
-        releases=release_order(mirror_results["release"].unique()),
+        releases=releases,
+        rounds=round_status(list(releases)),
+        histories=build_histories(mirror_results),
     )
-    site.rounds = round_status(site.releases)
-    site.histories = build_histories(mirror_results)
-    for build in (
-        accelerator_pages.build,
-        history_page.build,
-        interactivity_page.build,
-        power_page.build,
-    ):
-        build(site)
+    write_pages(
+        model,
+        out,
+        [accelerator_pages, history_page, interactivity_page, power_page],
+    )
     return out
 
 

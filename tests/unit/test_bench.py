@@ -16,7 +16,8 @@ import pytest
 
 from benchmarks import bench, children, config, judging, report, workloads
 from pipeline.render import performance_page
-from pipeline.render.context import Site
+from pipeline.render.model import Model
+from pipeline.render.pages import write_pages
 from pipeline.render.performance_page import PAGE, render_performance_page
 from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData, empty_pairs
 from pipeline.transform.results import empty_rejected
@@ -792,8 +793,8 @@ def built_page(tmp_path: Path, results: dict) -> tuple[str, Path]:
         bench=results,
     )
     out = tmp_path / "generated"
-    site = Site(data=data, results=data.results, out_dir=out, releases=["v5.1"])
-    performance_page.build(site)
+    model = Model(data=data, results=data.results, releases=("v5.1",))
+    write_pages(model, out, [performance_page])
     return (out / PAGE).read_text(), out / "charts"
 
 

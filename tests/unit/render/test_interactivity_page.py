@@ -11,6 +11,8 @@ from altair.vegalite.v6.schema.core import Root
 
 from pipeline.render import charts, interactivity_page
 from pipeline.render.context import Site
+from pipeline.render.model import Model
+from pipeline.render.pages import write_pages
 from pipeline.render.site_data import SiteData, with_accelerators
 from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result, unlabelled
 
@@ -57,14 +59,11 @@ ROWS = (
 def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Site:
     rows = frame(*ROWS)
     data = SiteData(**{**site_data.__dict__, "results": rows})
-    render = Site(
-        data=data,
-        results=with_accelerators(rows),
-        out_dir=tmp_path_factory.mktemp("interactivity") / "generated",
-        releases=["v5.1", "v7.0"],
+    model = Model(
+        data=data, results=with_accelerators(rows), releases=("v5.1", "v7.0")
     )
-    interactivity_page.build(render)
-    return render
+    out = tmp_path_factory.mktemp("interactivity") / "generated"
+    return write_pages(model, out, [interactivity_page])
 
 
 def test_index_lists_each_rounds_limits_with_their_source(site: Site) -> None:
@@ -154,13 +153,12 @@ def test_unnamed_round_and_benchmark_get_a_visible_section(
 ) -> None:
     """Upstream left the round and benchmark empty: shown as (no name), not a crash."""
     rows = frame(amd("Server", 24000.0, release=None, benchmark=None))
-    render = Site(
+    model = Model(
         data=SiteData(**{**site_data.__dict__, "results": rows}),
         results=with_accelerators(rows),
-        out_dir=tmp_path / "generated",
-        releases=[],
+        releases=(),
     )
-    interactivity_page.build(render)
+    render = write_pages(model, tmp_path / "generated", [interactivity_page])
     assert render.page_index["interactivity"] == {
         "(no name)": "interactivity/no-name.md"
     }

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.render import power_page
-from pipeline.render.context import Site
+from pipeline.render.model import Model
+from pipeline.render.pages import write_pages
 from pipeline.render.site_data import SiteData, with_accelerators
 from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result, unlabelled
 
@@ -14,13 +15,12 @@ V41_URL = AMD_V51_URL.replace("v5.1", "v4.1")
 
 def _render(tmp_path: Path, site_data: SiteData, *rows: dict) -> str:
     results = frame(*rows)
-    site = Site(
+    model = Model(
         data=SiteData(**{**site_data.__dict__, "results": results}),
         results=with_accelerators(results),
-        out_dir=tmp_path / "generated",
-        releases=["v4.1", "v5.1"],
+        releases=("v4.1", "v5.1"),
     )
-    power_page.build(site)
+    write_pages(model, tmp_path / "generated", [power_page])
     return (tmp_path / "generated" / "power.md").read_text()
 
 
