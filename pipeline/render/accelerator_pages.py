@@ -32,7 +32,7 @@ from pipeline.render.context import (
 )
 from pipeline.render.safe import Md, md_join
 from pipeline.render.slugs import slug, unique_slugs
-from pipeline.render.system_pages import with_system_ids
+from pipeline.render.system_ids import with_system_ids
 from pipeline.render.tables import (
     badges,
     external_link,

@@ -8,16 +8,13 @@ import polars as pl
 
 from pipeline.labels import NO_NAME
 from pipeline.render import safe
-from pipeline.render.context import (
-    Site,
-    release_index,
-)
+from pipeline.render.context import release_index
 from pipeline.render.flags_section import flags_section
+from pipeline.render.model import Model
 from pipeline.render.provenance import NOT_RECORDED, with_upstream
 from pipeline.render.safe import Md, md_join
-from pipeline.render.site_data import (
-    release_order,
-)
+from pipeline.render.site_data import SiteData, release_order
+from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.tables import (
     external_link,
     html_table,
@@ -464,9 +461,8 @@ def accelerator_count_notes(results: pl.DataFrame) -> list[str]:
     ]
 
 
-def audit_page(site: Site, flagged: pl.DataFrame) -> str:
+def audit_page(data: SiteData, flagged: pl.DataFrame) -> str:
     """Lineage, snapshots, rejections, coverage, flags and cross-check of a build."""
-    data = site.data
     extra = stringify(data.snapshots.select("rows", "rejected", "checks"))
     # Linked upstream (at the commit where known); where it was read is the tooltip.
     snapshots = (
@@ -559,7 +555,7 @@ def audit_page(site: Site, flagged: pl.DataFrame) -> str:
     parts += flags_section(flagged)
     if data.crosscheck is not None:
         parts += _crosscheck_section(data.crosscheck)
-    return site.write_page("audit.md", "\n".join(parts))
+    return "\n".join(parts)
 
 
 def accelerator_coverage(results: pl.DataFrame) -> list[str]:
@@ -649,6 +645,13 @@ def accelerator_coverage(results: pl.DataFrame) -> list[str]:
     ]
 
 
-def build(site: Site) -> None:
+def render(data: SiteData, flagged: pl.DataFrame) -> Rendered:
     """The Audit page."""
-    audit_page(site, site.flagged)
+    draft = Draft()
+    draft.page("audit.md", audit_page(data, flagged))
+    return draft.done()
+
+
+def specs(model: Model) -> list[PageSpec]:
+    """The Audit page: the build's data and the pairs a rule flagged."""
+    return [PageSpec("audit", render, {"data": model.data, "flagged": model.flagged})]

@@ -56,7 +56,7 @@ METHODOLOGY = "methodology.md"
 ENTITY_PAGES = ("benchmarks", "accelerators", "software-gains", "generations",
                 "scaling", "releases/<round>")  # fmt: skip
 #: Stands for the Systems page's address in cells computed once for pages at
-#: several depths (``system_pages.system_link``); ``Site.write_page`` makes it
+#: several depths (``system_ids.system_link``); ``Site.write_page`` makes it
 #: relative to the page it writes.
 SYSTEMS_HREF = "ledger:systems-page"
 SYSTEMS_PAGE = f"{GENERATED}/systems.html"
@@ -144,7 +144,7 @@ class Site:
     def write_page(self, rel: str, text: str) -> str:
         """Write ``generated/<rel>``; returns its docs-relative path.
 
-        Links to a system's description (``system_pages.system_link``) become
+        Links to a system's description (``system_ids.system_link``) become
         relative to the page here; a partial is shown on the home page.
         """
         shown = "index.md" if rel.startswith("partials/") else f"{GENERATED}/{rel}"

@@ -19,14 +19,15 @@ from pipeline.registry.releases import ManifestError
 from pipeline.render import safe
 from pipeline.render.context import (
     GENERATED,
-    Site,
     page_link,
 )
-from pipeline.render.datapackage import DESCRIPTOR, write_datapackage
-from pipeline.render.downloads import Download, write_downloads
+from pipeline.render.datapackage import DESCRIPTOR, datapackage_text
+from pipeline.render.downloads import Download, make_downloads
+from pipeline.render.model import Model
 from pipeline.render.provenance import with_upstream
 from pipeline.render.safe import Md, md_join
-from pipeline.render.site_data import write_build_info
+from pipeline.render.site_data import BUILD_INFO, build_info_text
+from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.tables import markdown_table
 
 TABLE_DESCRIPTIONS = {
@@ -59,8 +60,8 @@ TABLE_DESCRIPTIONS = {
 }
 
 
-def _size(path: Path) -> Md:
-    size = float(path.stat().st_size)
+def _size(content: bytes | str) -> Md:
+    size = float(len(content.encode() if isinstance(content, str) else content))
     if size < 1024:
         return Md("{:,.0f} B").format(size)
     if size < 1024**2:
@@ -164,11 +165,11 @@ DOWNLOAD_COLUMNS = {
 }
 
 
-def _file_cell(page: str, path: Path, digest: str) -> Md:
+def _file_cell(page: str, path: Path, content: bytes, digest: str) -> Md:
     """A download's link, size and sha256."""
     return Md("{} · {}<br><code>sha256:{}</code>").format(
         safe.page_link(safe.name(path.name), page_link(page, f"downloads/{path.name}")),
-        _size(path),
+        _size(content),
         digest,
     )
 
@@ -183,17 +184,21 @@ def _download_cells(page: str, downloads: list[Download]) -> pl.DataFrame:
             safe.series("what", (d.description for d in downloads)),
             safe.series("rows", (Md("{:,}").format(d.rows) for d in downloads)),
             safe.series(
-                "csv", (_file_cell(page, d.csv, d.csv_sha256) for d in downloads)
+                "csv",
+                (_file_cell(page, d.csv, d.csv_bytes, d.csv_sha256) for d in downloads),
             ),
             safe.series(
                 "parquet",
-                (_file_cell(page, d.parquet, d.parquet_sha256) for d in downloads),
+                (
+                    _file_cell(page, d.parquet, d.parquet_bytes, d.parquet_sha256)
+                    for d in downloads
+                ),
             ),
         ]
     )
 
 
-def data_page(site: Site, downloads: list[Download], package: Path) -> str:
+def data_page(model: Model, downloads: list[Download], package: str) -> str:
     """The downloads with sizes and sha256, the data package, examples, columns."""
     page = f"{GENERATED}/data.md"
     columns = md_join(
@@ -243,7 +248,7 @@ def data_page(site: Site, downloads: list[Download], package: Path) -> str:
         "\n## Columns\n\n"
         "{columns}"
     ).format(
-        commit=site.data.pipeline_commit,
+        commit=model.data.pipeline_commit,
         table=markdown_table(
             _download_cells(page, downloads), DOWNLOAD_COLUMNS, numeric=("rows",)
         ),
@@ -254,12 +259,12 @@ def data_page(site: Site, downloads: list[Download], package: Path) -> str:
         examples=examples(downloads_url()),
         columns=columns,
     )
-    return site.write_page("data.md", text)
+    return text
 
 
-def build(site: Site) -> None:
-    """Write every download, then the Data page listing them."""
-    data = site.data
+def render(model: Model) -> Rendered:
+    """Every download, the build info and the data package, then the Data page."""
+    data = model.data
     tables = {
         "results": data.results,
         "rejected": data.rejected,
@@ -269,8 +274,8 @@ def build(site: Site) -> None:
         # Fetch times go to build-info.json: they differ between identical builds.
         # The upstream address and commit instead of the build machine's path.
         "snapshots": with_upstream(data.snapshots).drop("fetched_at", "url"),
-        "accelerator_histories": site.histories,
-        "flagged_pairs": site.flagged,
+        "accelerator_histories": model.histories,
+        "flagged_pairs": model.flagged,
     }
     for name in (
         "crosscheck", "exclusions", "corrections", "systems", "system_fields",
@@ -280,17 +285,23 @@ def build(site: Site) -> None:
             tables[name] = getattr(data, name)
     if data.claim_evaluations is not None:
         tables["claims"] = data.claim_evaluations
-    downloads = write_downloads(
-        {k: (v, TABLE_DESCRIPTIONS[k]) for k, v in tables.items()},
-        site.out_dir / "downloads",
+    downloads = make_downloads(
+        {k: (v, TABLE_DESCRIPTIONS[k]) for k, v in tables.items()}
     )
-    site.written += [p for d in downloads for p in (d.csv, d.parquet)]
-    site.written.append(write_build_info(data, site.out_dir / "downloads"))
-    package = write_datapackage(
-        downloads, _repositories(site.releases), site.out_dir / "downloads"
-    )
-    site.written.append(package)
-    data_page(site, downloads, package)
+    draft = Draft()
+    for d in downloads:
+        draft.file(f"downloads/{d.csv.name}", d.csv_bytes)
+        draft.file(f"downloads/{d.parquet.name}", d.parquet_bytes)
+    draft.file(f"downloads/{BUILD_INFO}", build_info_text(data))
+    package = datapackage_text(downloads, _repositories(list(model.releases)))
+    draft.file(f"downloads/{DESCRIPTOR}", package)
+    draft.page("data.md", data_page(model, downloads, package))
+    return draft.done()
+
+
+def specs(model: Model) -> list[PageSpec]:
+    """The Data page and every download it lists."""
+    return [PageSpec("data", render, {"model": model})]
 
 
 def _repositories(releases: list[str]) -> list[str]:

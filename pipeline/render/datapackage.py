@@ -14,6 +14,7 @@ without pandas; their ``schema`` still documents the exact Parquet types.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -153,9 +154,9 @@ def _file_key_problem(download: Download, key: Sequence[str]) -> str:
     """``key_problem`` of both files; the CSV as text, as Frictionless reads it."""
     if not key:
         return ""
-    return key_problem(pl.scan_parquet(download.parquet), key) or key_problem(
-        pl.scan_csv(download.csv, infer_schema=False), key
-    )
+    parquet = pl.read_parquet(io.BytesIO(download.parquet_bytes)).lazy()
+    csv = pl.read_csv(io.BytesIO(download.csv_bytes), infer_schema=False).lazy()
+    return key_problem(parquet, key) or key_problem(csv, key)
 
 
 def resource_name(table: str, suffix: str, taken: set[str]) -> str:
@@ -170,7 +171,7 @@ def resource_name(table: str, suffix: str, taken: set[str]) -> str:
 
 
 def _resources(download: Download, taken: set[str]) -> list[dict]:
-    schema = pl.read_parquet_schema(download.parquet)
+    schema = pl.read_parquet_schema(io.BytesIO(download.parquet_bytes))
     key = PRIMARY_KEYS.get(download.name, ())
     problem = _file_key_problem(download, key)
     described = download.description
@@ -189,7 +190,7 @@ def _resources(download: Download, taken: set[str]) -> list[dict]:
             "format": "csv",
             "mediatype": CSV_MEDIATYPE,
             "encoding": "utf-8",
-            "bytes": download.csv.stat().st_size,
+            "bytes": len(download.csv_bytes),
             "hash": f"sha256:{download.csv_sha256}",
             "description": described + csv_note,
             "schema": table_schema(
@@ -203,7 +204,7 @@ def _resources(download: Download, taken: set[str]) -> list[dict]:
             "path": download.parquet.name,
             "format": "parquet",
             "mediatype": PARQUET_MEDIATYPE,
-            "bytes": download.parquet.stat().st_size,
+            "bytes": len(download.parquet_bytes),
             "hash": f"sha256:{download.parquet_sha256}",
             "description": described + " Exact values and types.",
             "schema": table_schema(
@@ -245,14 +246,19 @@ def build_datapackage(
     }
 
 
-def write_datapackage(
-    downloads: Sequence[Download], repositories: Sequence[str], out_dir: Path
-) -> Path:
-    """Write ``datapackage.json`` beside the downloads; equal input, equal bytes."""
+def datapackage_text(downloads: Sequence[Download], repositories: Sequence[str]) -> str:
+    """``datapackage.json``'s text; equal input, equal bytes."""
     text = json.dumps(
         build_datapackage(downloads, repositories),
         indent=1,
         sort_keys=True,
         ensure_ascii=False,
     )
-    return write_file(out_dir / DESCRIPTOR, text + "\n")
+    return text + "\n"
+
+
+def write_datapackage(
+    downloads: Sequence[Download], repositories: Sequence[str], out_dir: Path
+) -> Path:
+    """Write ``datapackage.json`` beside the downloads (scripts and tests)."""
+    return write_file(out_dir / DESCRIPTOR, datapackage_text(downloads, repositories))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -21,7 +21,11 @@ from pipeline.render.files import write_file
 
 @dataclass(frozen=True)
 class Download:
-    """One table written in both formats."""
+    """One table in both formats: its bytes, where they go, their sha256.
+
+    ``csv`` and ``parquet`` are the file names (``make_downloads``) or the files
+    written (``write_downloads``).
+    """
 
     name: str
     description: str
@@ -31,6 +35,8 @@ class Download:
     csv_sha256: str
     parquet: Path
     parquet_sha256: str
+    csv_bytes: bytes = b""
+    parquet_bytes: bytes = b""
 
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP "CSV
@@ -105,14 +111,11 @@ def flat_for_csv(frame: pl.DataFrame) -> pl.DataFrame:
     return flat.rename(names)
 
 
-def write_downloads(
-    tables: dict[str, tuple[pl.DataFrame, str]], out_dir: Path
-) -> list[Download]:
-    """Write each table as ``<name>.csv`` and ``<name>.parquet`` under ``out_dir``.
+def make_downloads(tables: dict[str, tuple[pl.DataFrame, str]]) -> list[Download]:
+    """Each table as ``<name>.csv`` and ``<name>.parquet`` bytes, nothing written.
 
     Args:
         tables: File stem -> (frame, one-line description).
-        out_dir: The downloads folder of the generated site.
 
     Returns:
         One ``Download`` per table, in the given order.
@@ -128,10 +131,26 @@ def write_downloads(
                 description=description,
                 rows=frame.height,
                 columns={c: str(t) for c, t in frame.schema.items()},
-                csv=write_file(out_dir / f"{name}.csv", csv),
+                csv=Path(f"{name}.csv"),
                 csv_sha256=hashlib.sha256(csv).hexdigest(),
-                parquet=write_file(out_dir / f"{name}.parquet", parquet),
+                parquet=Path(f"{name}.parquet"),
                 parquet_sha256=hashlib.sha256(parquet).hexdigest(),
+                csv_bytes=csv,
+                parquet_bytes=parquet,
             )
         )
     return downloads
+
+
+def write_downloads(
+    tables: dict[str, tuple[pl.DataFrame, str]], out_dir: Path
+) -> list[Download]:
+    """``make_downloads``, written under ``out_dir`` (scripts and tests)."""
+    return [
+        replace(
+            d,
+            csv=write_file(out_dir / d.csv.name, d.csv_bytes),
+            parquet=write_file(out_dir / d.parquet.name, d.parquet_bytes),
+        )
+        for d in make_downloads(tables)
+    ]

@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -39,14 +37,12 @@ from pipeline.render import safe
 from pipeline.render.cite import cite_rounds, with_citation
 from pipeline.render.coverage import round_status
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
-from pipeline.render.files import write_file
+from pipeline.render.model import Model
 from pipeline.render.site_data import release_order, with_accelerators
+from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.tables import relative
 from pipeline.render.vendor import TABULATOR
 from pipeline.transform.systems import with_system_id
-
-if TYPE_CHECKING:
-    from pipeline.render.context import Site
 
 #: The page and its data file, under ``generated/``.
 PAGE = "explorer.md"
@@ -374,15 +370,11 @@ description is the submitter's declaration, not a measurement.
 """
 
 
-def write_explorer(
-    results: pl.DataFrame, out_dir: Path, systems: pl.DataFrame | None = None
-) -> list[Path]:
-    """Write the page and its data file under ``out_dir`` (``site/generated``).
-
-    Returns:
-        The two files written.
-    """
-    data_path = write_file(out_dir / DATA_FILE, explorer_data(results, systems))
+def explorer_files(
+    results: pl.DataFrame, systems: pl.DataFrame | None = None
+) -> tuple[str, bytes]:
+    """The page's Markdown and its data file (``DATA_FILE``), nothing written."""
+    data = explorer_data(results, systems)
     present = results.lazy().select("release").unique().collect()["release"]
     with_power = (
         results.lazy()
@@ -401,13 +393,24 @@ def write_explorer(
         if r not in with_power
     ]
     text = explorer_page(results.height, rounds=rounds, without_power=without_power)
-    return [write_file(out_dir / PAGE, text), data_path]
+    return text, data
 
 
-def build(site: Site) -> None:
-    """The Explorer in a site render (one line in ``pages.PAGE_MODULES``).
+def render(results: pl.DataFrame, systems: pl.DataFrame | None) -> Rendered:
+    """The Explorer and its data file.
 
-    Reads ``site.data.results``, the canonical table as the downloads hold it (nulls
-    stay null, not the pages' placeholder name), so its CSV matches the Data page's.
+    Reads the canonical table as the downloads hold it (nulls stay null, not the
+    pages' placeholder name), so its CSV matches the Data page's.
     """
-    site.written += write_explorer(site.data.results, site.out_dir, site.data.systems)
+    text, data = explorer_files(results, systems)
+    draft = Draft()
+    # The data file first, then the page: the order the files were always written.
+    draft.file(DATA_FILE, data)
+    draft.file(PAGE, text)
+    return draft.done()
+
+
+def specs(model: Model) -> list[PageSpec]:
+    """The Explorer (one line in ``pages.PAGE_MODULES``)."""
+    inputs = {"results": model.data.results, "systems": model.data.systems}
+    return [PageSpec("explorer", render, inputs)]

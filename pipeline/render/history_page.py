@@ -27,7 +27,7 @@ from pipeline.render.coverage import NOT_IN_SOURCE, skip_note_expr
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.slugs import anchor_of, anchor_text
-from pipeline.render.system_pages import system_link
+from pipeline.render.system_ids import system_link
 from pipeline.render.tables import (
     external_link,
     html_table,

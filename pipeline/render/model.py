@@ -77,13 +77,13 @@ class Model:
 def build_model(data: SiteData) -> Model:
     """The model of one render: names, pairs, histories, slugs, verdicts."""
     # Imported here: these modules' display helpers read the model's own types.
-    from pipeline.render import history_page, pairs_pages, system_pages
+    from pipeline.render import history_page, pairs_pages, system_ids
     from pipeline.render.flags_section import flagged_pairs
     from pipeline.render.site_data import with_names
 
     # Each result's system id (its description on the Systems page), computed from
     # the canonical columns before the pages' placeholder names fill them in.
-    results = with_names(system_pages.keyed_results(data.results))
+    results = with_names(system_ids.keyed_results(data.results))
     releases = tuple(release_order(results["release"].unique()))
     rounds = round_status(list(releases))
     page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
@@ -94,8 +94,8 @@ def build_model(data: SiteData) -> Model:
     pairs = {
         name: pairs_pages.pair_cells(
             with_names(
-                system_pages.with_system_ids(
-                    system_pages.with_system_ids(
+                system_ids.with_system_ids(
+                    system_ids.with_system_ids(
                         pairs_pages.merge_levels(
                             pairs_pages.with_vendor(frame, results)
                         ),

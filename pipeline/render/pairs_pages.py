@@ -42,7 +42,7 @@ from pipeline.render.site_data import (
     vendor_of,
 )
 from pipeline.render.slugs import slug
-from pipeline.render.system_pages import system_link
+from pipeline.render.system_ids import system_link
 from pipeline.render.tables import (
     html_table,
     markdown_table,

@@ -38,7 +38,7 @@ from pipeline.render.grid import round_grid
 from pipeline.render.provenance import NOT_RECORDED, TREE_FILE, with_upstream
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import is_accelerator_type, system_label, systems_count
-from pipeline.render.system_pages import system_link
+from pipeline.render.system_ids import system_link
 from pipeline.render.tables import (
     badge_counts,
     disclosure,

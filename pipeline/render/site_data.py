@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import polars as pl
 
 from pipeline.analysis.pairing import END_SCHEMA, PAIR_SCHEMA
 from pipeline.labels import display_name
 from pipeline.registry.releases import ManifestError, version_key
-from pipeline.render.files import write_file
 
 #: One end of a pair, and the shared pair schema: the analysis module's, re-exported.
 PAIR_END_SCHEMA = END_SCHEMA
@@ -319,8 +317,8 @@ def empty_pairs() -> pl.DataFrame:
 BUILD_INFO = "build-info.json"
 
 
-def write_build_info(data: SiteData, folder: Path) -> Path:
-    """Record when this build ran and when each snapshot was fetched.
+def build_info_text(data: SiteData) -> str:
+    """When this build ran and when each snapshot was fetched, as JSON text.
 
     Everything else the build writes is a function of its inputs (byte-reproducible);
     the times are kept here, in one place, so that stays true.
@@ -335,5 +333,4 @@ def write_build_info(data: SiteData, folder: Path) -> Path:
         "pipeline_commit": data.pipeline_commit,
         "snapshots_fetched_at": fetched,
     }
-    text = json.dumps(info, indent=2, sort_keys=True) + "\n"
-    return write_file(folder / BUILD_INFO, text)
+    return json.dumps(info, indent=2, sort_keys=True) + "\n"

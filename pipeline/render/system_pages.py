@@ -18,23 +18,17 @@ only; result URLs pass ``safe_url``.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 import polars as pl
 
 from pipeline.registry.system_fields import system_fields
 from pipeline.render import safe
-from pipeline.render.context import SYSTEMS_HREF
-from pipeline.render.files import write_file
-from pipeline.render.safe import Md, MdExpr
-from pipeline.render.site_data import with_accelerators
+from pipeline.render.model import Model
+from pipeline.render.safe import Md
+from pipeline.render.spec import Draft, PageSpec, Rendered
+from pipeline.render.system_ids import PAGE, keyed_results
 from pipeline.render.tables import relative
-from pipeline.transform.systems import with_system_id
 
-if TYPE_CHECKING:
-    from pipeline.render.context import Site
-
-PAGE = "systems.md"
 DATA_DIR = "systems"
 FORMAT = "mlperf-ledger system v1"
 SCRIPT = "assets/js/systems.js"
@@ -43,57 +37,6 @@ DECLARED_NOTE = (
     "round's summary where no system JSON was read), shown as declared: not "
     "measured or checked by MLCommons or by this site."
 )
-
-
-def link_of(page: str, system_id: str) -> str:
-    """The link from ``page`` (docs-relative) to one system's description."""
-    return f"{relative(page, f'generated/{PAGE}')}#{system_id}"
-
-
-def system_link(suffix: str = "") -> MdExpr:
-    """A link to the row's system description ("" where the row has no system id).
-
-    Ids are lower-case letters, digits and hyphens (``transform.systems``), kept so.
-    """
-    system_id = pl.col(f"system_id{suffix}")
-    return safe.when(
-        system_id.is_not_null(),
-        safe.fmt(
-            '<a class="ledger-system-link" href="{}#{}">system description</a>',
-            safe.lit(SYSTEMS_HREF),
-            safe.ident(system_id),
-        ),
-        "",
-    )
-
-
-def with_system_ids(
-    frame: pl.DataFrame, keyed: pl.DataFrame, *, suffix: str = ""
-) -> pl.DataFrame:
-    """``frame`` with ``system_id<suffix>``, found by its end's round and result key.
-
-    ``keyed``: results with ``system_id`` (``keyed_results``).
-    """
-    release, key = f"release{suffix}", f"result_key{suffix}"
-    if not {release, key} <= set(frame.columns) or "system_id" not in keyed.columns:
-        return frame
-    ids = keyed.select(
-        pl.col("release").alias(release),
-        pl.col("result_key").alias(key),
-        pl.col("system_id").alias(f"system_id{suffix}"),
-    ).unique([release, key], keep="first")
-    return frame.drop(f"system_id{suffix}", strict=False).join(
-        ids, on=[release, key], how="left", nulls_equal=True, maintain_order="left"
-    )
-
-
-def keyed_results(results: pl.DataFrame) -> pl.DataFrame:
-    """Results with ``system_id`` (one identity across rounds) and labels.
-
-    The id is computed from the canonical columns before any page default fills
-    them in, exactly as ``out_mlperf__systems`` computes it.
-    """
-    return with_accelerators(with_system_id(results))
 
 
 def _release_rank(releases: list[str]) -> pl.Expr:
@@ -329,27 +272,38 @@ and power where it was measured.
 """
 
 
-def build(site: Site) -> None:
-    """The Systems page and one JSON per system (``pages.PAGE_MODULES``)."""
+def render(
+    results: pl.DataFrame,
+    systems: pl.DataFrame | None,
+    fields: pl.DataFrame | None,
+    gains: pl.DataFrame,
+    releases: tuple[str, ...],
+) -> Rendered:
+    """The Systems page and one JSON per system."""
     from pipeline.transform.systems import DECLARED_SCHEMA, SYSTEMS_SCHEMA
 
-    data = site.data
     # Written without descriptions too: the Explorer and other pages link here.
-    systems = (
-        data.systems
-        if data.systems is not None
-        else pl.DataFrame(schema=SYSTEMS_SCHEMA)
-    )
-    fields = (
-        data.system_fields
-        if data.system_fields is not None
-        else pl.DataFrame(schema=DECLARED_SCHEMA)
-    )
-    documents = system_documents(
-        data.results, systems, fields, data.gains, site.releases
-    )
-    folder = site.out_dir / DATA_DIR
+    if systems is None:
+        systems = pl.DataFrame(schema=SYSTEMS_SCHEMA)
+    if fields is None:
+        fields = pl.DataFrame(schema=DECLARED_SCHEMA)
+    documents = system_documents(results, systems, fields, gains, list(releases))
+    draft = Draft()
     for system_id, document in documents.items():
         text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
-        site.written.append(write_file(folder / f"{system_id}.json", text))
-    site.write_page(PAGE, systems_page(documents))
+        draft.file(f"{DATA_DIR}/{system_id}.json", text)
+    draft.page(PAGE, systems_page(documents))
+    return draft.done()
+
+
+def specs(model: Model) -> list[PageSpec]:
+    """The Systems page and one JSON per system (``pages.PAGE_MODULES``)."""
+    data = model.data
+    inputs = {
+        "results": data.results,
+        "systems": data.systems,
+        "fields": data.system_fields,
+        "gains": data.gains,
+        "releases": model.releases,
+    }
+    return [PageSpec("systems", render, inputs)]

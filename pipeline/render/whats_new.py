@@ -29,7 +29,7 @@ from pipeline.render.pairs_pages import (
 )
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import best_results, system_label
-from pipeline.render.system_pages import system_link
+from pipeline.render.system_ids import system_link
 from pipeline.render.tables import html_table, result_cell
 
 #: Rows of each top list.

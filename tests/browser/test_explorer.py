@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlparse
 import polars as pl
 import pytest
 
-from pipeline.render.explorer import DATA_FILE, PAGE, write_explorer
+from pipeline.render.explorer import DATA_FILE, PAGE, explorer_files
 from pipeline.render.vendor import TABULATOR
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.server import serve
@@ -113,7 +113,10 @@ def explorer_site(
     (docs / "generated" / "releases").mkdir()
     (docs / "generated" / "releases" / "index.md").write_text("# Releases\n")
     results = _results(mirror_results)
-    write_explorer(results, docs / "generated")
+    text, data = explorer_files(results)
+    (docs / "generated" / DATA_FILE).parent.mkdir(parents=True, exist_ok=True)
+    (docs / "generated" / DATA_FILE).write_bytes(data)
+    (docs / "generated" / PAGE).write_text(text, encoding="utf-8")
     site.mkdir()
     with serve(site) as url:
         _mkdocs_build(docs, site, url)

@@ -132,14 +132,12 @@ def test_page_is_a_small_shell_with_no_upstream_text() -> None:
         assert (ROOT / "site" / rel).is_file(), rel
 
 
-def test_write_explorer_writes_page_and_data(tmp_path) -> None:  # noqa: ANN001
-    written = explorer.write_explorer(_three(), tmp_path / "generated")
-    assert written == [
-        tmp_path / "generated" / "explorer.md",
-        tmp_path / "generated" / "explorer" / "results.json.gz",
-    ]
-    assert _decoded(written[1].read_bytes())["rows"] == 3
-    assert "**3** rows" in written[0].read_text()
+def test_the_explorer_drafts_its_page_and_data_file() -> None:
+    rendered = explorer.render(_three(), None)
+    files = {f.rel: f.content for f in rendered.files}
+    assert list(files) == ["explorer/results.json.gz", "explorer.md"]
+    assert _decoded(files["explorer/results.json.gz"])["rows"] == 3
+    assert "**3** rows" in files["explorer.md"]
 
 
 def test_vendored_library_is_the_pinned_release() -> None:

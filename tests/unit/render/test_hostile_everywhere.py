@@ -401,7 +401,8 @@ def _page_modules() -> list[str]:
 PAGE_MODULES = (
     "pipeline.render.accelerator_pages", "pipeline.render.audit_page",
     "pipeline.render.benchmark_pages", "pipeline.render.changes_page",
-    "pipeline.render.charts.style", "pipeline.render.claims_page",
+    "pipeline.render.charts.style", "pipeline.render.claim_notes",
+    "pipeline.render.claims_page",
     "pipeline.render.data_page", "pipeline.render.explorer", "pipeline.render.feed",
     "pipeline.render.flags_section", "pipeline.render.history_page",
     "pipeline.render.home", "pipeline.render.interactivity_page",
