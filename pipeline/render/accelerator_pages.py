@@ -13,26 +13,23 @@ tables only.
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Sequence
 
 import polars as pl
 
-from pipeline.analysis.history import HISTORY_SCHEMA, LINE_KEYS
-from pipeline.labels import display_name
+from pipeline.analysis.history import LINE_KEYS
 from pipeline.render import charts, safe, whats_new
-from pipeline.render import history_page as hp
+from pipeline.render import history_views as hp
 from pipeline.render.context import (
     GENERATED,
     METHODOLOGY,
-    Chart,
-    Section,
-    Site,
     mlperf_ranks,
     notice,
 )
+from pipeline.render.model import Model
 from pipeline.render.safe import Md, md_join
-from pipeline.render.slugs import slug, unique_slugs
-from pipeline.render.system_ids import with_system_ids
+from pipeline.render.slugs import slug
+from pipeline.render.spec import Chart, Draft, PageSpec, Rendered, Section
 from pipeline.render.tables import (
     badges,
     external_link,
@@ -43,10 +40,9 @@ from pipeline.render.tables import (
     ratio_cell,
     relative,
 )
-from pipeline.transform.results import SCENARIOS
 
 #: Page folder under ``generated/`` (also the entity kind of ``slugs.page_problems``).
-FOLDER = "accelerators"
+FOLDER = hp.ACCELERATOR_FOLDER
 #: Lines per chart: the most-covered lines of one unit on one accelerator.
 CHART_LINES = 12
 LINE = list(LINE_KEYS)
@@ -66,12 +62,6 @@ forbids is not chained and names the rule. Latency results (SingleStream, and
 MultiStream from v2.0) are not divided per accelerator and are on the benchmark pages.
 [All accelerators]({index}#accelerator-pages).
 """
-
-
-def accelerator_slugs(histories: pl.DataFrame) -> dict[str, str]:
-    """Accelerator id -> a unique page slug (``slugs.unique_slugs``)."""
-    ids = histories["accelerator_id"].drop_nulls().unique().to_list()
-    return unique_slugs(ids)
 
 
 def _step_cells(steps: pl.DataFrame) -> pl.DataFrame:
@@ -159,7 +149,12 @@ def _ordered_lines(points: pl.DataFrame) -> pl.DataFrame:
 
 
 def _charts(
-    site: Site, page: str, name: str, label: str, points: pl.DataFrame
+    draft: Draft,
+    releases: Sequence[str],
+    page: str,
+    name: str,
+    label: str,
+    points: pl.DataFrame,
 ) -> list[str]:
     """A chart per unit of the lines with two rounds or more (most rounds first)."""
     sections: list[Section] = []
@@ -173,7 +168,7 @@ def _charts(
         by_rounds = ordered.sort(["rounds", "line_label"], descending=[True, False])
         ranked = by_rounds.head(CHART_LINES)
         shown = group.join(ranked.select(LINE), on=LINE, how="semi", nulls_equal=True)
-        present = [r for r in site.releases if r in set(shown["release"])]
+        present = [r for r in releases if r in set(shown["release"])]
         title = f"{label}: best {unit} per accelerator, by round"
         built = _line_spec(shown, title=title, unit=unit, releases=present)
         lines = ranked.height
@@ -196,35 +191,39 @@ def _charts(
                 chart=Chart(built, f"{FOLDER}-{name}-{slug(unit)}", title),
             )
         )
-    return site.sections(page, sections)
+    return draft.sections(page, sections)
 
 
-def _page(
-    site: Site,
+def render(
     accelerator: str,
     name: str,
+    releases: tuple[str, ...],
     points: pl.DataFrame,
     methodology: str,
     cells: pl.DataFrame,
     step_cells: pl.DataFrame,
-) -> str:
+    opening: tuple[str | None, pl.DataFrame | None],
+) -> Rendered:
     """One accelerator's page.
 
-    ``cells`` (``hp._cells``) and ``step_cells`` (``_step_cells`` of the points with
-    a previous round) are this accelerator's rows of frames formatted once for every
-    accelerator: building those expressions per page cost more than the pages.
+    ``cells`` (``hp.line_cells``) and ``step_cells`` (``_step_cells`` of the points
+    with a previous round) are this accelerator's rows of frames formatted once for
+    every accelerator: building those expressions per page cost more than the pages.
+    ``opening``: the round and pairs of its opening (``whats_new.opening_pairs``);
+    ``releases``: the rounds of its points, in order.
     """
+    draft = Draft()
     rel = f"{FOLDER}/{name}.md"
     page = f"generated/{rel}"
     label = hp.accelerator_label(points.row(0, named=True))
     lines = _ordered_lines(points)
-    releases = [r for r in site.releases if r in set(points["release"])]
+    held = [r for r in releases if r in set(points["release"])]
     steps = step_cells.sort("_order", "benchmark", "scenario_rank", "line_label")
     chained = steps.filter(pl.col("step_ratio").is_not_null()).height
     parts = [
         Md("# {}\n").format(label),
         notice(page),
-        *whats_new.accelerator_opening(site, page, accelerator, f"{FOLDER}-{name}"),
+        *whats_new.accelerator_opening(draft, *opening, page, f"{FOLDER}-{name}"),
         INTRO.format(
             methodology=relative(page, methodology),
             index=relative(page, f"generated/{hp.PAGE}"),
@@ -235,13 +234,13 @@ def _page(
         ).format(
             label,
             accelerator,
-            len(releases),
-            md_join(", ", releases),
+            len(held),
+            md_join(", ", held),
             lines.height,
             chained,
         ),
         "\n## Charts\n",
-        *_charts(site, page, name, label, points),
+        *_charts(draft, releases, page, name, label, points),
         "\n## Gains along the way { #gains }\n",
     ]
     if steps.height:
@@ -323,90 +322,49 @@ def _page(
                 searchable=False,
             ),
         ]
-    return site.write_page(rel, "\n".join(parts))
+    return draft.done(draft.page(rel, "\n".join(parts)))
 
 
-def render_accelerator_pages(
-    site: Site, histories: pl.DataFrame, status: pl.DataFrame, methodology: str
-) -> dict[str, str]:
-    """Write one page per accelerator with a history line; returns id -> page path.
-
-    Args:
-        site: The render in progress: output folder, releases and charts.
-        histories: ``accelerator_histories`` output (``HISTORY_SCHEMA``).
-        status: ``coverage.round_status`` of the ledger's releases.
-        methodology: Docs-relative path of the methodology page.
-
-    Returns:
-        Accelerator id -> docs-relative path of its page (``generated/...``).
-    """
-    histories = with_system_ids(
-        histories.select(list(HISTORY_SCHEMA)), site.results
-    ).with_columns(display_name(pl.col(c)).alias(c) for c in hp.NAMED)
-    order = {r: i for i, r in enumerate(site.releases)}
-    points = (
-        hp._labelled(histories, status, min_rounds=1)
-        .join(hp.line_anchors(histories), on=LINE, how="left", nulls_equal=True)
-        .with_columns(
-            _order=pl.col("release").replace_strict(
-                order, default=len(order), return_dtype=pl.Int32
-            ),
-            scenario_rank=pl.col("scenario").replace_strict(
-                {s: i for i, s in enumerate(SCENARIOS)},
-                default=len(SCENARIOS),
-                return_dtype=pl.Int32,
-            ),
-        )
-        .sort([*LINE, "_order"], nulls_last=True)
-    )
-    slugs = accelerator_slugs(histories)
-    pages: dict[str, str] = {}
+def specs(model: Model) -> list[PageSpec]:
+    """One page per accelerator with a history line (``history_page`` indexes them)."""
+    if model.histories is None or model.accelerator_points is None:
+        return []
+    points = model.accelerator_points
+    slugs = hp.accelerator_slugs(model.histories)
     by_id = points.partition_by("accelerator_id", as_dict=True, maintain_order=True)
     # Cells are row-wise expressions: formatted once over every accelerator, each
     # page takes its own rows (in the same order as its points).
-    cells = hp._cells(points).partition_by(
+    cells = hp.line_cells(points).partition_by(
         "accelerator_id", as_dict=True, maintain_order=True
     )
     stepped = _step_cells(points.filter(pl.col("release_prev").is_not_null()))
     steps = stepped.partition_by("accelerator_id", as_dict=True, maintain_order=True)
-    successions = (
-        site.pairs["generations"].partition_by("accelerator_id_new", as_dict=True)
-        if "generations" in site.pairs and site.memo is not None
-        else {}
-    )
-    for (accelerator,), group in sorted(by_id.items(), key=lambda kv: str(kv[0][0])):
-        if accelerator is None:
-            continue
-        name = slugs[accelerator]
-        own_steps = steps.get((accelerator,), stepped.clear())
-        pages[accelerator] = site.reuse(
-            "accelerator",
-            functools.partial(
-                list,
-                (
-                    accelerator,
-                    name,
-                    methodology,
-                    group,
-                    cells[(accelerator,)],
-                    own_steps,
-                    # Its opening (whats_new.accelerator_opening): its generation pairs.
-                    successions.get((accelerator,)),
-                ),
-            ),
-            functools.partial(
-                _page, site, accelerator, name, group, methodology,
-                cells[(accelerator,)], own_steps,
-            ),
-        )  # fmt: skip
-    return pages
-
-
-def build(site: Site) -> None:
-    """One page per accelerator; the histories page (``history_page``) indexes them."""
-    pages = render_accelerator_pages(site, site.histories, site.rounds, METHODOLOGY)
-    site.accelerator_pages = pages
-    site.page_index[FOLDER] = {
+    opened = whats_new.openings(model)
+    out = []
+    for accelerator in model.accelerator_pages:
+        group = by_id[(accelerator,)]
+        held = set(group["release"].to_list())
+        inputs = {
+            "accelerator": accelerator,
+            "name": slugs[accelerator],
+            "releases": tuple(r for r in model.releases if r in held),
+            "points": group,
+            "methodology": METHODOLOGY,
+            "cells": cells[(accelerator,)],
+            "step_cells": steps.get((accelerator,), stepped.clear()),
+            "opening": opened.get(accelerator, (None, None)),
+        }
+        out.append(PageSpec("accelerator", render, inputs, cached=True))
+    index = {
         accelerator: page.removeprefix(f"{GENERATED}/")
-        for accelerator, page in pages.items()
+        for accelerator, page in model.accelerator_pages.items()
     }
+    out.append(PageSpec("accelerators-index", render_index, {"pages": index}))
+    return out
+
+
+def render_index(pages: dict[str, str]) -> Rendered:
+    """The accelerator pages in the page index (the histories page lists them)."""
+    draft = Draft()
+    draft.index(FOLDER, pages)
+    return draft.done()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import polars as pl
 
 from pipeline.registry.benchmark_tasks import load_tasks
@@ -13,14 +11,15 @@ from pipeline.render.context import (
     GROUP,
     Chart,
     Section,
-    Site,
     page_link,
     release_index,
     sorted_groups,
 )
+from pipeline.render.model import Model, Slugs
 from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.slugs import slug
+from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.tables import (
     html_table,
     joined,
@@ -133,26 +132,29 @@ def _cell() -> MdExpr:
 
 
 def benchmark_page(
-    site: Site,
     benchmark: str,
+    slugs: Slugs,
+    releases: tuple[str, ...],
     best: pl.DataFrame,
     results: pl.DataFrame,
-) -> str:
+) -> Rendered:
     """A chart and table per scenario, division and unit of one benchmark.
 
-    ``results``: the benchmark's rows of ``site.results``; ``best`` carries each
-    row's ``cell`` (``_cell``).
+    ``results``: the benchmark's rows of the model's results; ``best`` carries each
+    row's ``cell`` (``_cell``); ``releases``: the releases of ``results``, in order;
+    ``slugs``: the benchmark's and those releases'.
     """
-    rel = site.page_of("benchmarks", benchmark)
+    draft = Draft()
+    rel = slugs.page_of("benchmarks", benchmark)
     page = f"{GENERATED}/{rel}"
     counts = dict(results.group_by("release").len().iter_rows())
     appearances = md_join(
         ", ",
         (
             Md("[{}]({}) ({:,})").format(
-                r, page_link(page, site.page_of("releases", r)), counts[r]
+                r, page_link(page, slugs.page_of("releases", r)), counts[r]
             )
-            for r in site.releases
+            for r in releases
             if r in counts
         ),
     )
@@ -199,7 +201,7 @@ def benchmark_page(
     ):
         higher = bool(group["is_higher_better"].first())
         metric = f"{unit} per accelerator" if higher else f"{unit}, lower is better"
-        present = [r for r in site.releases if r in set(group["release"])]
+        present = [r for r in releases if r in set(group["release"])]
         built = _best_chart(
             group,
             title=f"{benchmark} · {scenario} · {division}",
@@ -209,7 +211,7 @@ def benchmark_page(
         name = "-".join(
             [
                 "benchmark",
-                site.entity_slug("benchmarks", benchmark),
+                slugs.entity_slug("benchmarks", benchmark),
                 slug(scenario),
                 slug(division),
                 slug(unit),
@@ -244,17 +246,19 @@ def benchmark_page(
                 ),
             )
         )
-    parts += site.sections(page, sections)
-    return site.write_page(rel, "\n".join(parts))
+    parts += draft.sections(page, sections)
+    return draft.done(draft.page(rel, "\n".join(parts)))
 
 
-def benchmarks_index(site: Site, benchmarks: list[str]) -> str:
+def benchmarks_index(model: Model) -> Rendered:
     """The Benchmarks index: releases, scenarios and result counts per benchmark."""
     page = f"{GENERATED}/benchmarks/index.md"
-    links = {b: page_link(page, site.page_of("benchmarks", b)) for b in benchmarks}
-    order = {r: i for i, r in enumerate(site.releases)}
+    links = {
+        b: page_link(page, model.page_of("benchmarks", b)) for b in model.benchmarks
+    }
+    order = {r: i for i, r in enumerate(model.releases)}
     summary = (
-        site.results.with_columns(index=release_index(site.releases))
+        model.results.with_columns(index=release_index(list(model.releases)))
         .group_by("benchmark")
         .agg(
             pl.len().alias("results"),
@@ -287,34 +291,34 @@ def benchmarks_index(site: Site, benchmarks: list[str]) -> str:
             },
             numeric=("c_results",),
     )
-    return site.write_page("benchmarks/index.md", text)
+    draft = Draft()
+    draft.page("benchmarks/index.md", text)
+    draft.index(
+        "benchmarks", {b: model.page_of("benchmarks", b) for b in model.benchmarks}
+    )
+    return draft.done()
 
 
-def build(site: Site) -> None:
-    """One page per benchmark and the Benchmarks index listing them."""
+def specs(model: Model) -> list[PageSpec]:
+    """One page per benchmark, then the Benchmarks index listing them."""
     # Cells are row-wise: formatted once; each page takes its benchmark's rows.
-    best = best_per_accelerator(site.results).with_columns(cell=_cell().cell())
+    best = best_per_accelerator(model.results).with_columns(cell=_cell().cell())
     best_of = best.partition_by("benchmark", as_dict=True, maintain_order=True)
-    results_of = site.results.partition_by(
+    results_of = model.results.partition_by(
         "benchmark", as_dict=True, maintain_order=True
     )
-    pages = {}
-    for b in site.benchmarks:
-        rows = results_of.get((b,), site.results.clear())
-        best_rows = best_of.get((b,), best.clear())
-        pages[b] = site.reuse(
-            "benchmark",
-            lambda b=b, rows=rows, best_rows=best_rows: [
-                b,
-                site.slugs["benchmarks"].get(b),
-                {
-                    r: site.slugs["releases"].get(r)
-                    for r in rows["release"].unique().to_list()
-                },
-                best_rows,
-                rows,
-            ],
-            functools.partial(benchmark_page, site, b, best_rows, rows),
-        )
-    benchmarks_index(site, site.benchmarks)
-    site.page_index["benchmarks"] = {b: site.page_of("benchmarks", b) for b in pages}
+    out = []
+    for b in model.benchmarks:
+        rows = results_of.get((b,), model.results.clear())
+        held = set(rows["release"].to_list())
+        releases = tuple(r for r in model.releases if r in held)
+        inputs = {
+            "benchmark": b,
+            "slugs": model.names.only(benchmarks=[b], releases=releases),
+            "releases": releases,
+            "best": best_of.get((b,), best.clear()),
+            "results": rows,
+        }
+        out.append(PageSpec("benchmark", benchmark_page, inputs, cached=True))
+    out.append(PageSpec("benchmarks-index", benchmarks_index, {"model": model}))
+    return out

@@ -10,16 +10,15 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.render import safe
+from pipeline.render.change_notes import PAGE, anchor
 from pipeline.render.model import Model
 from pipeline.render.safe import Md
 from pipeline.render.site_data import release_order
 from pipeline.render.spec import Draft, PageSpec, Rendered
-from pipeline.render.tables import external_link, html_table, relative
+from pipeline.render.tables import external_link, html_table
 from pipeline.transform.corrections import CORRECTIONS_SCHEMA
 
 #: Path under the generated folder, and the docs-relative path links resolve against.
-PAGE = "changes.md"
-DOCS_PATH = f"generated/{PAGE}"
 INTRO = (
     "MLCommons sometimes corrects a published release. mlperf-ledger keeps every "
     "version of each release's summary file (content-addressed by sha256) and lists "
@@ -58,11 +57,6 @@ COLUMNS = {
 }
 
 
-def anchor(release: str) -> str:
-    """The heading id of one release's section."""
-    return "changes-" + release.replace(".", "-")
-
-
 def render_changes_page(corrections: pl.DataFrame) -> str:
     """Markdown of the Changes page, newest release first."""
     parts = ["# Changes\n", INTRO]
@@ -81,21 +75,6 @@ def render_changes_page(corrections: pl.DataFrame) -> str:
         )
         parts.append(html_table(_cells(rows), COLUMNS, wide=("c_old", "c_new")))
     return "\n".join(parts)
-
-
-def changes_note(corrections: pl.DataFrame, release: str, page: str) -> str:
-    """A short section for a release page pointing at its corrections, or "".
-
-    ``page`` is the docs-relative path of the release page the note goes on.
-    """
-    rows = corrections.filter(pl.col("release") == release)
-    if rows.is_empty():
-        return ""
-    link = safe.path(f"{relative(page, DOCS_PATH)}#{anchor(release)}")
-    return Md(
-        "\n## Corrections\n\nUpstream changed {} result(s) of this release after "
-        "publication ({} field change(s)); see [Changes]({}).\n"
-    ).format(rows["result_key"].n_unique(), rows.height, link)
 
 
 def render(corrections: pl.DataFrame | None) -> Rendered:

@@ -36,8 +36,8 @@ import polars as pl
 
 from pipeline import settings
 from pipeline.render import claim_notes, safe
-from pipeline.render.changes_page import PAGE as CHANGES_PAGE
-from pipeline.render.changes_page import anchor as changes_anchor
+from pipeline.render.change_notes import PAGE as CHANGES_PAGE
+from pipeline.render.change_notes import anchor as changes_anchor
 from pipeline.render.model import Model
 from pipeline.render.safe import Md, md_join
 from pipeline.render.spec import GENERATED, Draft, PageSpec, Rendered

@@ -5,19 +5,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import polars as pl
 
-from pipeline.render import charts, history_page
+from pipeline.render import charts, history_views
 from pipeline.render.context import (
-    Site,
     new_in,
     notice,
     numbers_block,
     page_link,
 )
+from pipeline.render.model import Model
 from pipeline.render.pairs_pages import (
     GAINS,
     GENERATIONS,
@@ -30,11 +30,12 @@ from pipeline.render.pairs_pages import (
     one_per_system,
     pair_table,
 )
-from pipeline.render.release_pages import release_stats
+from pipeline.render.release_views import release_stats
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import (
     release_order,
 )
+from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.whats_new import whats_new
 
 #: Rows of each headline table on the home page.
@@ -86,7 +87,7 @@ HEADLINES = (
 )
 
 
-def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> str:
+def _headline(draft: Draft, page: str, item: _Headline, pairs: pl.DataFrame) -> str:
     """A sentence, its definition, a chart with a static SVG fallback, the top rows.
 
     Everything here comes from the strictest, unflagged pairs (``is_headline``) of
@@ -125,7 +126,7 @@ def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> st
             shown.height, spec.noun, scope, headline_numbers(spec.kind, shown), more
         ),
         definition_block(spec),
-        site.chart(
+        draft.chart(
             page, item.chart(shown), f"home-{spec.stem}", item.caption, svg=True
         ),
         Md("The {} largest, one per system:\n").format(HEADLINE_ROWS),
@@ -141,25 +142,26 @@ def _headline(site: Site, page: str, item: _Headline, pairs: pl.DataFrame) -> st
 
 
 def home(
-    site: Site,
-    pairs: dict[str, pl.DataFrame],
+    model: Model,
+    draft: Draft,
+    pairs: Mapping[str, pl.DataFrame],
     histories: pl.DataFrame | None = None,
 ) -> str:
     """The home page body; site/index.md includes it with pymdownx.snippets."""
     page = "index.md"
-    held = site.rounds.filter(pl.col("has_rows")).height
+    held = model.rounds.filter(pl.col("has_rows")).height
     index = page_link(page, "releases/index.md")
     parts = [
         Md(
             "\n**{} of {} rounds** are in the source this site was built from; "
             "[Releases]({}) lists every round and what the source has of it.\n"
-        ).format(held, site.rounds.height, index)
+        ).format(held, model.rounds.height, index)
     ]
-    if site.releases:
-        latest = site.releases[-1]
-        stats = release_stats(site.results.filter(pl.col("release") == latest))
-        new = new_in(site, latest, "accelerator_id", "accelerator_label")
-        link = page_link(page, site.page_of("releases", latest))
+    if model.releases:
+        latest = model.releases[-1]
+        stats = release_stats(model.results.filter(pl.col("release") == latest))
+        new = new_in(model, latest, "accelerator_id", "accelerator_label")
+        link = page_link(page, model.page_of("releases", latest))
         parts += [
             Md("## Latest release: {}\n").format(latest),
             numbers_block(
@@ -172,15 +174,22 @@ def home(
             ),
             Md("New accelerators: {}.\n").format(md_join(", ", new) or "none"),
             Md("[Everything in {} →]({})\n").format(latest, link),
-            *whats_new(site, page, latest, "home-whats-new", only_new=True),
+            *whats_new(model, draft, page, latest, "home-whats-new", only_new=True),
         ]
     parts += ["\n## Derived metrics\n", notice(page)]
-    parts += [_headline(site, page, item, pairs[item.spec.kind]) for item in HEADLINES]
+    parts += [_headline(draft, page, item, pairs[item.spec.kind]) for item in HEADLINES]
     if histories is not None:
-        parts.append(history_page.home_block(page, histories))
-    return site.write_page("partials/home.md", "\n".join(parts))
+        parts.append(history_views.home_block(page, histories))
+    return draft.page("partials/home.md", "\n".join(parts))
 
 
-def build(site: Site) -> None:
+def render(model: Model) -> Rendered:
     """The home page body (``partials/home.md``)."""
-    home(site, site.pairs, site.histories)
+    draft = Draft()
+    home(model, draft, model.pairs, model.histories)
+    return draft.done()
+
+
+def specs(model: Model) -> list[PageSpec]:
+    """The home page body: the newest round and the headline derived metrics."""
+    return [PageSpec("home", render, {"model": model})]

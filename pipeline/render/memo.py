@@ -22,10 +22,12 @@ render. Deleting the folder is always safe.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import hashlib
 import json
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
@@ -73,7 +75,7 @@ def _feed(sink: Any, value: object) -> None:
         _part(sink, b"F", json.dumps(schema).encode())
         rows = value.hash_rows(seed=0).to_list() if value.height else []
         _part(sink, b"R", array("Q", rows).tobytes())
-    elif isinstance(value, dict):
+    elif isinstance(value, Mapping):
         # Keys in any order: each entry as the digest of its key and value.
         entries = sorted(digest([k, v]) for k, v in value.items())
         _part(sink, b"D", "".join(entries).encode())
@@ -81,8 +83,16 @@ def _feed(sink: Any, value: object) -> None:
         _part(sink, b"L", b"%d" % len(value))
         for item in value:
             _feed(sink, item)
-    else:
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        # Field by field: a frame inside is digested by its rows, never its repr.
+        _part(sink, b"C", type(value).__qualname__.encode())
+        _feed(sink, {f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
+    elif value is None or isinstance(value, str | int | float | bool | dt.date):
         _part(sink, b"V", json.dumps([type(value).__name__, str(value)]).encode())
+    else:
+        # A value whose text may not hold all of it (an object's repr): refuse, so a
+        # page's input can never be keyed by less than it is.
+        raise TypeError(f"render cache: cannot digest a {type(value).__name__}")
 
 
 def salt(root: Path = PROJECT_ROOT) -> str:

@@ -11,7 +11,7 @@ it reads; the engine digests exactly those parts for the render cache.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -30,6 +30,38 @@ PAGE_GAIN_LEVELS = ("system", "hardware")
 
 def _frozen(mapping: Mapping) -> Mapping:
     return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class Slugs:
+    """Page folder ("releases", "benchmarks") -> entity name -> its unique slug."""
+
+    table: Mapping[str, Mapping[str, str]]
+
+    def page_of(self, kind: str, name: str) -> str:
+        """The page of one release or benchmark, under ``generated/`` (unique)."""
+        return f"{kind}/{self.table[kind][name]}.md"
+
+    def entity_slug(self, kind: str, name: str) -> str:
+        """The unique slug of an entity, for anchors and chart names."""
+        return self.table[kind][name]
+
+    def only(self, **names: Iterable[str | None]) -> Slugs:
+        """The slugs of these entities alone: a page's share, for its cache key."""
+        return Slugs(
+            _frozen(
+                {
+                    kind: _frozen(
+                        {
+                            n: self.table[kind][n]
+                            for n in wanted
+                            if n in self.table[kind]
+                        }
+                    )
+                    for kind, wanted in names.items()
+                }
+            )
+        )
 
 
 @dataclass(frozen=True)
@@ -64,6 +96,18 @@ class Model:
     verdicts: pl.DataFrame = field(
         default_factory=lambda: pl.DataFrame(schema=VERDICT_SCHEMA)
     )
+    #: Release -> its strict generation pairs (``whats_new.successors``): What's new
+    #: and every accelerator page of the round read them.
+    successors: Mapping[str, pl.DataFrame] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    #: Every line point of every accelerator (``history_views.accelerator_points``).
+    accelerator_points: pl.DataFrame | None = None
+    #: Accelerator id -> its page (``generated/accelerators/<slug>.md``): declared
+    #: here, so the histories page links them whatever the order pages render in.
+    accelerator_pages: Mapping[str, str] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     def page_of(self, kind: str, name: str) -> str:
         """The page of one release or benchmark, under ``generated/`` (unique)."""
@@ -73,11 +117,16 @@ class Model:
         """The unique slug of an entity, for anchors and chart names."""
         return self.slugs[kind][name]
 
+    @property
+    def names(self) -> Slugs:
+        """``slugs`` as a value pages are handed (``Slugs.only`` for a page's share)."""
+        return Slugs(self.slugs)
+
 
 def build_model(data: SiteData) -> Model:
     """The model of one render: names, pairs, histories, slugs, verdicts."""
     # Imported here: these modules' display helpers read the model's own types.
-    from pipeline.render import history_page, pairs_pages, system_ids
+    from pipeline.render import history_views, pairs_pages, system_ids, whats_new
     from pipeline.render.flags_section import flagged_pairs
     from pipeline.render.site_data import with_names
 
@@ -128,6 +177,9 @@ def build_model(data: SiteData) -> Model:
             ]
         ),
     }
+    successors = {r: whats_new.successors_of(pairs, r) for r in releases}
+    histories = history_views.build_histories(data.results)
+    points = history_views.accelerator_points(histories, results, releases, rounds)
     return Model(
         data=data,
         results=results,
@@ -135,7 +187,7 @@ def build_model(data: SiteData) -> Model:
         rounds=rounds,
         slugs=_frozen({k: _frozen(v) for k, v in slugs.items()}),
         pairs=_frozen(pairs),
-        histories=history_page.build_histories(data.results),
+        histories=histories,
         benchmarks=benchmarks,
         flagged=flagged_pairs((data.gains, data.generations, data.scaling)),
         verdicts=(
@@ -143,7 +195,10 @@ def build_model(data: SiteData) -> Model:
             if data.claim_evaluations is not None
             else pl.DataFrame(schema=VERDICT_SCHEMA)
         ),
+        successors=_frozen(successors),
+        accelerator_points=points,
+        accelerator_pages=_frozen(history_views.accelerator_pages(histories, points)),
     )
 
 
-__all__ = ["GENERATED", "PAGE_GAIN_LEVELS", "Model", "build_model"]
+__all__ = ["GENERATED", "PAGE_GAIN_LEVELS", "Model", "Slugs", "build_model"]

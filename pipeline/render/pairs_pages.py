@@ -7,7 +7,6 @@ pages. The home page reuses its summaries and tables.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -24,7 +23,6 @@ from pipeline.render.cite import cite_rounds, with_citation
 from pipeline.render.context import (
     GENERATED,
     METHODOLOGY,
-    Site,
     chips,
     notice,
     page_link,
@@ -35,6 +33,7 @@ from pipeline.render.coverage import (
     held_between_expr,
     skip_note,
 )
+from pipeline.render.model import Model, Slugs
 from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site_data import (
     release_order,
@@ -42,6 +41,7 @@ from pipeline.render.site_data import (
     vendor_of,
 )
 from pipeline.render.slugs import slug
+from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.system_ids import system_link
 from pipeline.render.tables import (
     html_table,
@@ -694,7 +694,12 @@ def _size_comparisons(page: str, pairs: pl.DataFrame, ends: tuple[str, str]) -> 
 
 
 def _scaling_sections(
-    site: Site, page: str, spec: PairPage, benchmark: str, pairs: pl.DataFrame
+    draft: Draft,
+    slugs: Slugs,
+    page: str,
+    spec: PairPage,
+    benchmark: str,
+    pairs: pl.DataFrame,
 ) -> list[str]:
     """Per scenario and unit: a chart and table of scaling, then size comparisons."""
     parts = []
@@ -705,14 +710,14 @@ def _scaling_sections(
             name = "-".join(
                 [
                     spec.stem,
-                    site.entity_slug("benchmarks", benchmark),
+                    slugs.entity_slug("benchmarks", benchmark),
                     slug(scenario),
                     slug(unit),
                 ]
             )
             built = _pair_chart(spec, strict, f"{benchmark} · {scenario} · {unit}")
             caption = f"Scaling: {benchmark} {scenario} ({unit})"
-            parts.append(site.chart(page, built, name, caption))
+            parts.append(draft.chart(page, built, name, caption))
             parts.append(pair_table(strict, spec.ends, with_efficiency=True))
         else:
             parts.append(
@@ -725,9 +730,9 @@ def _scaling_sections(
     return parts
 
 
-def pair_page_of(site: Site, spec: PairPage, benchmark: str) -> str:
+def pair_page_of(slugs: Slugs, spec: PairPage, benchmark: str) -> str:
     """The page of one benchmark's pairs of ``spec``, under ``generated/``."""
-    return f"{spec.stem}/{site.entity_slug('benchmarks', benchmark)}.md"
+    return f"{spec.stem}/{slugs.entity_slug('benchmarks', benchmark)}.md"
 
 
 def _benchmark_summary(pairs: pl.DataFrame, headline: str | None) -> str:
@@ -750,21 +755,26 @@ def _benchmark_summary(pairs: pl.DataFrame, headline: str | None) -> str:
     ).format(pairs.height, numbers, flagged)
 
 
-def _benchmark_pairs_page(
-    site: Site,
+def render_benchmark(
     spec: PairPage,
     benchmark: str,
+    slugs: Slugs,
+    releases: tuple[str, ...],
+    rounds: pl.DataFrame,
     pairs: pl.DataFrame,
     headline: str | None,
-) -> str:
+) -> Rendered:
     """One benchmark's pairs: a chart and a table per release pair or scenario.
 
-    ``headline``: ``headline_numbers`` of its headline pairs (None: there are none).
+    ``headline``: ``headline_numbers`` of its headline pairs (None: there are none);
+    ``releases``: the releases of its pairs, in order; ``rounds``: the rounds its
+    skip notes can name (``rounds_through``); ``slugs``: the benchmark's.
     """
-    rel = pair_page_of(site, spec, benchmark)
+    draft = Draft()
+    rel = pair_page_of(slugs, spec, benchmark)
     page = f"{GENERATED}/{rel}"
     index = page_link(page, spec.rel)
-    best = page_link(page, site.page_of("benchmarks", benchmark))
+    best = page_link(page, slugs.page_of("benchmarks", benchmark))
     parts = [
         Md("# {}: {}\n").format(spec.title, benchmark),
         notice(page),
@@ -776,10 +786,10 @@ def _benchmark_pairs_page(
         ).format(index, best),
     ]
     if spec.kind == "scaling":
-        parts += _scaling_sections(site, page, spec, benchmark, pairs)
-        return site.write_page(rel, "\n".join(parts))
+        parts += _scaling_sections(draft, slugs, page, spec, benchmark, pairs)
+        return draft.done(draft.page(rel, "\n".join(parts)))
     sections = (
-        sorted_groups(pairs, list(spec.sections), site.releases)
+        sorted_groups(pairs, list(spec.sections), list(releases))
         if spec.sections
         else [((), pairs)]
     )
@@ -787,12 +797,12 @@ def _benchmark_pairs_page(
         words = [benchmark, " → ".join(key)] if key else [benchmark]
         if key:
             parts.append(Md("\n## {}\n").format(md_join(" → ", key)))
-            if note := skip_note(key[0], key[-1], site.rounds):
+            if note := skip_note(key[0], key[-1], rounds):
                 parts.append(Md("This pair of releases {}.\n").format(note))
         name = "-".join(
             [
                 spec.stem,
-                site.entity_slug("benchmarks", benchmark),
+                slugs.entity_slug("benchmarks", benchmark),
                 *(slug(k) for k in key),
             ]
         )
@@ -802,12 +812,12 @@ def _benchmark_pairs_page(
         main = section.filter(~changed) if apart else section
         if main.height:
             built = _pair_chart(spec, main, " · ".join(w for w in words if w))
-            parts.append(site.chart(page, built, name, caption))
+            parts.append(draft.chart(page, built, name, caption))
         parts.append(pair_table(main, spec.ends))
         if apart:
             parts.append(PRECISION_CHANGE_HEADING)
             parts.append(pair_table(section.filter(changed), spec.ends))
-    return site.write_page(rel, "\n".join(parts))
+    return draft.done(draft.page(rel, "\n".join(parts)))
 
 
 #: Software gains whose ends declare different weight precisions, listed apart.
@@ -830,58 +840,67 @@ def rounds_through(rounds: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
     return rounds.head(last + 1)
 
 
-def pairs_page(site: Site, spec: PairPage, pairs: pl.DataFrame) -> str:
-    """The index of one kind (summary by benchmark), then one page per benchmark.
+def render_index(spec: PairPage, pairs: pl.DataFrame, slugs: Slugs) -> Rendered:
+    """The index of one kind (summary by benchmark), linking its benchmark pages.
 
     Registers the benchmark pages as entity pages of the folder ``spec.stem``
     (``slugs.page_problems`` checks them); the index links them, the nav does not
     (``context.ENTITY_PAGES``).
     """
+    draft = Draft()
     page = f"{GENERATED}/{spec.rel}"
     parts = [Md("# {}\n").format(spec.title), notice(page), spec.intro]
-    site.page_index[spec.stem] = {}
     if pairs.height == 0:
         parts.append("\n_No pairs in the current data._\n")
-        return site.write_page(spec.rel, "\n".join(parts))
+        draft.index(spec.stem, {})
+        return draft.done(draft.page(spec.rel, "\n".join(parts)))
     benchmarks = sorted(pairs["benchmark"].unique().to_list())
-    links = {b: page_link(page, pair_page_of(site, spec, b)) for b in benchmarks}
+    links = {b: page_link(page, pair_page_of(slugs, spec, b)) for b in benchmarks}
     parts += [
         "\n## Summary\n",
         *_page_summary(page, spec, pairs),
         "One page per benchmark: follow its name for the charts and every pair.\n",
         _summary_table(spec, pairs, links),
     ]
-    # Chart rows are prepared once for the page, each chart takes its part's rows.
-    compare = compare_by(spec.kind)[0]
-    label = charts.scaling_label() if spec.kind == "scaling" else _pair_label()
-    cells = charts.with_pair_rows(pairs, label, compare)
-    by_benchmark = cells.partition_by("benchmark", as_dict=True)
-    shown = cells.filter("is_headline").partition_by("benchmark", as_dict=True)
-    headlines = _many_headline_numbers(
-        spec.kind, {benchmark: rows for (benchmark,), rows in shown.items()}
-    )
-    written = {
-        benchmark: site.reuse(
-            f"pairs-{spec.kind}",
-            lambda benchmark=benchmark, bench_pairs=bench_pairs: [
-                benchmark,
-                site.slugs["benchmarks"].get(benchmark),
-                headlines.get(benchmark),
-                rounds_through(site.rounds, bench_pairs),
-                bench_pairs,
-            ],
-            functools.partial(
-                _benchmark_pairs_page,
-                site, spec, benchmark, bench_pairs, headlines.get(benchmark),
-            ),
+    draft.index(spec.stem, {b: pair_page_of(slugs, spec, b) for b in benchmarks})
+    return draft.done(draft.page(spec.rel, "\n".join(parts)))
+
+
+def kind_specs(model: Model, spec: PairPage) -> list[PageSpec]:
+    """One page per benchmark of one kind, then the kind's index."""
+    pairs = model.pairs[spec.kind]
+    out = []
+    if pairs.height:
+        # Chart rows are prepared once for the kind, each chart takes its part's rows.
+        compare = compare_by(spec.kind)[0]
+        label = charts.scaling_label() if spec.kind == "scaling" else _pair_label()
+        cells = charts.with_pair_rows(pairs, label, compare)
+        by_benchmark = cells.partition_by("benchmark", as_dict=True)
+        shown = cells.filter("is_headline").partition_by("benchmark", as_dict=True)
+        headlines = _many_headline_numbers(
+            spec.kind, {benchmark: rows for (benchmark,), rows in shown.items()}
         )
-        for (benchmark,), bench_pairs in sorted(by_benchmark.items())
-    }  # fmt: skip
-    site.page_index[spec.stem] = {b: pair_page_of(site, spec, b) for b in written}
-    return site.write_page(spec.rel, "\n".join(parts))
+        for (benchmark,), bench_pairs in sorted(by_benchmark.items()):
+            held = set(bench_pairs["release_old"].to_list()) | set(
+                bench_pairs["release_new"].to_list()
+            )
+            inputs = {
+                "spec": spec,
+                "benchmark": benchmark,
+                "slugs": model.names.only(benchmarks=[benchmark]),
+                "releases": tuple(r for r in model.releases if r in held),
+                "rounds": rounds_through(model.rounds, bench_pairs),
+                "pairs": bench_pairs,
+                "headline": headlines.get(benchmark),
+            }
+            kind = f"pairs-{spec.kind}"
+            out.append(PageSpec(kind, render_benchmark, inputs, cached=True))
+    index = {"spec": spec, "pairs": pairs, "slugs": model.names}
+    out.append(PageSpec(f"pairs-{spec.kind}-index", render_index, index))
+    return out
 
 
-def build(site: Site) -> None:
+def specs(model: Model) -> list[PageSpec]:
     """The software-gains, generations and scaling pages."""
-    for spec in (GAINS, GENERATIONS, SCALING):
-        pairs_page(site, spec, site.pairs[spec.kind])
+    kinds = (GAINS, GENERATIONS, SCALING)
+    return [page for spec in kinds for page in kind_specs(model, spec)]

@@ -10,6 +10,8 @@ plausibility warning are shown (labels such as preview travel with them as badge
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import polars as pl
 
 from pipeline.analysis.plausibility import warned
@@ -17,11 +19,11 @@ from pipeline.render import charts, claim_notes, safe
 from pipeline.render.context import (
     Chart,
     Section,
-    Site,
     new_in,
     notice,
     page_link,
 )
+from pipeline.render.model import Model
 from pipeline.render.pairs_pages import (
     compare_by,
     one_per_system,
@@ -29,6 +31,7 @@ from pipeline.render.pairs_pages import (
 )
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import best_results, system_label
+from pipeline.render.spec import Draft
 from pipeline.render.system_ids import system_link
 from pipeline.render.tables import html_table, result_cell
 
@@ -40,21 +43,23 @@ def _in_round(pairs: pl.DataFrame, release: str) -> pl.DataFrame:
     return pairs.filter((pl.col("release_new") == release) & ~warned())
 
 
-def successors(site: Site, release: str) -> pl.DataFrame:
+def successors(model: Model, release: str) -> pl.DataFrame:
     """Strict generation pairs of ``release``: one submitter, one scale.
 
     The strictest reading only (``is_strict``: both chips measured by one submitter
     at the same accelerator count); another submitter's best on the newer chip is a
     looser reading, kept on the generation pages. One per chip pair, benchmark,
     scenario, division, count and submitter: two submitters' pairs are both shown.
-    Computed once per render and round: What's new and every accelerator page of
-    the round read it.
+    Computed once per render and round (``model.Model.successors``): What's new and
+    every accelerator page of the round read it.
     """
-    return site.once(("successors", release), lambda: _successors(site, release))
+    found = model.successors.get(release)
+    return found if found is not None else successors_of(model.pairs, release)
 
 
-def _successors(site: Site, release: str) -> pl.DataFrame:
-    pairs = _in_round(site.pairs["generations"], release).filter(
+def successors_of(pairs: Mapping[str, pl.DataFrame], release: str) -> pl.DataFrame:
+    """``successors`` computed from the pair frames (``model.build_model`` does)."""
+    pairs = _in_round(pairs["generations"], release).filter(
         ~pl.col("is_per_accelerator") & pl.col("is_strict")
     )
     return pairs.sort(
@@ -70,9 +75,14 @@ def _successors(site: Site, release: str) -> pl.DataFrame:
 
 
 def _successor_section(
-    site: Site, page: str, release: str, pairs: pl.DataFrame, stem: str, only_new: bool
+    model: Model,
+    page: str,
+    release: str,
+    pairs: pl.DataFrame,
+    stem: str,
+    only_new: bool,
 ) -> Section:
-    new = set(new_in(site, release, "accelerator_id"))
+    new = set(new_in(model, release, "accelerator_id"))
     # The id the results carry (``site_data.with_accelerators``: the upstream name
     # where the registry has none).
     first = pl.coalesce("accelerator_id_new", "accelerator_name_new").is_in(list(new))
@@ -130,16 +140,16 @@ def _successor_section(
     )
 
 
-def _headlines(site: Site, kind: str, release: str) -> pl.DataFrame:
+def _headlines(model: Model, kind: str, release: str) -> pl.DataFrame:
     """The pairs of ``kind`` into ``release`` a headline may cite (``is_headline``)."""
-    return site.pairs[kind].filter(
+    return model.pairs[kind].filter(
         (pl.col("release_new") == release) & pl.col("is_headline")
     )
 
 
-def _gains_section(site: Site, release: str) -> Section:
+def _gains_section(model: Model, release: str) -> Section:
     # Headline gains: one system's own, since its previous round, without a warning.
-    best = one_per_system(_headlines(site, "gains", release))
+    best = one_per_system(_headlines(model, "gains", release))
     heading = "\n### Software gains since each system's previous round\n"
     if best.height == 0:
         return Section(
@@ -162,10 +172,10 @@ def _gains_section(site: Site, release: str) -> Section:
     )
 
 
-def _scaling_section(site: Site, release: str) -> Section:
+def _scaling_section(model: Model, release: str) -> Section:
     # The largest system of each benchmark and scenario, then the TOP largest.
     largest = (
-        _headlines(site, "scaling", release)
+        _headlines(model, "scaling", release)
         .sort(["total_accelerators_new", "ratio"], descending=[True, True])
         .unique(["benchmark", "scenario"], keep="first", maintain_order=True)
         .head(TOP)
@@ -191,10 +201,10 @@ def _scaling_section(site: Site, release: str) -> Section:
     )
 
 
-def _new_benchmarks_section(site: Site, release: str) -> Section:
+def _new_benchmarks_section(model: Model, release: str) -> Section:
     heading = Md("\n### Benchmarks new in {}\n").format(release)
-    names = new_in(site, release, "benchmark")
-    rows = site.results.filter(
+    names = new_in(model, release, "benchmark")
+    rows = model.results.filter(
         (pl.col("release") == release) & pl.col("benchmark").is_in(names)
     )
     if rows.height == 0:
@@ -252,14 +262,20 @@ def _new_benchmarks_section(site: Site, release: str) -> Section:
 
 
 def whats_new(
-    site: Site, page: str, release: str, stem: str, *, only_new: bool = False
+    model: Model,
+    draft: Draft,
+    page: str,
+    release: str,
+    stem: str,
+    *,
+    only_new: bool = False,
 ) -> list[str]:
     """The "What's new" section of ``release`` on ``page`` (docs-relative).
 
     ``stem`` names its chart files (one set per page); ``only_new``: of the
     generation pairs, show those of accelerators new in the round when it has any.
     """
-    link = page_link(page, site.page_of("releases", release))
+    link = page_link(page, model.page_of("releases", release))
     parts = [
         Md("\n## What's new in {}\n").format(release),
         notice(page),
@@ -270,46 +286,63 @@ def whats_new(
     ]
     return [
         *parts,
-        *site.sections(
+        *draft.sections(
             page,
             [
                 _successor_section(
-                    site, page, release, successors(site, release), stem, only_new
+                    model, page, release, successors(model, release), stem, only_new
                 ),
-                _gains_section(site, release),
-                _scaling_section(site, release),
-                _new_benchmarks_section(site, release),
+                _gains_section(model, release),
+                _scaling_section(model, release),
+                _new_benchmarks_section(model, release),
             ],
         ),
-        claim_notes.release_note(site.verdicts, release, page, level=3),
+        claim_notes.release_note(model.verdicts, release, page, level=3),
     ]
+
+
+def openings(model: Model) -> dict[str, tuple[str, pl.DataFrame]]:
+    """Accelerator id -> the round and pairs of its page's opening.
+
+    The strict reading only, as What's new: the round is the newest where the chip
+    has such a pair, so the chart is never empty; the pairs are that round's
+    ``successors`` of the chip. Accelerators without one are left out.
+    """
+    if "generations" not in model.pairs:  # a render of accelerator pages alone
+        return {}
+    strict = model.pairs["generations"].filter(
+        ~pl.col("is_per_accelerator") & pl.col("is_strict") & ~warned()
+    )
+    order = {r: i for i, r in enumerate(model.releases)}
+    newest = {
+        accelerator: max(rounds, key=order.__getitem__)
+        for accelerator, rounds in strict.group_by("accelerator_id_new")
+        .agg(pl.col("release_new").unique())
+        .iter_rows()
+        if accelerator is not None
+    }
+    by_round = {
+        release: successors(model, release).partition_by(
+            "accelerator_id_new", as_dict=True
+        )
+        for release in set(newest.values())
+    }
+    out = {}
+    for accelerator, release in newest.items():
+        shown = by_round[release].get((accelerator,))
+        if shown is not None and shown.height:
+            out[accelerator] = (release, shown)
+    return out
 
 
 def accelerator_opening(
-    site: Site, page: str, accelerator: str, stem: str
+    draft: Draft, release: str | None, shown: pl.DataFrame | None, page: str, stem: str
 ) -> list[str]:
     """An accelerator page's opening: against its predecessor in its newest round.
 
-    Nothing when it has no such pair.
+    ``release`` and ``shown`` come from ``opening_pairs``; nothing when it has none.
     """
-    if "generations" not in site.pairs:  # a render of accelerator pages alone
-        return []
-    # The strict reading only, as What's new: the round is the newest with such a
-    # pair, so the chart is never empty.
-    pairs = site.pairs["generations"].filter(
-        (pl.col("accelerator_id_new") == accelerator)
-        & ~pl.col("is_per_accelerator")
-        & pl.col("is_strict")
-        & ~warned()
-    )
-    if pairs.height == 0:
-        return []
-    release = site.releases[
-        max(site.releases.index(r) for r in pairs["release_new"].unique().to_list())
-    ]
-    mine = pl.col("accelerator_id_new") == accelerator
-    shown = successors(site, release).filter(mine)
-    if shown.height == 0:
+    if release is None or shown is None:
         return []
     predecessor = ", ".join(sorted(set(shown["chip_old"].to_list())))
     return [
@@ -319,7 +352,7 @@ def accelerator_opening(
             "(both chips measured by one submitter); above 1× this accelerator is "
             "faster. Derived, unofficial ratios; both results are linked.\n"
         ).format(predecessor),
-        *site.sections(
+        *draft.sections(
             page,
             [
                 Section(
@@ -335,10 +368,7 @@ def accelerator_opening(
                         f"{stem}-predecessor",
                         f"Against {predecessor}, {release}",
                     ),
-                    table=pair_table(
-                        successors(site, release).filter(mine),
-                        ("Predecessor", "Successor"),
-                    ),
+                    table=pair_table(shown, ("Predecessor", "Successor")),
                 )
             ],
         ),

@@ -13,7 +13,7 @@ import pytest
 from pipeline.analysis import attach_accelerators, pair_candidates
 from pipeline.analysis.benchmarks import evidence
 from pipeline.render.grid import round_grid
-from pipeline.render.release_pages import release_stats
+from pipeline.render.release_views import release_stats
 from pipeline.render.site_data import with_accelerators
 
 
