@@ -9,8 +9,6 @@ from pipeline.render import charts, safe
 from pipeline.render.context import (
     GENERATED,
     GROUP,
-    Chart,
-    Section,
     page_link,
     release_index,
     sorted_groups,
@@ -19,7 +17,7 @@ from pipeline.render.model import Model, Slugs
 from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.site_data import OTHER_VENDOR
 from pipeline.render.slugs import slug
-from pipeline.render.spec import Draft, PageSpec, Rendered
+from pipeline.render.spec import Chart, Draft, PageSpec, Rendered, Section
 from pipeline.render.tables import (
     html_table,
     joined,
@@ -282,14 +280,14 @@ def benchmarks_index(model: Model) -> Rendered:
         "# Benchmarks\n\nOne page per benchmark: the best result of every accelerator "
         "type in every release, with a chart per scenario and division.\n\n"
     ) + markdown_table(
-            summary,
-            {
-                "c_benchmark": "Benchmark",
-                "c_releases": "Releases",
-                "c_scenarios": "Scenarios",
-                "c_results": "Results",
-            },
-            numeric=("c_results",),
+        summary,
+        {
+            "c_benchmark": "Benchmark",
+            "c_releases": "Releases",
+            "c_scenarios": "Scenarios",
+            "c_results": "Results",
+        },
+        numeric=("c_results",),
     )
     draft = Draft()
     draft.page("benchmarks/index.md", text)

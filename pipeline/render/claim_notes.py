@@ -20,8 +20,6 @@ from pipeline.render.tables import relative
 PAGE = "claims.md"
 
 
-
-
 def claim_anchor(claim_id: str) -> str:
     """The id of a claim's card, for links such as ``claims.md#claim-<id>``.
 

@@ -405,5 +405,3 @@ def specs(model: Model) -> list[PageSpec]:
         "verdicts": model.verdicts,
     }
     return [PageSpec("claims", render, inputs, cached=True)]
-
-

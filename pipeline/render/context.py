@@ -1,35 +1,23 @@
-"""What every page module shares: the render in progress (``Site``) and small helpers.
+"""Small helpers every page module shares: notices, links, orders, counts, chips.
 
-``Site`` carries one render's inputs, the pages and charts written so far, and
-what the pages register for the navigation and the page index. Page modules
-(``home``, ``pairs_pages``, ``release_pages``, ...) each take a ``Site`` and write
-their pages through it; ``pages.render_site`` runs them in order.
+Nothing here writes or keeps state: pages read the model (``model``), draft their
+output (``spec``) and the engine (``engine``) writes it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
-import altair as alt
 import polars as pl
 
-from pipeline.claims import VERDICT_SCHEMA
-from pipeline.render import charts, safe
-from pipeline.render.coverage import (
-    STATUS_SCHEMA,
-)
-from pipeline.render.files import write_file
+from pipeline.render import safe
 from pipeline.render.safe import Md, MdExpr
 from pipeline.render.site_data import (
-    SiteData,
     is_accelerator_type,
 )
-from pipeline.render.slugs import capped, name_hash
-from pipeline.render.spec import GENERATED, Section
-from pipeline.render.spec import Chart as Chart  # the page modules still import it here
+from pipeline.render.spec import GENERATED
 from pipeline.render.tables import (
     DERIVED_NOTICE,
     relative,
@@ -37,9 +25,7 @@ from pipeline.render.tables import (
 from pipeline.transform.results import DIVISIONS, SCENARIOS
 
 if TYPE_CHECKING:
-    from pipeline.render.memo import RenderMemo
-
-T = TypeVar("T")
+    from pipeline.render.model import Model
 
 #: Entity kind -> entity name -> its page under GENERATED (``slugs.page_problems``).
 PAGE_INDEX = "partials/pages.json"
@@ -63,155 +49,6 @@ SYSTEMS_PAGE = f"{GENERATED}/systems.html"
 GROUP = ["benchmark", "scenario", "division"]
 
 
-@dataclass
-class Site:
-    """State shared by one render: the data, the output folder, the files written."""
-
-    data: SiteData
-    results: pl.DataFrame
-    out_dir: Path
-    releases: list[str]
-    written: list[Path] = field(default_factory=list)
-    #: Every known round with its status (``coverage.round_status``).
-    rounds: pl.DataFrame = field(
-        default_factory=lambda: pl.DataFrame(schema=STATUS_SCHEMA)
-    )
-    #: Page folder ("releases", "benchmarks") -> entity name -> its unique slug.
-    slugs: dict[str, dict[str, str]] = field(default_factory=dict)
-    #: Chart file stems written so far: two charts never share a file.
-    chart_names: set[str] = field(default_factory=set)
-    #: Pair frames shown on the pages ("gains", "generations", "scaling"), one row per
-    #: pair of results (``pairs_pages.merge_levels``), with their display cells
-    #: (``pairs_pages.pair_cells``): every table of pairs shows a slice of one.
-    pairs: dict[str, pl.DataFrame] = field(default_factory=dict)
-    #: ``analysis.history.accelerator_histories`` of the results.
-    histories: pl.DataFrame | None = None
-    #: Accelerator id -> its page (docs-relative), once ``accelerator_pages`` ran.
-    accelerator_pages: dict[str, str] = field(default_factory=dict)
-    #: Benchmarks with results, sorted: one page each.
-    benchmarks: list[str] = field(default_factory=list)
-    #: Derived pairs a plausibility rule flagged (``flags_section.flagged_pairs``).
-    flagged: pl.DataFrame | None = None
-    #: One verdict per registered claim (``pipeline.claims.claim_verdicts``).
-    verdicts: pl.DataFrame = field(
-        default_factory=lambda: pl.DataFrame(schema=VERDICT_SCHEMA)
-    )
-    #: Nav section (docs path of its index page) -> its children ``{title: path}``,
-    #: written to ``NAV_FILE`` for ``mkdocs_hooks``. Only small sections (see
-    #: ``ENTITY_PAGES``).
-    nav: dict[str, list[dict[str, str]]] = field(default_factory=dict)
-    #: Entity kind -> entity name -> its page (``PAGE_INDEX``).
-    page_index: dict[str, dict[str, str]] = field(default_factory=dict)
-    #: The render cache (``memo.RenderMemo``); None renders every page afresh.
-    memo: RenderMemo | None = None
-    #: While the render cache records a page: each chart's wanted and taken name.
-    chart_log: list[tuple[str, str]] | None = None
-    #: Values several pages slice, computed once per render (``once``).
-    derived: dict[Hashable, object] = field(default_factory=dict)
-
-    def once(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """``compute()`` the first time ``key`` is asked for in this render.
-
-        For frames many pages each take a slice of (a round's generation pairs and
-        their cells): one query for all of them instead of one per page. Only for
-        row-wise work, so that a page's slice is what computing on it alone gives.
-        """
-        if key not in self.derived:
-            self.derived[key] = compute()
-        return self.derived[key]  # type: ignore[return-value]
-
-    def reuse(
-        self, kind: str, inputs: Callable[[], list[object]], produce: Callable[[], T]
-    ) -> T:
-        """``produce()``, or its cached result when ``inputs()`` did not change.
-
-        ``inputs()`` must hold every value the page reads besides the code: the
-        entity's name, its slices of the frames, the slugs and rounds it shows
-        (called only when there is a cache).
-        """
-        if self.memo is None:
-            return produce()
-        return self.memo.run(self, kind, inputs(), produce)
-
-    def page_of(self, kind: str, name: str) -> str:
-        """The page of one release or benchmark, under ``generated/`` (unique)."""
-        return f"{kind}/{self.slugs[kind][name]}.md"
-
-    def entity_slug(self, kind: str, name: str) -> str:
-        """The unique slug of an entity, for anchors and chart names."""
-        return self.slugs[kind][name]
-
-    def write_page(self, rel: str, text: str) -> str:
-        """Write ``generated/<rel>``; returns its docs-relative path.
-
-        Links to a system's description (``system_ids.system_link``) become
-        relative to the page here; a partial is shown on the home page.
-        """
-        shown = "index.md" if rel.startswith("partials/") else f"{GENERATED}/{rel}"
-        text = text.replace(SYSTEMS_HREF, relative(shown, SYSTEMS_PAGE))
-        self.written.append(write_file(self.out_dir / rel, text))
-        return f"{GENERATED}/{rel}"
-
-    def sections(self, page: str, sections: Iterable[Section]) -> list[str]:
-        """The Markdown parts of ``sections`` on ``page``, their charts written."""
-        parts: list[str] = []
-        for section in sections:
-            parts += [section.heading, *section.before]
-            if section.chart is not None:
-                shown = section.chart
-                parts.append(
-                    self.chart(
-                        page, shown.built, shown.name, shown.caption, svg=shown.svg
-                    )
-                )
-            parts += section.after
-            if section.table:
-                parts.append(section.table)
-        return parts
-
-    def chart(
-        self,
-        page: str,
-        built: tuple[alt.TopLevelMixin | charts.Spec, pl.DataFrame],
-        name: str,
-        caption: str,
-        *,
-        svg: bool = False,
-    ) -> str:
-        """Write a chart's files; returns the container ``<div>`` for ``page``."""
-        chart, frame = built
-        name = wanted = capped(name)
-        if name in self.chart_names:
-            # Two upstream spellings with one slug ("Offline", "offline"): the
-            # caption names them exactly, so its hash tells the charts apart.
-            name = f"{name}--{name_hash(caption)}"
-        if name in self.chart_names:
-            raise ValueError(f"two charts of one build are both named {name!r}")
-        self.chart_names.add(name)
-        if self.chart_log is not None:
-            self.chart_log.append((wanted, name))
-        files = charts.write_chart(chart, frame, self.out_dir / "charts", name, svg=svg)
-        self.written += [p for p in (files.spec, files.data, files.svg) if p]
-        # File names are slugs of ours (``capped``); the caption is escaped.
-        spec = relative(page, f"{GENERATED}/charts/{files.spec.name}")
-        if files.svg:
-            src = relative(page, f"{GENERATED}/charts/{files.svg.name}")
-            fallback = Md('<img class="vega-fallback" src="{}" alt="{}">').format(
-                src, caption
-            )
-        else:
-            fallback = Md("Charts need JavaScript; the table lists the same numbers.")
-        # The text alternative: the figure is named by its caption and described by
-        # the line under it, whose link holds every number it plots.
-        return Md(
-            '\n<div class="vega-chart" data-spec="{spec}" role="figure" '
-            'aria-label="{label}" aria-describedby="chart-{name}">'
-            "<noscript>{fallback}</noscript></div>\n"
-            '<p class="ledger-chart-source" id="chart-{name}">Every number it plots: '
-            '<a href="{spec}">chart as Vega-Lite JSON</a></p>\n'
-        ).format(spec=spec, label=caption, fallback=fallback, name=name)
-
-
 def notice(page: str) -> str:
     """The "derived, unofficial" notice, linking Methodology from ``page``."""
     return DERIVED_NOTICE.format(methodology=relative(page, METHODOLOGY))
@@ -229,7 +66,7 @@ def release_index(releases: list[str]) -> pl.Expr:
 
 
 def new_in(
-    site: Site, release: str, column: str, label: str | None = None
+    site: Model, release: str, column: str, label: str | None = None
 ) -> list[str]:
     """Values of ``column`` whose first appearance in the ledger is ``release``."""
     rows = site.results.filter(pl.col(column).is_not_null())

@@ -10,28 +10,107 @@ so names are stable), writes their files, puts each chart's container where its
 placeholder stands, writes the pages through the one file writer (``files``) and
 collects the nav and the page index.
 
-Page modules still written against the render in progress (``context.Site``) run
-as they are, in the same order, while they move to specs.
+Nothing a page module sees comes from here: pages get their inputs and a ``Draft``.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from pipeline.render.context import Site
+import altair as alt
+import polars as pl
+
+from pipeline.render import charts
+from pipeline.render.context import SYSTEMS_HREF, SYSTEMS_PAGE
 from pipeline.render.files import write_file
 from pipeline.render.memo import RenderMemo
 from pipeline.render.model import Model
-from pipeline.render.spec import CHART_MARK, PageSpec, Rendered
-
-#: A page module: its specs for a model (or, until it moves, a builder of a Site).
-SpecsOf = Callable[[Model], Sequence[PageSpec]]
+from pipeline.render.safe import Md
+from pipeline.render.slugs import capped, name_hash
+from pipeline.render.spec import CHART_MARK, GENERATED, PageSpec, Rendered
+from pipeline.render.tables import relative
 
 
 class SpecError(TypeError):
     """A page spec whose inputs are not exactly its render function's parameters."""
+
+
+@dataclass
+class Writer:
+    """What one render wrote: files, chart names, the nav and the page index."""
+
+    out_dir: Path
+    written: list[Path] = field(default_factory=list)
+    #: Chart file stems written so far: two charts never share a file.
+    chart_names: set[str] = field(default_factory=set)
+    #: Nav section (docs path of its index page) -> its children ``{title: path}``,
+    #: written to ``NAV_FILE`` for ``mkdocs_hooks``. Only small sections (see
+    #: ``context.ENTITY_PAGES``).
+    nav: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    #: Entity kind -> entity name -> its page (``PAGE_INDEX``).
+    page_index: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: The render cache (``memo.RenderMemo``); None renders every page afresh.
+    memo: RenderMemo | None = None
+    #: While the render cache records a page: each chart's wanted and taken name.
+    chart_log: list[tuple[str, str]] | None = None
+
+    def write_page(self, rel: str, text: str) -> str:
+        """Write ``generated/<rel>``; returns its docs-relative path.
+
+        Links to a system's description (``system_ids.system_link``) become
+        relative to the page here; a partial is shown on the home page.
+        """
+        shown = "index.md" if rel.startswith("partials/") else f"{GENERATED}/{rel}"
+        text = text.replace(SYSTEMS_HREF, relative(shown, SYSTEMS_PAGE))
+        self.written.append(write_file(self.out_dir / rel, text))
+        return f"{GENERATED}/{rel}"
+
+    def chart(
+        self,
+        page: str,
+        built: tuple[alt.TopLevelMixin | charts.Spec, pl.DataFrame],
+        name: str,
+        caption: str,
+        *,
+        svg: bool = False,
+    ) -> str:
+        """Write a chart's files; returns the container ``<div>`` for ``page``."""
+        chart, frame = built
+        name = wanted = capped(name)
+        if name in self.chart_names:
+            # Two upstream spellings with one slug ("Offline", "offline"): the
+            # caption names them exactly, so its hash tells the charts apart.
+            name = f"{name}--{name_hash(caption)}"
+        if name in self.chart_names:
+            raise ValueError(f"two charts of one build are both named {name!r}")
+        self.chart_names.add(name)
+        if self.chart_log is not None:
+            self.chart_log.append((wanted, name))
+        files = charts.write_chart(chart, frame, self.out_dir / "charts", name, svg=svg)
+        self.written += [p for p in (files.spec, files.data, files.svg) if p]
+        # File names are slugs of ours (``capped``); the caption is escaped.
+        spec = relative(page, f"{GENERATED}/charts/{files.spec.name}")
+        if files.svg:
+            src = relative(page, f"{GENERATED}/charts/{files.svg.name}")
+            fallback = Md('<img class="vega-fallback" src="{}" alt="{}">').format(
+                src, caption
+            )
+        else:
+            fallback = Md("Charts need JavaScript; the table lists the same numbers.")
+        # The text alternative: the figure is named by its caption and described by
+        # the line under it, whose link holds every number it plots.
+        return Md(
+            '\n<div class="vega-chart" data-spec="{spec}" role="figure" '
+            'aria-label="{label}" aria-describedby="chart-{name}">'
+            "<noscript>{fallback}</noscript></div>\n"
+            '<p class="ledger-chart-source" id="chart-{name}">Every number it plots: '
+            '<a href="{spec}">chart as Vega-Lite JSON</a></p>\n'
+        ).format(spec=spec, label=caption, fallback=fallback, name=name)
 
 
 def check_spec(spec: PageSpec) -> None:
@@ -49,56 +128,52 @@ def check_spec(spec: PageSpec) -> None:
         )
 
 
-def code_version(render: Callable[..., Any]) -> str:
+def code_version(spec: PageSpec) -> str:
     """The render function's name; its source is in the memo's salt (all code)."""
-    return f"{render.__module__}.{render.__qualname__}"
+    return f"{spec.render.__module__}.{spec.render.__qualname__}"
 
 
-def emit(site: Site, rendered: Rendered) -> Any:
+def emit(writer: Writer, rendered: Rendered) -> Any:
     """Write a render's charts, files, nav and page index; return its value."""
     containers = [
-        site.chart(chart.page, chart.built, chart.name, chart.caption, svg=chart.svg)
+        writer.chart(chart.page, chart.built, chart.name, chart.caption, svg=chart.svg)
         for chart in rendered.charts
     ]
     for out in rendered.files:
         content = out.content
-        if isinstance(content, str) and "<!--ledger-chart:" in content:
+        if containers and isinstance(content, str):
             for index, container in enumerate(containers):
                 content = content.replace(CHART_MARK.format(index), container)
         if out.is_page:
             assert isinstance(content, str)
-            site.write_page(out.rel, content)
+            writer.write_page(out.rel, content)
         else:
-            site.written.append(write_file(site.out_dir / out.rel, content))
+            writer.written.append(write_file(writer.out_dir / out.rel, content))
     for index, children in rendered.nav:
-        site.nav[index] = [dict(child) for child in children]
+        writer.nav[index] = [dict(child) for child in children]
     for kind, pages in rendered.page_index:
-        site.page_index[kind] = dict(pages)
+        writer.page_index[kind] = dict(pages)
     return rendered.value
 
 
-def render_spec(site: Site, spec: PageSpec) -> Any:
+def render_spec(writer: Writer, spec: PageSpec) -> Any:
     """One spec rendered (or replayed from the cache) and written."""
     check_spec(spec)
 
     def produce() -> Any:
-        return emit(site, spec.render(**spec.inputs))
+        return emit(writer, spec.render(**spec.inputs))
 
-    if not spec.cached or site.memo is None:
+    if not spec.cached or writer.memo is None:
         return produce()
-    inputs = [code_version(spec.render), dict(spec.inputs)]
-    return site.memo.run(site, spec.kind, inputs, produce)
+    inputs = [code_version(spec), dict(spec.inputs)]
+    return writer.memo.run(writer, spec.kind, inputs, produce)
 
 
-def run(site: Site, model: Model, modules: Sequence[object]) -> None:
-    """Every page module in order: its specs rendered, or its legacy builder run."""
+def run(writer: Writer, model: Model, modules: Sequence[ModuleType]) -> None:
+    """Every page module's specs, in order: rendered (or replayed) and written."""
     for module in modules:
-        specs = getattr(module, "specs", None)
-        if specs is None:
-            module.build(site)  # type: ignore[attr-defined]
-            continue
-        for spec in specs(model):
-            render_spec(site, spec)
+        for spec in module.specs(model):
+            render_spec(writer, spec)
 
 
-__all__ = ["RenderMemo", "SpecError", "check_spec", "emit", "render_spec", "run"]
+__all__ = ["SpecError", "Writer", "check_spec", "emit", "render_spec", "run"]

@@ -405,14 +405,14 @@ def _broken(histories: pl.DataFrame, status: pl.DataFrame) -> str:
         "comparing their two rounds; the points on either side start or end "
         "separate lines (shown above when they have two rounds or more).\n\n"
     ).format(breaks.height) + html_table(
-            cells,
-            {
-                "c_accelerator": "Accelerator",
-                "c_line": "Benchmark · scenario · division",
-                "c_step": "Not chained",
-                "c_reason": "Rule",
-            },
-        )
+        cells,
+        {
+            "c_accelerator": "Accelerator",
+            "c_line": "Benchmark · scenario · division",
+            "c_step": "Not chained",
+            "c_reason": "Rule",
+        },
+    )
 
 
 def line_anchors(histories: pl.DataFrame) -> pl.DataFrame:

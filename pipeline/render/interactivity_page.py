@@ -31,15 +31,13 @@ from pipeline.render import charts, safe
 from pipeline.render.context import (
     GENERATED,
     METHODOLOGY,
-    Chart,
-    Section,
     chips,
     notice,
 )
 from pipeline.render.model import Model
 from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.slugs import anchor_text, slug, unique_slugs
-from pipeline.render.spec import Draft, PageSpec, Rendered
+from pipeline.render.spec import Chart, Draft, PageSpec, Rendered, Section
 from pipeline.render.tables import (
     badges,
     external_link,

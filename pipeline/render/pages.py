@@ -7,21 +7,23 @@ benchmark that disappeared does not linger. Hand-written pages (``site/index.md`
 ``site/methodology.md``) include or link to these files; ``mkdocs build`` turns both
 into the website.
 
-Every page comes from one ``PAGE_BUILDERS`` entry: a module's ``build`` taking the
-render in progress (``site.Site``), whose ``data`` holds everything the site shows
-(``site_data.SiteData``). Adding a page kind is one line there: the builder writes
-its pages with ``site.write_page``, pages that are an intro and groups describe each
-group as a ``site.Section`` and render them with ``site.sections``, every chart goes
-through ``site.chart`` (``charts`` has one template per kind), and the builder
-registers entity pages (``site.page_index``) when it has any, nav children
-(``site.nav``) only for a small bounded section (``context.ENTITY_PAGES`` says why);
-list its page in ``mkdocs.yml``'s nav.
+Every page comes from one ``PAGE_MODULES`` entry: a module whose ``specs(model)``
+returns its page specs (``spec.PageSpec``): the inputs it reads from the read-only
+model (``model.Model``, built once from ``site_data.SiteData``) and a pure render
+function of exactly those inputs, which drafts its pages, charts, files, nav and
+page-index entries (``spec.Draft``). The engine (``engine``) renders or replays each
+spec, names its charts and writes it; no page module imports another one, nor the
+engine, the render cache or the file writer (``tests/unit/render/test_layout.py``).
+Adding a page kind is one module and one line here, and its page in ``mkdocs.yml``'s
+nav when it has one; entity pages register in the page index, nav children only for
+a small bounded section (``context.ENTITY_PAGES`` says why).
 
 Numbers are computed with Polars over whole frames; Python loops only walk pages,
-benchmarks and table groups. Every upstream string goes through ``escape``, every
-upstream URL through ``safe_url`` (via ``tables``). Small tables that link to other
-pages are Markdown (MkDocs checks those links); large tables are raw HTML (fast to
-build, see ``tables.html_table``).
+benchmarks and table groups. Every upstream string reaches a page through the
+``safe`` layer (``safe.Md``, ``safe.fmt``, the ``tables`` helpers), never escaped or
+marked safe by a page itself (``tests/unit/render/test_safe.py``). Small tables
+that link to other pages are Markdown (MkDocs checks those links); large tables are
+raw HTML (fast to build, see ``tables.html_table``).
 """
 
 from __future__ import annotations
@@ -56,9 +58,9 @@ from pipeline.render.context import (
     GENERATED,
     NAV_FILE,
     PAGE_INDEX,
-    Site,
     output_folder,
 )
+from pipeline.render.engine import Writer
 from pipeline.render.files import prune, write_file
 from pipeline.render.memo import RenderMemo
 from pipeline.render.model import Model, build_model
@@ -71,14 +73,13 @@ __all__ = [
     "HEADLINE_DEFINITIONS",
     "PAGE_INDEX",
     "PAGE_MODULES",
-    "Site",
+    "Writer",
     "lineage_edges",
     "render_site",
 ]
 
 #: Every generated page kind, in build order (chart names that collide are told
-#: apart in this order). One line per kind: a module with ``specs(model)`` (page
-#: specs the engine renders) or, until it moves to specs, ``build(site)``.
+#: apart in this order). One line per kind: a module with ``specs(model)``.
 PAGE_MODULES: list[ModuleType] = [
     home,
     latest_page,
@@ -100,38 +101,21 @@ PAGE_MODULES: list[ModuleType] = [
 ]
 
 
-def write_pages(model: Model, out_dir: Path, modules: list[ModuleType]) -> Site:
+def write_pages(model: Model, out_dir: Path, modules: list[ModuleType]) -> Writer:
     """Only ``modules``' pages of ``model``, written to ``out_dir`` (tests)."""
-    site = _site(model, output_folder(out_dir))
-    engine.run(site, model, modules)
-    return site
+    writer = Writer(output_folder(out_dir))
+    engine.run(writer, model, modules)
+    return writer
 
 
-def render_only(data: SiteData, out_dir: Path, modules: list[ModuleType]) -> Site:
+def render_only(data: SiteData, out_dir: Path, modules: list[ModuleType]) -> Writer:
     """Only ``modules``' pages, from the full model of ``data`` (tests)."""
     return write_pages(build_model(data), out_dir, modules)
 
 
-def _site(model: Model, out_dir: Path) -> Site:
-    """The render in progress for the builders that still take one, from the model."""
-    return Site(
-        data=model.data,
-        results=model.results,
-        out_dir=out_dir,
-        releases=list(model.releases),
-        rounds=model.rounds,
-        slugs={kind: dict(slugs) for kind, slugs in model.slugs.items()},
-        pairs=dict(model.pairs),
-        histories=model.histories,
-        benchmarks=list(model.benchmarks),
-        flagged=model.flagged,
-        verdicts=model.verdicts,
-    )
-
-
-def _write_json(site: Site, rel: str, value: object, *, ascii_only: bool) -> None:
+def _write_json(writer: Writer, rel: str, value: object, *, ascii_only: bool) -> None:
     text = json.dumps(value, indent=1, ensure_ascii=ascii_only)
-    site.written.append(write_file(site.out_dir / rel, text))
+    writer.written.append(write_file(writer.out_dir / rel, text))
 
 
 def render_site(
@@ -164,16 +148,15 @@ def render_site(
         ValueError: ``out_dir`` is not named ``generated``.
     """
     model = build_model(data)
-    site = _site(model, output_folder(out_dir))
-    site.memo = memo
-    engine.run(site, model, PAGE_MODULES)
+    writer = Writer(output_folder(out_dir), memo=memo)
+    engine.run(writer, model, PAGE_MODULES)
     if memo is not None:
         memo.finish()
-    _write_json(site, NAV_FILE, site.nav, ascii_only=True)
-    _write_json(site, PAGE_INDEX, site.page_index, ascii_only=False)
+    _write_json(writer, NAV_FILE, writer.nav, ascii_only=True)
+    _write_json(writer, PAGE_INDEX, writer.page_index, ascii_only=False)
     if bundle:
         cache = bundle_cache if bundle_cache is not None else cache_dir()
         js = write_bundle(out_dir / "assets" / "js", cache)
-        site.written += [js, js.with_name(js.name + ".gz")]
-    prune(out_dir, site.written, spare=("assets",))
-    return site.written
+        writer.written += [js, js.with_name(js.name + ".gz")]
+    prune(out_dir, writer.written, spare=("assets",))
+    return writer.written

@@ -21,11 +21,11 @@ from pipeline.analysis.power import (
 )
 from pipeline.labels import display_name
 from pipeline.render import safe, tables
-from pipeline.render.context import GENERATED, Section, notice, sorted_groups
+from pipeline.render.context import GENERATED, notice, sorted_groups
 from pipeline.render.model import Model
 from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.slugs import anchor_of
-from pipeline.render.spec import Draft, PageSpec, Rendered
+from pipeline.render.spec import Draft, PageSpec, Rendered, Section
 
 PAGE = "power.md"
 TITLE = "Power"

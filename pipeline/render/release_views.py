@@ -18,7 +18,6 @@ from pipeline.render.change_notes import changes_note
 from pipeline.render.context import (
     GENERATED,
     GROUP,
-    Section,
     chips,
     new_in,
     numbers_block,
@@ -37,7 +36,7 @@ from pipeline.render.model import Model, Slugs
 from pipeline.render.provenance import NOT_RECORDED, TREE_FILE, with_upstream
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import is_accelerator_type, system_label, systems_count
-from pipeline.render.spec import Draft
+from pipeline.render.spec import Draft, Section
 from pipeline.render.system_ids import system_link
 from pipeline.render.tables import (
     badge_counts,

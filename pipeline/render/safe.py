@@ -297,9 +297,7 @@ def accepts(url: str | None) -> bool:
     return bool(safe_url(url))
 
 
-def link_md(
-    label: Any, url: str | None, *, attributes: LiteralString = ""
-) -> Md:
+def link_md(label: Any, url: str | None, *, attributes: LiteralString = "") -> Md:
     """``link`` for one Python value: an ``<a>``, or the escaped label if refused."""
     inner = Md.escape(label)
     href = safe_url(url)

@@ -17,8 +17,6 @@ import polars as pl
 from pipeline.analysis.plausibility import warned
 from pipeline.render import charts, claim_notes, safe
 from pipeline.render.context import (
-    Chart,
-    Section,
     new_in,
     notice,
     page_link,
@@ -31,7 +29,7 @@ from pipeline.render.pairs_pages import (
 )
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import best_results, system_label
-from pipeline.render.spec import Draft
+from pipeline.render.spec import Chart, Draft, Section
 from pipeline.render.system_ids import system_link
 from pipeline.render.tables import html_table, result_cell
 

@@ -20,7 +20,7 @@ from pipeline.render import (
     power_page,
 )
 from pipeline.render.coverage import round_status
-from pipeline.render.history_page import build_histories
+from pipeline.render.history_views import build_histories
 from pipeline.render.model import Model
 from pipeline.render.pages import write_pages
 from pipeline.render.site_data import (

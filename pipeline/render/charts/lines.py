@@ -133,9 +133,7 @@ def _release_lines_template(kind: str) -> Spec:
     # read the same field with one explicit domain (``shape_scale``), so Vega draws
     # one legend of both.
     extra = {
-        "shape": alt.Shape(
-            f"{lines.line}:N", legend=legend, scale=slot("shape_scale")
-        )
+        "shape": alt.Shape(f"{lines.line}:N", legend=legend, scale=slot("shape_scale"))
     }
     if lines.detail:
         extra["detail"] = alt.Detail(f"{lines.detail}:O")

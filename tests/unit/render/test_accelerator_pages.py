@@ -10,9 +10,10 @@ import pytest
 from pipeline.analysis.history import accelerator_histories
 from pipeline.registry.accelerators import parse_accelerators
 from pipeline.registry.benchmarks import parse_compatibility
-from pipeline.render.accelerator_pages import render_accelerator_pages
-from pipeline.render.context import Site
+from pipeline.render import accelerator_pages, history_views
 from pipeline.render.coverage import round_status
+from pipeline.render.model import Model
+from pipeline.render.pages import write_pages
 from pipeline.render.site_data import SiteData, with_accelerators
 from tests.unit.render.conftest import frame, unlabelled
 from tests.unit.render.rounds_data import URL, h100
@@ -40,12 +41,20 @@ def _render(
     out: Path, site_data: SiteData, rows: pl.DataFrame, **options: object
 ) -> dict[str, str]:
     histories = accelerator_histories(rows.lazy(), **options).collect()
-    site = Site(
-        data=site_data, results=with_accelerators(rows), out_dir=out, releases=RELEASES
+    results = with_accelerators(rows)
+    status = round_status(RELEASES)
+    points = history_views.accelerator_points(histories, results, RELEASES, status)
+    model = Model(
+        data=site_data,
+        results=results,
+        releases=tuple(RELEASES),
+        rounds=status,
+        histories=histories,
+        accelerator_points=points,
+        accelerator_pages=history_views.accelerator_pages(histories, points),
     )
-    return render_accelerator_pages(
-        site, histories, round_status(RELEASES), "methodology.md"
-    )
+    write_pages(model, out, [accelerator_pages])
+    return dict(model.accelerator_pages)
 
 
 def test_a_forbidden_step_is_not_chained_and_names_its_rule(

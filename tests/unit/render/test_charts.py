@@ -9,7 +9,7 @@ from altair.vegalite.v6.schema.core import Root
 from pipeline.render import charts
 from pipeline.render.accelerator_pages import _line_spec
 from pipeline.render.benchmark_pages import _best_chart
-from pipeline.render.history_page import history_chart
+from pipeline.render.history_views import history_chart
 from pipeline.render.site_data import with_accelerators
 from tests.unit.render.conftest import (
     AMD_V51,

@@ -11,11 +11,13 @@ from altair.vegalite.v6.schema.core import Root
 
 from pipeline.analysis.history import accelerator_histories
 from pipeline.registry.accelerators import parse_accelerators
-from pipeline.render.context import Site
+from pipeline.render.context import output_folder
 from pipeline.render.coverage import round_status
-from pipeline.render.history_page import history_chart, render_history_page
-from pipeline.render.site_data import SiteData, with_accelerators
+from pipeline.render.engine import Writer, emit
+from pipeline.render.history_views import history_chart, render_history_page
+from pipeline.render.site_data import SiteData
 from pipeline.render.slugs import page_problems
+from pipeline.render.spec import Draft
 from tests.unit.render.conftest import frame, unlabelled
 from tests.unit.render.rounds_data import (
     H100_V21,
@@ -193,11 +195,15 @@ def test_hostile_accelerator_names_stay_text(
     named = histories.filter(pl.col("benchmark").is_not_null())
     assert named["step_ratio"].to_list() == [None, 2.0]
     out = tmp_path / "generated"
-    results = with_accelerators(rows)
-    site = Site(data=site_data, results=results, out_dir=out, releases=["v5.1", "v6.0"])
+    draft = Draft()
     render_history_page(
-        site, histories, round_status(["v5.1", "v6.0"]), "methodology.md"
+        draft,
+        ("v5.1", "v6.0"),
+        histories,
+        round_status(["v5.1", "v6.0"]),
+        "methodology.md",
     )
+    emit(Writer(output_folder(out)), draft.done())
     page = (out / "histories.md").read_text()
     for raw in ("<script", "<img", "<b>Inc", "javascript:", "| pipe"):
         assert raw not in page, raw

@@ -404,17 +404,27 @@ PAGE_MODULES = (
     "pipeline.render.charts.style", "pipeline.render.claim_notes",
     "pipeline.render.claims_page",
     "pipeline.render.data_page", "pipeline.render.explorer", "pipeline.render.feed",
-    "pipeline.render.flags_section", "pipeline.render.history_page",
+    "pipeline.render.flags_section", "pipeline.render.history_views",
     "pipeline.render.home", "pipeline.render.interactivity_page",
     "pipeline.render.pairs_pages", "pipeline.render.performance_page",
-    "pipeline.render.power_page", "pipeline.render.release_pages",
+    "pipeline.render.power_page", "pipeline.render.release_views",
     "pipeline.render.context", "pipeline.render.system_pages",
     "pipeline.render.whats_new",
 )  # fmt: skip
 
 
+#: Modules that use the layer but write no upstream text of their own, and why: a
+#: bypass of the layer there has nothing to leak.
+NO_UPSTREAM_TEXT = {
+    "pipeline.render.change_notes": "counts of changed results and an anchor",
+    "pipeline.render.engine": "chart containers: file names are slugs of ours",
+    "pipeline.render.latest_page": "the newest round's title; release_views lays out",
+    "pipeline.render.release_pages": "rounds' titles and nav; release_views lays out",
+}
+
+
 def test_every_page_module_is_listed() -> None:
-    assert sorted(PAGE_MODULES) == _page_modules()
+    assert sorted([*PAGE_MODULES, *NO_UPSTREAM_TEXT]) == _page_modules()
 
 
 def _identity(value: object) -> object:

@@ -10,7 +10,7 @@ import pytest
 from altair.vegalite.v6.schema.core import Root
 
 from pipeline.render import charts, interactivity_page
-from pipeline.render.context import Site
+from pipeline.render.engine import Writer
 from pipeline.render.model import Model
 from pipeline.render.pages import write_pages
 from pipeline.render.site_data import SiteData, with_accelerators
@@ -56,7 +56,7 @@ ROWS = (
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Site:
+def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Writer:
     rows = frame(*ROWS)
     data = SiteData(**{**site_data.__dict__, "results": rows})
     model = Model(
@@ -66,7 +66,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Site:
     return write_pages(model, out, [interactivity_page])
 
 
-def test_index_lists_each_rounds_limits_with_their_source(site: Site) -> None:
+def test_index_lists_each_rounds_limits_with_their_source(site: Writer) -> None:
     page = unlabelled((site.out_dir / "interactivity" / "index.md").read_text())
     assert page.startswith("# Interactivity\n")
     assert (
@@ -96,7 +96,7 @@ def test_index_lists_each_rounds_limits_with_their_source(site: Site) -> None:
     }
 
 
-def test_benchmark_page_shows_one_systems_three_scenarios(site: Site) -> None:
+def test_benchmark_page_shows_one_systems_three_scenarios(site: Writer) -> None:
     page = (site.out_dir / "interactivity" / "llama2-70b-99.md").read_text()
     assert "## v5.1 { #round-v5-1 }" in page
     assert (
@@ -119,7 +119,7 @@ def test_benchmark_page_shows_one_systems_three_scenarios(site: Site) -> None:
 
 
 def test_chart_places_each_scenario_in_order_with_its_target(
-    site: Site,
+    site: Writer,
 ) -> None:
     spec = json.loads(
         (site.out_dir / "charts" / "interactivity-llama2-70b-99-v5.1.json").read_text()
@@ -138,7 +138,7 @@ def test_chart_places_each_scenario_in_order_with_its_target(
     ]
 
 
-def test_unregistered_round_and_hostile_names_stay_text(site: Site) -> None:
+def test_unregistered_round_and_hostile_names_stay_text(site: Writer) -> None:
     page = (site.out_dir / "interactivity" / "llama2-70b-99.9.md").read_text()
     assert "Server: limits not in the registry." in page
     assert "vega-chart" not in page  # no limit: nothing to place on a chart
