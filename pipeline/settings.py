@@ -347,3 +347,15 @@ def cache_verify() -> bool:
     cold build's bytes.
     """
     return os.environ.get("MLPERF_LEDGER_PAGE_CACHE_VERIFY", "").strip() == "1"
+
+
+def render_cache_verify() -> bool:
+    """The render cache alone verified: ``MLPERF_LEDGER_RENDER_CACHE_VERIFY=1``.
+
+    Every page a cached spec would replay is rendered again and compared, and a
+    difference fails the build (``memo.StaleRender``): a key that misses an input
+    cannot pass. MkDocs' page cache still reuses, so a test can check both that
+    pages were reused and that each reuse was right. ``cache_verify`` implies it.
+    """
+    alone = os.environ.get("MLPERF_LEDGER_RENDER_CACHE_VERIFY", "").strip() == "1"
+    return alone or cache_verify()

@@ -31,11 +31,11 @@ from pipeline.manifest import release_for
 from pipeline.publish import STAGED_PROJECT, mkdocs_build, publish, stage_project
 from pipeline.registry.claims import load_claims
 from pipeline.registry.releases import version_key
-from pipeline.render.memo import RenderMemo
-from pipeline.render.pages import PAGE_INDEX, render_site
-from pipeline.render.performance_page import (
+from pipeline.render.bench_results import (
     load_results,
 )
+from pipeline.render.memo import RenderMemo
+from pipeline.render.pages import PAGE_INDEX, render_site
 from pipeline.render.provenance import snapshot_commit
 from pipeline.render.site_data import ROUNDS_SCHEMA, SNAPSHOT_SCHEMA, SiteData
 from pipeline.render.slugs import page_problems
@@ -298,7 +298,9 @@ def out_site__pages(
         system_fields=fields_df,
         systems_quarantined=quarantined_df,
     )
-    memo = RenderMemo(build / "cache" / "render", verify=settings.cache_verify())
+    memo = RenderMemo(
+        build / "cache" / "render", verify=settings.render_cache_verify()
+    )
     written = render_site(data, project / "site" / "generated", memo=memo)
     generated = project / "site" / "generated"
     pages = json.loads((generated / PAGE_INDEX).read_text(encoding="utf-8"))

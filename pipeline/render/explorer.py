@@ -27,22 +27,14 @@ file carries that rule (``FORMULA_START``, ``FORMULA_GUARD``) so the two cannot 
 
 from __future__ import annotations
 
-import gzip
-import json
-
 import polars as pl
 
-from pipeline.analysis.benchmarks import model_label, model_lineage
-from pipeline.render import safe
-from pipeline.render.cite import cite_rounds, with_citation
 from pipeline.render.coverage import round_status
-from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
+from pipeline.render.explorer_data import explorer_data
 from pipeline.render.model import Model
-from pipeline.render.site_data import release_order, with_accelerators
 from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.tables import relative
 from pipeline.render.vendor import TABULATOR
-from pipeline.transform.systems import with_system_id
 
 #: The page and its data file, under ``generated/``.
 PAGE = "explorer.md"
@@ -56,72 +48,7 @@ STYLES = (
     f"assets/vendor/{TABULATOR.name}/tabulator.min.css",
     "assets/css/explorer.css",
 )
-#: Identifies the data file's layout; the script refuses any other.
-FORMAT = "mlperf-ledger explorer v1"
 
-#: Columns of the data file, in order, with their types. Canonical names (the CSV
-#: download uses them as headers) plus ``accelerator``, the registry's chip name.
-COLUMNS: dict[str, pl.DataType] = {
-    "release": pl.String(),
-    "benchmark": pl.String(),
-    "scenario": pl.String(),
-    "result_value": pl.Float64(),
-    "result_unit": pl.String(),
-    "is_higher_better": pl.Boolean(),
-    "result_per_accelerator": pl.Float64(),
-    "submitter": pl.String(),
-    "system_name": pl.String(),
-    "platform": pl.String(),
-    "division": pl.String(),
-    "category": pl.String(),
-    "availability": pl.String(),
-    "is_preview": pl.Boolean(),
-    "is_inferred": pl.Boolean(),
-    "accelerator": pl.String(),
-    "accelerator_name": pl.String(),
-    "total_accelerators": pl.Int32(),
-    "nodes": pl.Int32(),
-    "host_cpu_name": pl.String(),
-    "power_value": pl.Float64(),
-    "power_unit": pl.String(),
-    "software": pl.String(),
-    # Open division only: model, declared weight types and platform lineage, which
-    # must be equal for two results to be one model as run (benchmarks.toml).
-    "model_as_run": pl.String(),
-    "result_key": pl.String(),
-    # Upstream's official result ID, what a citation names (null where the round
-    # publishes none), and the line to cite the result by (``cite.citation``).
-    "result_id": pl.String(),
-    "result_url": pl.String(),
-    "citation": pl.String(),
-    # The declared description (out_mlperf__systems), columns off by default: the
-    # system's identity across rounds and what a buyer filters by, with units.
-    "system_id": pl.String(),
-    "accelerator_memory": pl.String(),
-    "accelerator_memory_size": pl.String(),
-    "accelerator_memory_gb": pl.Float64(),
-    "accelerator_interconnect": pl.String(),
-    "host_memory": pl.String(),
-    "host_memory_gb": pl.Float64(),
-    "cooling": pl.String(),
-    "framework": pl.String(),
-    "operating_system": pl.String(),
-}
-#: Description columns and the systems table's column each comes from.
-DESCRIPTION = {
-    "accelerator_memory": "accelerator_memory_capacity",
-    "accelerator_interconnect": "accelerator_interconnect",
-    "host_memory": "host_memory_capacity",
-    "cooling": "cooling",
-    "framework": "framework",
-    "operating_system": "operating_system",
-}
-#: Canonical columns a caller may leave out (``SiteData`` requires fewer than
-#: ``RESULTS_SCHEMA``); they ship as nulls.
-OPTIONAL = (
-    "category", "platform", "power_value", "power_unit", "model_upstream",
-    "weight_data_types", "result_id",
-)  # fmt: skip
 
 #: The filter form: data field -> label. ``power`` is derived in the browser
 #: (``power_value`` present or not); ``category`` matches each of a row's
@@ -140,94 +67,6 @@ FILTERS: tuple[tuple[str, str], ...] = (
     ("accelerator_interconnect", "Interconnect"),
     ("cooling", "Cooling"),
 )
-
-
-def _gigabytes(column: str) -> pl.Expr:
-    return (pl.col(f"{column}_bytes") / 1e9).round(3)
-
-
-def with_description(
-    results: pl.DataFrame, systems: pl.DataFrame | None
-) -> pl.DataFrame:
-    """Results with their system's id and declared description columns (or nulls)."""
-    keyed = with_system_id(results)
-    place = ["release", "division", "submitter", "platform", "system_id"]
-    if systems is None or not set(place) <= set(keyed.columns):
-        return keyed.with_columns(
-            pl.lit(None, dtype=COLUMNS[c]).alias(c)
-            for c in (*DESCRIPTION, "accelerator_memory_size", "accelerator_memory_gb",
-                      "host_memory_gb")
-        )  # fmt: skip
-    described = systems.select(
-        *place,
-        *(pl.col(source).alias(name) for name, source in DESCRIPTION.items()),
-        accelerator_memory_gb=_gigabytes("accelerator_memory_capacity"),
-        host_memory_gb=_gigabytes("host_memory_capacity"),
-    ).with_columns(
-        accelerator_memory_size=pl.format(
-            "{} GB",
-            pl.col("accelerator_memory_gb").cast(pl.String).str.replace(r"\.0$", ""),
-        )
-    )
-    return keyed.join(
-        described, on=place, how="left", nulls_equal=True, maintain_order="left"
-    )
-
-
-def explorer_rows(
-    results: pl.DataFrame, systems: pl.DataFrame | None = None
-) -> pl.DataFrame:
-    """The canonical results as the explorer ships them: one row per result.
-
-    Newest round first (version order, not text order), then by result key, so the
-    bytes depend only on the rows. URLs that are not plain http(s) become null; the
-    citation names the URL as shipped.
-    """
-    present = set(results.columns)
-    missing = [
-        pl.lit(None, dtype=COLUMNS.get(c, pl.String())).alias(c)
-        for c in OPTIONAL
-        if c not in present
-    ]
-    order = release_order(results["release"])
-    rank = {r: i for i, r in enumerate(order)}
-    shaped = (
-        with_description(with_accelerators(results.with_columns(missing)), systems)
-        .lazy()
-        .with_columns(model_lineage=model_lineage())
-        .with_columns(
-            accelerator=pl.col("accelerator_label"),
-            model_as_run=pl.when(pl.col("division") == "open").then(model_label()),
-            result_url=safe.chart_url(pl.col("result_url")),
-            _rank=pl.col("release").replace_strict(
-                rank, default=len(order), return_dtype=pl.Int32
-            ),
-        )
-    )
-    return (
-        with_citation(shaped, cite_rounds())
-        .sort(["_rank", "result_key"], descending=[True, False], nulls_last=True)
-        .select([pl.col(c).cast(t) for c, t in COLUMNS.items()])
-        .collect()
-    )
-
-
-def explorer_data(results: pl.DataFrame, systems: pl.DataFrame | None = None) -> bytes:
-    """The gzip'd JSON data file: metadata, then every row as an object.
-
-    Deterministic: same rows, same bytes (gzip header without name or time).
-    """
-    rows = explorer_rows(results, systems)
-    meta = {
-        "format": FORMAT,
-        "rows": rows.height,
-        "columns": list(COLUMNS),
-        "formula_start": FORMULA_START,
-        "formula_guard": FORMULA_GUARD,
-    }
-    head = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
-    body = f'{head[:-1]},"data":{rows.write_json()}}}'
-    return gzip.compress(body.encode("utf-8"), compresslevel=9, mtime=0)
 
 
 def _filter_controls() -> str:

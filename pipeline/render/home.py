@@ -18,7 +18,7 @@ from pipeline.render.context import (
     page_link,
 )
 from pipeline.render.model import Model
-from pipeline.render.pairs_pages import (
+from pipeline.render.pair_views import (
     GAINS,
     GENERATIONS,
     SCALING,

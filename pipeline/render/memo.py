@@ -1,20 +1,20 @@
 """The render cache: a page whose inputs did not change is copied, not rendered.
 
 A correction or a new round changes a small slice of the tables, yet every page was
-rendered again (12,000 small Polars queries, most of ``out_site__pages``). Builders
+rendered again (12,000 small Polars queries, most of ``out_site__pages``). Page specs
 that write one page per entity (a release's benchmark pages, an accelerator, a
-benchmark's pairs) call ``Site.reuse`` with the entity's own slice of the frames and
-every other value the page reads; ``RenderMemo`` keys the page by a digest of those
-inputs and of the salt (all of the pipeline's source and registry files, and the
+benchmark's pairs) are cached: their inputs are the entity's own slice of the frames
+and every other value the page reads; ``RenderMemo`` keys the page by a digest of
+those inputs and of the salt (all of the pipeline's source and registry files, and the
 Polars and Altair versions) and keeps what the page wrote: its files, the chart
 names it took and its return value. Unchanged inputs replay those; anything else
 renders.
 
-The keys are only as good as the inputs a call names: ``verify=True``
-(``MLPERF_LEDGER_PAGE_CACHE_VERIFY=1``) renders every page anyway and raises
-``StaleRender`` when a cached one differs, so a page that reads something its key
-leaves out fails the tests that build incrementally in that mode (the incremental
-site must be byte-identical to a cold build).
+The engine (``engine``) keys each cached page spec by the digest of exactly the
+inputs it hands the render function, so no input can be left out by hand.
+``verify=True`` (``MLPERF_LEDGER_RENDER_CACHE_VERIFY=1``) renders every page anyway,
+counts a page whose cached copy matches as reused and raises ``StaleRender`` when it
+differs: the tests that build incrementally (a new round, a correction) run so.
 
 Entries that this render did not use are removed by ``finish``: the cache holds one
 render. Deleting the folder is always safe.
@@ -37,7 +37,7 @@ import polars as pl
 from pipeline.render.files import write_file
 from pipeline.settings import PROJECT_ROOT
 
-#: ``context.Site`` (not imported: ``context`` imports this module).
+#: ``engine.Writer`` (not imported: ``engine`` imports this module).
 Site = Any
 
 T = TypeVar("T")
@@ -131,7 +131,10 @@ class RenderMemo:
             return entry["value"]
         fresh, value = self._record(site, produce)
         fresh = json.loads(json.dumps(fresh))  # as stored: tuples become lists
-        self.rendered += 1
+        if entry is not None and self.verify and entry == fresh:
+            self.reused += 1  # a reuse, rendered again and found right
+        else:
+            self.rendered += 1
         if entry is not None and self.verify and entry != fresh:
             changed = sorted(
                 name

@@ -126,7 +126,7 @@ class Model:
 def build_model(data: SiteData) -> Model:
     """The model of one render: names, pairs, histories, slugs, verdicts."""
     # Imported here: these modules' display helpers read the model's own types.
-    from pipeline.render import history_views, pairs_pages, system_ids, whats_new
+    from pipeline.render import history_views, pair_views, system_ids, whats_new
     from pipeline.render.flags_section import flagged_pairs
     from pipeline.render.site_data import with_names
 
@@ -136,18 +136,16 @@ def build_model(data: SiteData) -> Model:
     releases = tuple(release_order(results["release"].unique()))
     rounds = round_status(list(releases))
     page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
-    # Each pair's display cells (``pairs_pages.pair_cells``) are computed here, once
+    # Each pair's display cells (``pair_views.pair_cells``) are computed here, once
     # per kind: the pair pages, What's new, the home page and the accelerator pages
     # all show slices of these frames, and the cells cost the same fixed ~25 ms per
     # query however few rows a slice has.
     pairs = {
-        name: pairs_pages.pair_cells(
+        name: pair_views.pair_cells(
             with_names(
                 system_ids.with_system_ids(
                     system_ids.with_system_ids(
-                        pairs_pages.merge_levels(
-                            pairs_pages.with_vendor(frame, results)
-                        ),
+                        pair_views.merge_levels(pair_views.with_vendor(frame, results)),
                         results,
                         suffix="_old",
                     ),

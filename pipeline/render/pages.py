@@ -52,7 +52,7 @@ from pipeline.render import (
     release_pages,
     system_pages,
 )
-from pipeline.render.audit_page import lineage_edges
+from pipeline.render.audit_sections import lineage_edges
 from pipeline.render.bundle import write_bundle
 from pipeline.render.context import (
     GENERATED,
@@ -64,7 +64,7 @@ from pipeline.render.engine import Writer
 from pipeline.render.files import prune, write_file
 from pipeline.render.memo import RenderMemo
 from pipeline.render.model import Model, build_model
-from pipeline.render.pairs_pages import HEADLINE_DEFINITIONS
+from pipeline.render.pair_views import HEADLINE_DEFINITIONS
 from pipeline.render.site_data import SiteData
 from pipeline.settings import cache_dir
 

@@ -21,475 +21,30 @@ file with a static SVG fallback.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import Any
-
-from pipeline import settings
 from pipeline.render import charts
 from pipeline.render.context import GENERATED
 from pipeline.render.model import Model
-from pipeline.render.safe import Md, md_join
+from pipeline.render.performance_sections import (
+    RESULTS_FILE,
+    cost_points,
+    floors,
+    intro,
+    machine,
+    measurements,
+    page_weights,
+    profiles,
+    raw_tree,
+    scaling,
+    targets,
+    x100_limit,
+)
+from pipeline.render.safe import Md
 from pipeline.render.spec import Draft, PageSpec, Rendered
-from pipeline.render.tables import rows_table
 
 PAGE = "performance.md"
-#: The committed results the page shows, relative to the project root.
-RESULTS_FILE = settings.BENCH_RESULTS_FILE
 #: The layout of the results file this page reads (``benchmarks/bench.py`` writes it).
-SCHEMA_VERSION = settings.BENCH_SCHEMA_VERSION
 CHART_NAME = "performance-analytics-cost"
 CHART_CAPTION = "Analytics time against rows analysed (log-log)"
-#: Verdict marks as text badges: an emoji needs a font many machines lack.
-_MARKS = {
-    True: Md('<span class="ledger-badge ledger-badge--pass">pass</span>'),
-    False: Md('<span class="ledger-badge ledger-badge--fail">fail</span>'),
-    None: Md("— not measured"),
-}
-_DASH = Md("—")
-
-
-def _number(value: object) -> float | None:
-    """A number from the results file, or None for anything that is not one."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-def _seconds(value: object) -> Md:
-    number = _number(value)
-    if number is None:
-        return _DASH
-    if number >= 100:
-        return Md("{:,.0f} s").format(number)
-    if number >= 10:
-        return Md("{:.1f} s").format(number)
-    if number >= 1:
-        return Md("{:.2f} s").format(number)
-    return Md("{:.3f} s").format(number)
-
-
-def _bytes(value: object) -> Md:
-    number = _number(value)
-    if number is None:
-        return _DASH
-    if number >= 1e9:
-        return Md("{:,.2f} GB").format(number / 1e9)
-    if number >= 1e6:
-        return Md("{:,.1f} MB").format(number / 1e6)
-    return Md("{:,.0f} kB").format(number / 1e3)
-
-
-def _count(value: object) -> Md:
-    number = _number(value)
-    return _DASH if number is None else Md("{:,.0f}").format(number)
-
-
-def _value(value: object, unit: object) -> Md:
-    """A target's measured value in the target's own unit."""
-    number = _number(value)
-    if number is None:
-        return _DASH
-    if unit == "s":
-        return _seconds(number)
-    if unit == "share":
-        return Md("{:.1f} %").format(number * 100)
-    if unit == "x":
-        return Md("×{:,.1f}").format(number)
-    if unit in ("GB", "MB"):
-        return Md("{:,.2f} {}").format(number, unit)
-    return Md("{:.2f}").format(number)
-
-
-def _code(value: object) -> Md:
-    """Escaped text in ``<code>``: a Markdown code span would show the entities."""
-    return Md("<code>{}</code>").format(str(value))
-
-
-def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> Md:
-    """A Markdown table: headers of code, cells escaped unless they are ``Md``."""
-    return rows_table(header, rows)
-
-
-def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: object) -> list[Any]:
-    return list(value) if isinstance(value, list) else []
-
-
-def _intro(results: Mapping[str, Any]) -> str:
-    machine = _mapping(results.get("machine"))
-    repeat = _count(results.get("repeat"))
-    date = str(machine.get("date", "an unknown date"))
-    text = Md(
-        "What building this site costs, measured by `make bench` "
-        "(`benchmarks/bench.py`) on {} and committed as `{}`; "
-        "the page shows that file, whatever was run on the machine that built the "
-        "site. Each figure is the **median of "
-        "{} repetition(s)**, each run in a "
-        "fresh process against the local mirror. The builds and updates are timed as "
-        "whole `mlperf-ledger` processes, the analytics as their assets materialised "
-        "in one Dagster run, as production runs them. Every figure is also given as "
-        "a multiple of its **floor**, measured in the same run: the least work the "
-        "same result needs (reading and parsing the input files, importing Dagster, "
-        "a plain mkdocs build of as many pages). Peak RSS is "
-        "the largest resident memory of any process of the measurement "
-        "(`ru_maxrss` from `wait4`). Numbers from another machine or commit will "
-        "differ; the machine is described at the end.\n"
-    ).format(date, RESULTS_FILE, repeat)
-    if results.get("quick"):
-        text += Md(
-            '\n!!! warning "Smoke run"\n    These numbers come from `make bench` '
-            "with `--quick` (one repetition, no x100 scale); run `make bench` for "
-            "the real figures.\n"
-        )
-    return text
-
-
-def _ratio(value: object) -> Md:
-    """A multiple of the floor (``×12.3``), or a dash."""
-    number = _number(value)
-    return _DASH if number is None else Md("×{:,.1f}").format(number)
-
-
-def _targets(results: Mapping[str, Any]) -> str:
-    rows = []
-    for target in _list(results.get("targets")):
-        target = _mapping(target)
-        passed = target.get("passed")
-        goal = Md.escape(str(target.get("target", "")))
-        note = target.get("note")
-        if note:
-            goal += Md(" ({})").format(str(note))
-        rows.append(
-            (
-                str(target.get("label", "")),
-                _value(target.get("value"), target.get("unit")),
-                _ratio(target.get("ratio")),
-                goal,
-                _MARKS.get(passed if isinstance(passed, bool) else None),
-            )
-        )
-    if not rows:
-        return ""
-    return Md("## Targets\n\n") + _table(
-        ("Target", "Measured", "× floor", "Goal", "Result"), rows
-    )
-
-
-def _label(item: Mapping[str, Any]) -> Md:
-    return Md.escape(str(item.get("label", item.get("name", ""))))
-
-
-def _measurements(results: Mapping[str, Any]) -> str:
-    rows = []
-    for item in _list(results.get("measurements")):
-        item = _mapping(item)
-        if item.get("role") == "floor":
-            continue
-        repetitions = md_join(
-            ", ", (_seconds(s) for s in _list(item.get("repetitions_s")))
-        )
-        rows.append(
-            (
-                _label(item),
-                _seconds(item.get("median_s")),
-                repetitions or "—",
-                _seconds(item.get("floor_s")),
-                _ratio(item.get("ratio")),
-                _bytes(item.get("peak_rss_bytes")),
-                _count(item.get("rows")),
-            )
-        )
-    if not rows:
-        return ""
-    header = (
-        "Measurement",
-        "Median",
-        "Repetitions",
-        "Floor",
-        "× floor",
-        "Peak RSS",
-        "Rows",
-    )
-    return Md(
-        "## Measurements\n\nThe cold builds run `mlperf-ledger site` from empty "
-        "data, Dagster and build folders to the published site; the no-op update is "
-        "`mlperf-ledger update` when nothing changed upstream; the new release is the "
-        "same update after one round appeared in the mirror.\n\n"
-    ) + _table(header, rows)
-
-
-def _floors(results: Mapping[str, Any]) -> str:
-    by = {
-        _mapping(m).get("name"): _mapping(m) for m in _list(results.get("measurements"))
-    }
-    rows = []
-    for floor in _mapping(results.get("floors")).values():
-        floor = _mapping(floor)
-        parts = md_join(
-            " + ",
-            (
-                Md("{} ({})").format(
-                    _label(by.get(name, {"name": name})), _seconds(seconds)
-                )
-                for name, seconds in _mapping(floor.get("parts")).items()
-            ),
-        )
-        rows.append(
-            (
-                str(floor.get("label", "")),
-                parts or "—",
-                _seconds(floor.get("seconds")),
-            )
-        )
-    if not rows:
-        return ""
-    return Md(
-        "## Floors\n\nWhat each measurement is divided by: the parts it adds up, "
-        "each the median of its own repetitions in the same run.\n\n"
-    ) + _table(("Floor", "Parts", "Total"), rows)
-
-
-def _points(results: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The analytics scales with a positive row count and time, smallest first."""
-    points = []
-    for item in _list(results.get("analytics_scaling")):
-        item = _mapping(item)
-        rows, seconds = _number(item.get("rows")), _number(item.get("median_s"))
-        if not rows or not seconds or rows <= 0 or seconds <= 0:
-            continue
-        rss = _number(item.get("peak_rss_bytes"))
-        points.append(
-            {
-                "scale": Md("x{}").format(_count(item.get("scale"))),
-                "rows": rows,
-                "seconds": seconds,
-                "floor_s": _number(item.get("floor_s")),
-                "ratio": _number(item.get("ratio")),
-                "rss_mb": round(rss / 1e6, 1) if rss is not None else None,
-                "pairs": _number(item.get("pairs")),
-            }
-        )
-    return sorted(points, key=lambda p: p["rows"])
-
-
-def _x100_limit(results: Mapping[str, Any]) -> float | None:
-    """The x100 time target the results were judged against, if they carry one."""
-    for target in _list(results.get("targets")):
-        target = _mapping(target)
-        if target.get("id") == "analytics_x100_time":
-            return _number(target.get("limit"))
-    return None
-
-
-def _scaling(results: Mapping[str, Any], chart: str) -> str:
-    points = _points(results)
-    if not points:
-        return ""
-    rows = [
-        (
-            p["scale"],
-            _count(p["rows"]),
-            _seconds(p["seconds"]),
-            _seconds(p["floor_s"]),
-            _ratio(p["ratio"]),
-            _bytes(p["rss_mb"] * 1e6 if p["rss_mb"] is not None else None),
-            _count(p["pairs"]),
-            Md("{:,.1f} µs").format(p["seconds"] / p["rows"] * 1e6),
-        )
-        for p in points
-    ]
-    return Md(
-        "## Analytics cost against rows\n\nThe analytics assets (the enriched "
-        "results, software gains, generation ratios and scaling with their blocking "
-        "checks, and the exclusions), materialised in one Dagster run as the "
-        "cross-release run does, on the canonical table of the cold "
-        "build (x1) and on synthetic tables replicating every real row 10 and 100 "
-        "times. Each copy renames its submitters, platforms, systems and keys and "
-        "jitters values by ±1 %, so it behaves like one more set of teams running the "
-        "same hardware: pairs within one submitter or platform grow with the copies, "
-        "best-of pairs keep their count while their groups grow. The floor is "
-        "reading the input table.\n{}\n"
-    ).format(chart) + _table(
-        (
-            "Scale",
-            "Rows",
-            "Median",
-            "Floor",
-            "× floor",
-            "Peak RSS",
-            "Pairs found",
-            "Time per row",
-        ),
-        rows,
-    )
-
-
-def _raw_tree(results: Mapping[str, Any]) -> str:
-    tree = _mapping(results.get("raw_tree"))
-    if not tree:
-        return ""
-    by = {
-        _mapping(m).get("name"): _mapping(m) for m in _list(results.get("measurements"))
-    }
-    scan, floor = by.get("raw_tree_scan", {}), by.get("raw_tree_floor", {})
-    ratio = _number(tree.get("overhead_ratio"))
-    list_s = _mapping(scan.get("detail")).get("list_s")
-    intro = Md(
-        "## Raw-tree parsing\n\n"
-        "`scan_raw_tree` on the {} raw submission tree in the mirror reads **{}** "
-        "of the {} files listed (listing: {}) and turns them into "
-        "{} result and rejected rows.\n\n"
-    ).format(
-        str(tree.get("release", "")),
-        _count(tree.get("files_read")),
-        _count(tree.get("files_listed")),
-        _seconds(list_s),
-        _count(scan.get("rows")),
-    )
-    table = _table(
-        ("Work", "Median", "Files/s"),
-        [
-            (
-                Md("Parsing (`scan_raw_tree`)"),
-                _seconds(scan.get("median_s")),
-                _count(tree.get("files_per_s")),
-            ),
-            (
-                Md("Floor: read and decode the same files (`json.loads` / UTF-8)"),
-                _seconds(floor.get("median_s")),
-                _count(tree.get("floor_files_per_s")),
-            ),
-        ],
-    )
-    overhead = (
-        Md("\nOur overhead over the floor: **×{:.1f}**.\n").format(ratio)
-        if ratio is not None
-        else Md("")
-    )
-    return intro + table + overhead
-
-
-def _page_weights(results: Mapping[str, Any]) -> str:
-    weights = _mapping(results.get("page_weights"))
-    if not weights:
-        return ""
-    rows = [
-        (
-            _code(_mapping(p).get("page", "")),
-            _bytes(_mapping(p).get("html_bytes")),
-            _bytes(_mapping(p).get("chart_bytes")),
-            _bytes(_mapping(p).get("total_bytes")),
-        )
-        for p in _list(weights.get("heaviest"))
-    ]
-    return Md(
-        "## Page weights\n\nWhat a reader downloads for one page of the site the "
-        "cold build published: its HTML plus the chart specs and data files it "
-        "loads (the shared JavaScript and CSS are cached after the first page). "
-        "The site has {} pages, {} of HTML, and {} in {} files in all; the page "
-        "budget is {}.\n\n"
-    ).format(
-        _count(weights.get("pages")),
-        _bytes(weights.get("html_bytes")),
-        _bytes(weights.get("site_bytes")),
-        _count(weights.get("site_files")),
-        _bytes(weights.get("budget_bytes")),
-    ) + _table(("Heaviest pages", "HTML", "Chart JSON", "Total"), rows)
-
-
-def _profile_table(profile: Mapping[str, Any]) -> Md:
-    rows = [
-        (_code(_mapping(s).get("step", "")), _seconds(_mapping(s).get("seconds")))
-        for s in _list(profile.get("top_steps"))
-    ]
-    wall, steps = _number(profile.get("run_wall_s")), _number(profile.get("step_s"))
-    timed = _number(profile.get("timed_s"))
-    text = Md(
-        "{} Dagster run(s) took {} from start to end, {} of it inside asset steps"
-    ).format(_count(profile.get("runs")), _seconds(wall), _seconds(steps))
-    if wall is not None and steps is not None:
-        text += Md(" (Dagster's own share within runs: {})").format(
-            _seconds(wall - steps)
-        )
-    if timed is not None and wall is not None:
-        text += Md(
-            ". Of the {} measured, {} passed "
-            "outside any run: interpreter start and imports, loading the "
-            "definitions, planning each run's job, sensor ticks and metadata queries"
-        ).format(_seconds(timed), _seconds(timed - wall))
-    return text + Md(".\n\n") + _table(("Step (summed over partitions)", "Time"), rows)
-
-
-def _profiles(results: Mapping[str, Any]) -> str:
-    parts = []
-    for item in _list(results.get("measurements")):
-        item = _mapping(item)
-        profile = _mapping(_mapping(item.get("detail")).get("profile"))
-        if profile.get("top_steps"):
-            title = str(item.get("label", item.get("name", "")))
-            parts.append(Md("### {}\n\n{}").format(title, _profile_table(profile)))
-    if not parts:
-        return ""
-    return Md(
-        "## Where the time goes\n\nStep durations from the Dagster event log of the "
-        "last repetition.\n\n{}"
-    ).format(md_join("\n", parts))
-
-
-def _machine(results: Mapping[str, Any]) -> str:
-    machine = _mapping(results.get("machine"))
-    if not machine:
-        return ""
-    cores = _count(machine.get("cores"))
-    usable = machine.get("usable_cores")
-    if _number(usable) is not None and usable != machine.get("cores"):
-        cores += Md(" ({} usable)").format(_count(usable))
-    rows = [
-        ("CPU", str(machine.get("cpu_model", "unknown"))),
-        ("Cores", cores),
-        ("RAM", _bytes(machine.get("ram_bytes"))),
-        ("OS", str(machine.get("os", "unknown"))),
-        ("Python", str(machine.get("python", "unknown"))),
-        ("Polars", str(machine.get("polars", "unknown"))),
-        ("Dagster", str(machine.get("dagster", "unknown"))),
-        ("Pipeline commit", _code(machine.get("pipeline_commit", ""))),
-        ("Measured", str(machine.get("date", "unknown"))),
-    ]
-    return Md("## Machine\n\n") + _table(("Item", "Value"), rows)
-
-
-def load_results(root: Path) -> tuple[dict | None, str | None]:
-    """The committed results under ``root``, or None and why they cannot be shown.
-
-    A missing file is not a problem (no results committed yet: ``(None, None)``); an
-    unreadable one is, and the reason names what is wrong with it.
-    """
-    path = root / RESULTS_FILE
-    if not path.is_file():
-        return None, None
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        where = f"line {error.lineno} column {error.colno}"
-        return None, f"not valid JSON ({error.msg} at {where})"
-    except UnicodeDecodeError:
-        return None, "not UTF-8 text"
-    except OSError as error:
-        return None, f"cannot be opened ({error.strerror or type(error).__name__})"
-    if not isinstance(results, dict):
-        return None, f"expected a JSON object, found {type(results).__name__}"
-    version = results.get("schema_version")
-    if version != SCHEMA_VERSION:
-        return None, (
-            f"schema_version {version!r}, this page reads {SCHEMA_VERSION}; run "
-            "make bench again and commit the file it writes"
-        )
-    return results, None
 
 
 def render_performance_page(
@@ -515,15 +70,15 @@ def render_performance_page(
             "machine and the date.\n"
         )
     sections = [
-        Md("# Performance\n\n") + _intro(results),
-        _targets(results),
-        _measurements(results),
-        _floors(results),
-        _scaling(results, chart),
-        _raw_tree(results),
-        _page_weights(results),
-        _profiles(results),
-        _machine(results),
+        Md("# Performance\n\n") + intro(results),
+        targets(results),
+        measurements(results),
+        floors(results),
+        scaling(results, chart),
+        raw_tree(results),
+        page_weights(results),
+        profiles(results),
+        machine(results),
     ]
     return "\n".join(s for s in sections if s)
 
@@ -531,11 +86,11 @@ def render_performance_page(
 def _draft(model: Model, draft: Draft) -> None:
     """The Performance page from ``model.data.bench``, its chart through the site."""
     results, problem = model.data.bench, model.data.bench_problem
-    points = _points(results) if results and not problem else []
+    points = cost_points(results) if results and not problem else []
     chart = ""
     if points:
         built = charts.cost_chart(
-            points, title=CHART_CAPTION, target_s=_x100_limit(results)
+            points, title=CHART_CAPTION, target_s=x100_limit(results)
         )
         chart = draft.chart(
             f"{GENERATED}/{PAGE}", built, CHART_NAME, CHART_CAPTION, svg=True

@@ -276,7 +276,7 @@ class SiteData:
     claims: tuple = ()
     claim_evaluations: pl.DataFrame | None = None
     #: The committed ``make bench`` results the Performance page shows, or why the
-    #: file cannot be shown (``performance_page.load_results``).
+    #: file cannot be shown (``bench_results.load_results``).
     bench: dict | None = None
     bench_problem: str | None = None
     #: The declared system descriptions (``transform.systems.SYSTEMS_SCHEMA``) and

@@ -22,7 +22,7 @@ from pipeline.render.context import (
     page_link,
 )
 from pipeline.render.model import Model
-from pipeline.render.pairs_pages import (
+from pipeline.render.pair_views import (
     compare_by,
     one_per_system,
     pair_table,

@@ -14,7 +14,7 @@ import pytest
 
 from pipeline.analysis import attach_accelerators
 from pipeline.extract.raw_tree import system_files
-from pipeline.render.explorer import explorer_rows
+from pipeline.render.explorer_data import explorer_rows
 from pipeline.render.site_data import release_order
 from pipeline.render.system_pages import system_documents
 from pipeline.source import Source

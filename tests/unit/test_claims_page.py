@@ -11,8 +11,9 @@ import pytest
 
 from pipeline.claims import VERDICTS, claim_verdicts, evaluate_claims
 from pipeline.registry.claims import Claim, load_claims, parse_claims
+from pipeline.render.claim_cells import _fixed
 from pipeline.render.claim_notes import claim_anchor, claims_for_release
-from pipeline.render.claims_page import _fixed, render_claims_page
+from pipeline.render.claims_page import render_claims_page
 from pipeline.render.escape import escape, safe_url
 from tests.analysed import analyse
 from tests.unit.analysis.helpers import GB300, frame, row

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.render.audit_page import accelerator_coverage, rejection_summary
+from pipeline.render.audit_sections import accelerator_coverage, rejection_summary
 
 
 def test_coverage_counts_each_class_and_lists_unmapped_names_escaped() -> None:
@@ -53,7 +53,7 @@ def test_rejections_tied_in_count_are_listed_by_reason_every_time() -> None:
 
 
 def test_counts_contradicting_their_names_are_listed_with_the_reason() -> None:
-    from pipeline.render.audit_page import accelerator_count_notes
+    from pipeline.render.audit_sections import accelerator_count_notes
     from pipeline.transform.results import accelerator_count_note
 
     rows = pl.DataFrame(

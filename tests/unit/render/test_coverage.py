@@ -95,7 +95,7 @@ def test_skip_notes_name_absent_and_held_rounds() -> None:
 
 
 def test_a_pair_cell_names_the_pairs_own_missing_rounds_then_held_ones() -> None:
-    from pipeline.render.pairs_pages import pair_cells
+    from pipeline.render.pair_views import pair_cells
     from tests.unit.render.conftest import pair, pairs, result
 
     status = round_status(["v1.0", "v2.1", "v4.1"], MANIFEST)

@@ -268,7 +268,7 @@ def test_methodology_states_every_headline_definition() -> None:
 
 
 def test_pair_tables_list_strict_pairs_before_larger_looser_ones() -> None:
-    from pipeline.render.pairs_pages import pair_table
+    from pipeline.render.pair_views import pair_table
 
     cells = pl.DataFrame(
         {

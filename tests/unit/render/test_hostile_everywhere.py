@@ -399,16 +399,30 @@ def _page_modules() -> list[str]:
 
 #: Every module that builds page text from upstream data through the safe layer.
 PAGE_MODULES = (
-    "pipeline.render.accelerator_pages", "pipeline.render.audit_page",
-    "pipeline.render.benchmark_pages", "pipeline.render.changes_page",
-    "pipeline.render.charts.style", "pipeline.render.claim_notes",
+    "pipeline.render.accelerator_pages",
+    "pipeline.render.audit_page",
+    "pipeline.render.audit_sections",
+    "pipeline.render.benchmark_pages",
+    "pipeline.render.changes_page",
+    "pipeline.render.charts.style",
+    "pipeline.render.claim_cells",
+    "pipeline.render.claim_notes",
     "pipeline.render.claims_page",
-    "pipeline.render.data_page", "pipeline.render.explorer", "pipeline.render.feed",
-    "pipeline.render.flags_section", "pipeline.render.history_views",
-    "pipeline.render.home", "pipeline.render.interactivity_page",
-    "pipeline.render.pairs_pages", "pipeline.render.performance_page",
-    "pipeline.render.power_page", "pipeline.render.release_views",
-    "pipeline.render.context", "pipeline.render.system_pages",
+    "pipeline.render.context",
+    "pipeline.render.data_page",
+    "pipeline.render.explorer_data",
+    "pipeline.render.feed",
+    "pipeline.render.flags_section",
+    "pipeline.render.history_views",
+    "pipeline.render.home",
+    "pipeline.render.interactivity_page",
+    "pipeline.render.interactivity_views",
+    "pipeline.render.pair_views",
+    "pipeline.render.pairs_pages",
+    "pipeline.render.performance_sections",
+    "pipeline.render.power_page",
+    "pipeline.render.release_views",
+    "pipeline.render.system_pages",
     "pipeline.render.whats_new",
 )  # fmt: skip
 
@@ -419,6 +433,7 @@ NO_UPSTREAM_TEXT = {
     "pipeline.render.change_notes": "counts of changed results and an anchor",
     "pipeline.render.engine": "chart containers: file names are slugs of ours",
     "pipeline.render.latest_page": "the newest round's title; release_views lays out",
+    "pipeline.render.performance_page": "bench figures; performance_sections lays out",
     "pipeline.render.release_pages": "rounds' titles and nav; release_views lays out",
 }
 

@@ -6,7 +6,7 @@ The numbers are v6.1's Qwen3-VL Offline results of NVIDIA's 8-GPU B300 server
 
 from __future__ import annotations
 
-from pipeline.render.pairs_pages import pair_cells
+from pipeline.render.pair_views import pair_cells
 from tests.unit.render.conftest import pair, pairs, result
 
 B300 = result(
