@@ -42,9 +42,11 @@ from pipeline.render.slugs import page_problems
 from pipeline.served import not_in_source
 from pipeline.snapshots import Snapshot, SnapshotStore
 
-#: The MkDocs hooks ``mkdocs.yml`` loads by file path (``hooks:``), in ``HOOKS_DIR``.
-MKDOCS_HOOKS = ("mkdocs_hooks", "mkdocs_cache")
-HOOKS_DIR = Path(render_package.__file__).parent
+#: The MkDocs glue package (``pipeline/render/mkdocs/``): the hooks ``mkdocs.yml``
+#: loads by file path (``hooks:``) and the patches they make, in ``HOOKS_DIR``.
+MKDOCS_PACKAGE = "mkdocs"
+MKDOCS_HOOKS = ("hooks", "cache")
+HOOKS_DIR = Path(render_package.__file__).parent / MKDOCS_PACKAGE
 
 #: Pages every published site must have (besides one per release with results).
 REQUIRED_PAGES = ("index.html", "methodology.html", "generated/audit.html")
@@ -190,14 +192,15 @@ def bench_results() -> tuple[dict | None, str | None]:
     automation_condition=FOLLOW_UPSTREAM,
     code_version=code_version(
         # Every page module, not only pages.py: a chart or history change must make
-        # the pages stale too. Not MkDocs' hooks: they shape the HTML (the
-        # published site's code version) and importing them loads MkDocs.
+        # the pages stale too. Not the MkDocs glue (its hooks and patches): it
+        # shapes the HTML (the published site's code version) and importing it
+        # loads MkDocs.
         *(
             importlib.import_module(f"pipeline.render.{name}")
             for name in sorted(
                 m.name for m in pkgutil.iter_modules(render_package.__path__)
             )
-            if name not in MKDOCS_HOOKS
+            if name != MKDOCS_PACKAGE
         ),
         history_module,
         labels_module,
@@ -331,10 +334,10 @@ def out_site__pages(
     automation_condition=FOLLOW_UPSTREAM,
     code_version=code_version(
         publish_module,
-        # Read, not imported: MkDocs loads them by path in its own process.
+        # Read, not imported: MkDocs loads them by path in its own process. Every
+        # file of the package: the hooks and the patches they make.
         extra=tuple(
-            (HOOKS_DIR / f"{name}.py").read_text(encoding="utf-8")
-            for name in MKDOCS_HOOKS
+            path.read_text(encoding="utf-8") for path in sorted(HOOKS_DIR.glob("*.py"))
         ),
     ),
     check_specs=[
@@ -436,7 +439,7 @@ def out_site__published(out_site__pages: dict):
 
 
 def page_cache_report(cache: Path) -> dict[str, int]:
-    """How many pages MkDocs reused from its page cache (``mkdocs_cache.py``)."""
+    """How many pages MkDocs reused from its page cache (``render/mkdocs/cache.py``)."""
     try:
         report = json.loads((cache / "report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -17,7 +17,8 @@ import polars as pl
 import pytest
 
 import pipeline.render as render_package
-from pipeline.render import mkdocs_hooks, safe
+from pipeline.render import safe
+from pipeline.render.mkdocs import hooks as mkdocs_hooks
 from pipeline.render.safe import Md, md_join
 from pipeline.render.tables import html_table, markdown_table, number_cell
 
@@ -129,7 +130,7 @@ RENDER = Path(render_package.__file__).parent
 LAYER = {"escape.py", "safe.py", "tables.py"}
 #: Contexts with their own escaping: the MkDocs theme's HTML (MarkupSafe, after the
 #: tags are stripped) and the Atom feed's XML around entry HTML built with ``Md``.
-OTHER_CONTEXTS = {"mkdocs_hooks.py": "markupsafe", "feed.py": "xml.sax.saxutils"}
+OTHER_CONTEXTS = {"mkdocs/hooks.py": "markupsafe", "feed.py": "xml.sax.saxutils"}
 
 
 def _page_sources() -> list[Path]:
@@ -139,10 +140,11 @@ def _page_sources() -> list[Path]:
 def _problems(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     where = path.relative_to(RENDER) if path.is_relative_to(RENDER) else path.name
+    context = path.relative_to(RENDER).as_posix() if path.is_relative_to(RENDER) else ""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
-            allowed = OTHER_CONTEXTS.get(path.name)
+            allowed = OTHER_CONTEXTS.get(context)
             if node.module == "pipeline.render.escape" or (
                 node.module in ("markupsafe", "xml.sax.saxutils")
                 and node.module != allowed
@@ -158,7 +160,7 @@ def _problems(path: Path) -> list[str]:
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
             and node.func.id in ("Md", "Markup")
-            and path.name not in OTHER_CONTEXTS
+            and context not in OTHER_CONTEXTS
         ):
             args = node.args
             literal = (
