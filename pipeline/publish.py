@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline.render.files import remove, sync_tree, write_file
+from pipeline.files import remove, sync_tree, write_file
 from pipeline.settings import PROJECT_ROOT, cache_dir
 
 #: How many published builds to keep besides the current one (for rollback).

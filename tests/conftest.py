@@ -161,8 +161,8 @@ def mirror_results(mirror: Path) -> pl.DataFrame:
     Links name the commit the pipeline would give them (upstream_commits.toml, for
     bytes that are the file at that commit), as in a build from the mirror.
     """
-    from pipeline.render.provenance import snapshot_commit
     from pipeline.snapshots import Snapshot
+    from pipeline.transform.provenance import snapshot_commit
 
     frames = []
     for release in load_manifest():

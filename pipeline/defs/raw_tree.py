@@ -26,11 +26,11 @@ from pipeline.lineage import code_version
 from pipeline.manifest import SUMMARY_NAMES, release_for
 from pipeline.registry import REGISTRY_DIR
 from pipeline.registry.releases import version_key
-from pipeline.render.provenance import snapshot_commit
 from pipeline.served import TREE_FILE
 from pipeline.snapshots import Snapshot, StoreError
 from pipeline.source import SourceError
 from pipeline.transform.crosscheck import cross_check, cross_check_summary
+from pipeline.transform.provenance import snapshot_commit
 from pipeline.transform.results import empty_rejected, empty_results
 from pipeline.transform.submitter_check import (
     CHECK_SCHEMA,

@@ -23,9 +23,9 @@ import pipeline.labels as labels_module
 import pipeline.publish as publish_module
 import pipeline.render as render_package
 from pipeline import settings
-from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.fetch import NOT_IN_SOURCE, NOT_REQUESTED, RAW_TREE_ONLY, SOURCE_ERROR
+from pipeline.instance import latest_metadata
 from pipeline.lineage import code_version, git_commit, mermaid
 from pipeline.manifest import release_for
 from pipeline.publish import STAGED_PROJECT, mkdocs_build, publish, stage_project
@@ -36,11 +36,11 @@ from pipeline.render.pages import PAGE_INDEX, render_site
 from pipeline.render.performance_page import (
     load_results,
 )
-from pipeline.render.provenance import snapshot_commit
 from pipeline.render.site_data import ROUNDS_SCHEMA, SNAPSHOT_SCHEMA, SiteData
 from pipeline.render.slugs import page_problems
 from pipeline.served import not_in_source
 from pipeline.snapshots import Snapshot, SnapshotStore
+from pipeline.transform.provenance import snapshot_commit
 
 #: The MkDocs glue package (``pipeline/render/mkdocs/``): the hooks ``mkdocs.yml``
 #: loads by file path (``hooks:``) and the patches they make, in ``HOOKS_DIR``.

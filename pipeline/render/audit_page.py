@@ -13,7 +13,6 @@ from pipeline.render.context import (
     release_index,
 )
 from pipeline.render.flags_section import flags_section
-from pipeline.render.provenance import NOT_RECORDED, with_upstream
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import (
     release_order,
@@ -25,6 +24,7 @@ from pipeline.render.tables import (
     number_cell,
     stringify,
 )
+from pipeline.transform.provenance import NOT_RECORDED, with_upstream
 from pipeline.transform.submitter_check import agreement
 from pipeline.validate import LOSS_LIMIT
 

@@ -17,11 +17,11 @@ import altair as alt
 import polars as pl
 
 from pipeline.claims import VERDICT_SCHEMA
+from pipeline.files import write_file
 from pipeline.render import charts, safe
 from pipeline.render.coverage import (
     STATUS_SCHEMA,
 )
-from pipeline.render.files import write_file
 from pipeline.render.safe import Md, MdExpr
 from pipeline.render.site_data import (
     SiteData,

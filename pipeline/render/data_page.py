@@ -24,10 +24,10 @@ from pipeline.render.context import (
 )
 from pipeline.render.datapackage import DESCRIPTOR, write_datapackage
 from pipeline.render.downloads import Download, write_downloads
-from pipeline.render.provenance import with_upstream
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import write_build_info
 from pipeline.render.tables import markdown_table
+from pipeline.transform.provenance import with_upstream
 
 TABLE_DESCRIPTIONS = {
     "results": "Canonical table: one row per published result, every release.",

@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pipeline.analysis.benchmarks import model_label, model_lineage
+from pipeline.files import write_file
 from pipeline.render import safe
 from pipeline.render.cite import cite_rounds, with_citation
 from pipeline.render.coverage import round_status
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
-from pipeline.render.files import write_file
 from pipeline.render.site_data import release_order, with_accelerators
 from pipeline.render.tables import relative
 from pipeline.render.vendor import TABULATOR

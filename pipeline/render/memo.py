@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 import polars as pl
 
-from pipeline.render.files import write_file
+from pipeline.files import write_file
 from pipeline.settings import PROJECT_ROOT
 
 #: ``context.Site`` (not imported: ``context`` imports this module).

@@ -18,10 +18,14 @@ registers entity pages (``site.page_index``) when it has any, nav children
 list its page in ``mkdocs.yml``'s nav.
 
 Numbers are computed with Polars over whole frames; Python loops only walk pages,
-benchmarks and table groups. Every upstream string goes through ``escape``, every
-upstream URL through ``safe_url`` (via ``tables``). Small tables that link to other
-pages are Markdown (MkDocs checks those links); large tables are raw HTML (fast to
-build, see ``tables.html_table``).
+benchmarks and table groups. Page code never escapes or marks text safe itself:
+it writes Markdown and HTML through the ``safe`` layer (``safe.Md`` templates, Polars
+``safe.MdExpr`` cells, ``safe.link``/``link_md`` for URLs), which escapes every value
+it did not build, and tables (``tables``) escape every column that is not a typed
+cell; ``tests/unit/render/test_safe.py`` checks that no page module imports
+``escape`` or calls ``Md`` on anything but a literal template. Small tables that link
+to other pages are Markdown (MkDocs checks those links); large tables are raw HTML
+(fast to build, see ``tables.html_table``).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.claims import claim_verdicts
+from pipeline.files import prune, write_file
 from pipeline.render import (
     accelerator_pages,
     audit_page,
@@ -61,7 +66,6 @@ from pipeline.render.context import (
     output_folder,
 )
 from pipeline.render.coverage import round_status
-from pipeline.render.files import prune, write_file
 from pipeline.render.flags_section import flagged_pairs
 from pipeline.render.memo import RenderMemo
 from pipeline.render.pairs_pages import HEADLINE_DEFINITIONS

@@ -35,7 +35,6 @@ from pipeline.render.coverage import (
 )
 from pipeline.render.downloads import write_downloads
 from pipeline.render.grid import round_grid
-from pipeline.render.provenance import NOT_RECORDED, TREE_FILE, with_upstream
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import is_accelerator_type, system_label, systems_count
 from pipeline.render.system_pages import system_link
@@ -52,6 +51,7 @@ from pipeline.render.tables import (
     result_cell,
 )
 from pipeline.render.whats_new import whats_new
+from pipeline.transform.provenance import NOT_RECORDED, TREE_FILE, with_upstream
 
 #: Where each round's grid download goes, under ``generated/``.
 GRIDS = "downloads/grids"

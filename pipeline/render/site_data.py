@@ -15,9 +15,9 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.analysis.pairing import END_SCHEMA, PAIR_SCHEMA
+from pipeline.files import write_file
 from pipeline.labels import display_name
 from pipeline.registry.releases import ManifestError, version_key
-from pipeline.render.files import write_file
 
 #: One end of a pair, and the shared pair schema: the analysis module's, re-exported.
 PAIR_END_SCHEMA = END_SCHEMA

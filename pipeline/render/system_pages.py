@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from pipeline.files import write_file
 from pipeline.registry.system_fields import system_fields
 from pipeline.render import safe
 from pipeline.render.context import SYSTEMS_HREF
-from pipeline.render.files import write_file
 from pipeline.render.safe import Md, MdExpr
 from pipeline.render.site_data import with_accelerators
 from pipeline.render.tables import relative

@@ -16,8 +16,8 @@ import pytest
 
 from pipeline import runner
 from pipeline.cli import main
-from pipeline.defs.history import latest_metadata
 from pipeline.defs.website import rounds_table
+from pipeline.instance import latest_metadata
 from pipeline.served import not_in_source
 from pipeline.snapshots import SnapshotStore
 from pipeline.status import release_status

@@ -17,8 +17,8 @@ import pytest
 
 from pipeline import runner
 from pipeline.defs.automation import release_discovery
-from pipeline.defs.history import latest_metadata
 from pipeline.defs.resources import DataDirResource, SourceResource
+from pipeline.instance import latest_metadata
 from pipeline.publish import site_tree_digest
 from pipeline.snapshots import SnapshotStore
 from pipeline.update import apply_tick
