@@ -72,7 +72,7 @@ def test_a_mirror_file_that_grows_after_its_stat_is_read_only_to_the_cap(
         (folder / "log.txt").write_bytes(HUGE * 100)
         return stat
 
-    monkeypatch.setattr("pipeline.source.os.fstat", grown)
+    monkeypatch.setattr("pipeline.source.folder.os.fstat", grown)
     with pytest.raises(TooLarge, match=r"the file \(it grew while read\) exceeds"):
         source.fetch(REPO, "log.txt")
 
