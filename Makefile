@@ -48,12 +48,14 @@ WORKFLOWS := $(wildcard .github/workflows/*.yml)
 
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/actionlint $(WORKFLOWS)
 
 # Unit tests only (hand-written records, no Dagster run, no browser), on two
 # pytest-xdist workers; modules marked slow are left out.
 test-fast: venv bytecode
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/pytest -q -n 2 tests/unit -m "not slow"
 
 # Two workers (pytest-xdist, one per core), whole files per worker so each module's
@@ -62,6 +64,7 @@ test-fast: venv bytecode
 # first (tests/conftest.py LONGEST_FIRST), not xdist's most-tests-first.
 test: venv browser-deps axe bytecode
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/actionlint $(WORKFLOWS)
 	$(BIN)/pytest -n 2 --dist loadfile --no-loadscope-reorder
 

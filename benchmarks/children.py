@@ -233,7 +233,7 @@ def _child_instance_profile(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-#: What the site's two caches report (``pipeline.render.memo``, ``mkdocs_cache``).
+#: What the site's two caches report (``render/memo``, ``render/mkdocs/cache``).
 REUSE_FIELDS = {
     "out_site__pages": ("pages_reused", "pages_rendered"),
     "out_site__published": ("html_pages_reused", "html_pages_built"),

@@ -549,7 +549,8 @@ def bench_correction(h: Harness) -> None:
     env, built, base = built_base(h, "correction", mirror, work)
     h.child(
         Measurement(
-            "read_corrected", f"Floor: read + parse the corrected {CORRECTED_RELEASE}",
+            "read_corrected",
+            f"Floor: read + parse the corrected {CORRECTED_RELEASE}",
             "floor",
         ),
         "read_floor",
@@ -666,9 +667,7 @@ def files_read_bytes(data: Path) -> dict[str, int]:
                 total += meta["bytes"]
                 continue
             listing = json.loads((data / meta["blob"]).read_text())
-            total += sum(
-                len(blobs.get(sha)) for sha in set(listing["files"].values())
-            )
+            total += sum(len(blobs.get(sha)) for sha in set(listing["files"].values()))
         out[release] = total
     return out
 

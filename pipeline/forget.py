@@ -16,10 +16,11 @@ from pathlib import Path
 import dagster as dg
 
 from pipeline import settings
+from pipeline.assets import RELEASES
 from pipeline.discovery import CURSOR_FILE, cursor_validators
 from pipeline.manifest import release_for
 from pipeline.registry.releases import load_manifest
-from pipeline.runner import RELEASES, remember_partitions
+from pipeline.runner import remember_partitions
 
 
 def forget(

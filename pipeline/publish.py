@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline.render.files import remove, sync_tree, write_file
+from pipeline.files import remove, sync_tree, write_file
 from pipeline.settings import PROJECT_ROOT, cache_dir
 
 #: How many published builds to keep besides the current one (for rollback).
@@ -82,7 +82,7 @@ def mkdocs_build(
     log level to errors, so warnings are never logged and ``--strict`` (which
     counts logged warnings) passed a build with 360 broken anchor links.
 
-    ``cache`` is the page cache's folder (``pipeline/render/mkdocs_cache.py``): the
+    ``cache`` is the page cache's folder (``pipeline/render/mkdocs/cache.py``): the
     last good build's HTML of pages whose inputs did not change is reused from it.
     Material's compiled templates are kept in the machine cache (``cache_dir``),
     which every build folder shares, as they depend only on versions.

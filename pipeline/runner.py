@@ -23,17 +23,15 @@ from dataclasses import dataclass
 import dagster as dg
 
 from pipeline import runlock, settings
-from pipeline.defs.automation import PER_RELEASE
-from pipeline.defs.history import latest_metadata
+from pipeline.assets import PER_RELEASE, RELEASES
 from pipeline.discovery import KNOWN_FILE
 from pipeline.fetch import NOT_IN_SOURCE, SOURCE_ERROR
-from pipeline.instance import get_instance
+from pipeline.instance import get_instance, latest_metadata
 from pipeline.manifest import is_version, release_for, unreviewed_note
 from pipeline.registry.releases import load_manifest, version_key
 from pipeline.served import forget_not_in_source, record_not_in_source
 from pipeline.validate import LOSS_LIMIT
 
-RELEASES = "release"
 #: Quiet Dagster's console logger: the CLI prints its own progress lines.
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 #: Tags on every run this module starts, so a later start can tell its own runs that a
@@ -588,5 +586,3 @@ def describe_release(
         + tree_note
         + loss
     )
-
-

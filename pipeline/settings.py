@@ -342,7 +342,7 @@ def cache_verify() -> bool:
     """``MLPERF_LEDGER_PAGE_CACHE_VERIFY=1``: render every page and check the caches.
 
     The render cache (``pipeline.render.memo``) and the page cache
-    (``pipeline/render/mkdocs_cache.py``) then render each page afresh and fail the
+    (``pipeline/render/mkdocs/cache.py``) then render each page afresh and fail the
     build where a cached copy differs: how the tests prove an incremental build is a
     cold build's bytes.
     """

@@ -9,8 +9,8 @@ from __future__ import annotations
 import dagster as dg
 
 from pipeline import settings
-from pipeline.defs.history import latest_metadata
 from pipeline.fetch import NOT_IN_SOURCE
+from pipeline.instance import latest_metadata
 from pipeline.manifest import release_for
 from pipeline.runner import failure_message, known_releases
 from pipeline.served import not_in_source

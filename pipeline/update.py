@@ -14,6 +14,7 @@ import dagster as dg
 
 from pipeline import settings
 from pipeline.discovery import CURSOR_FILE
+from pipeline.discovery_tick import discovery_tick
 from pipeline.manifest import unreviewed_note
 from pipeline.runner import (
     RunOutcome,
@@ -26,6 +27,7 @@ from pipeline.runner import (
     run_releases,
     unreviewed,
 )
+from pipeline.snapshots import SnapshotStore
 
 
 def cursor_path() -> Path:
@@ -40,13 +42,11 @@ def evaluate_discovery(
 
     ``thorough`` (``watch``'s daily tick): stored rounds compared by content.
     """
-    from pipeline.defs.automation import discovery_tick
-    from pipeline.defs.resources import DataDirResource, SourceResource
-
     path = cursor_path()
     cursor = path.read_text() if path.exists() else None
+    store = SnapshotStore(settings.data_dir())
     return discovery_tick(
-        instance, cursor, SourceResource(), DataDirResource(), thorough=thorough
+        instance, cursor, settings.open_source, store, thorough=thorough
     )
 
 

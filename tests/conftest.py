@@ -59,10 +59,10 @@ def pytest_configure(config: pytest.Config) -> None:
 #: lead, so the worker that builds the shared site (``built_site``) is not waited
 #: for by the other, which builds the full history meanwhile.
 LONGEST_FIRST = (
-    "tests/browser/test_pages_0.py",  # ~80 s: the shared site's build and visits
+    "tests/browser/test_page_checks_even.py",  # ~80 s: the shared site's build and visits
     "tests/browser/test_full_history.py",  # ~70 s: its own full-history build
     "tests/integration/test_no_missed_change.py",  # ~60 s
-    "tests/browser/test_pages_1.py",  # ~47 s
+    "tests/browser/test_page_checks_odd.py",  # ~47 s
     "tests/integration/test_git_source.py",  # ~58 s
     "tests/integration/test_update_e2e.py",  # ~33 s
     "tests/integration/test_ingest_pipeline.py",  # ~31 s
@@ -161,8 +161,8 @@ def mirror_results(mirror: Path) -> pl.DataFrame:
     Links name the commit the pipeline would give them (upstream_commits.toml, for
     bytes that are the file at that commit), as in a build from the mirror.
     """
-    from pipeline.render.provenance import snapshot_commit
     from pipeline.snapshots import Snapshot
+    from pipeline.transform.provenance import snapshot_commit
 
     frames = []
     for release in load_manifest():

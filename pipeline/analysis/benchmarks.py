@@ -118,9 +118,7 @@ def _applies(rule: CompatibilityRule) -> pl.Expr:
     return pl.all_horizontal(conditions)
 
 
-def _breaks(
-    rule: CompatibilityRule, order_old: pl.Expr, order_new: pl.Expr
-) -> pl.Expr:
+def _breaks(rule: CompatibilityRule, order_old: pl.Expr, order_new: pl.Expr) -> pl.Expr:
     """True on pairs the rule forbids (evaluated only where it applies).
 
     Release rules ignore pairs inside one release: a release is always comparable

@@ -1,94 +1,22 @@
 """Sensors and schedules: discover new rounds and changed files, request the runs.
 
-Belongs here: turning ``pipeline.discovery.discover`` into a sensor (cursor = what
+Belongs here: turning ``pipeline.discovery_tick`` into a sensor (cursor = what
 candidate rounds looked like at the last tick) and ``verify_known`` into a daily
 re-check by content. Discovery rules and probing
 live in ``pipeline.discovery``; downstream cross-release assets follow by their eager
 automation conditions.
 """
 
-import json
-
 import dagster as dg
 
-from pipeline.defs.partitions import RELEASES, release_partitions
+from pipeline.assets import PER_RELEASE, RELEASES
 from pipeline.defs.resources import DataDirResource, SourceResource
-from pipeline.discovery import Discovery, cursor_validators, discover, verify_known
-from pipeline.manifest import is_version, release_for
-from pipeline.registry.releases import load_manifest, version_key
-from pipeline.served import ever_served, forget_not_in_source, not_in_source
-from pipeline.snapshots import SnapshotStore
+from pipeline.discovery import Discovery, verify_known
+from pipeline.discovery_tick import discovery_tick, known_releases
+from pipeline.manifest import release_for
+from pipeline.served import forget_not_in_source, not_in_source
 
-#: Assets materialized per release partition; everything else follows downstream.
-PER_RELEASE = [
-    "raw_mlperf__summary",
-    "raw_mlperf__tree",
-    "core_mlperf__tree_results",
-    "core_mlperf__tree_rejected",
-    "core_mlperf__submitter_check",
-    "core_mlperf__results",
-    "core_mlperf__rejected",
-]
 PER_RELEASE_KEYS = [dg.AssetKey(k) for k in PER_RELEASE]
-
-
-def known_releases(instance: dg.DagsterInstance, store: SnapshotStore) -> list[str]:
-    """The rounds to verify: the manifest's, and partitions the source served.
-
-    A malformed key an older version let in (e.g. "v6.0" and a newline) is not a
-    round, and neither is a partition the source never served a file for (a typo
-    given to `ingest --release`): it must not become the frontier new rounds are
-    probed from.
-    """
-    manifest = [r.version for r in load_manifest()]
-    existing = instance.get_dynamic_partitions(RELEASES)
-    served = {v for v in filter(is_version, existing) if ever_served(store, v)}
-    return sorted(served | set(manifest), key=version_key)
-
-
-def discovery_tick(
-    instance: dg.DagsterInstance,
-    cursor: str | None,
-    source: SourceResource,
-    data_dir: DataDirResource,
-    thorough: bool = False,
-) -> dg.SensorResult:
-    """One discovery tick: partitions to add, runs to request, the next cursor.
-
-    ``thorough``: known rounds are compared by content, whatever validators say.
-    """
-    existing = set(instance.get_dynamic_partitions(RELEASES))
-    store = data_dir.store()
-    known = known_releases(instance, store)
-    found = discover(
-        source.get(),
-        [release_for(v) for v in known],
-        cursor_validators(cursor),
-        store,
-        thorough=thorough,
-    )
-    # A partition comes with the round's first run: a listed round the source
-    # does not have gets none (``runner.absent_rounds``), and its appearance
-    # upstream is a requested run like any change.
-    to_add = [v for v in found.releases_to_run if v not in existing]
-    validators = found.validators
-    return dg.SensorResult(
-        run_requests=[
-            dg.RunRequest(
-                partition_key=version,
-                asset_selection=PER_RELEASE_KEYS,
-                tags={"mlperf-ledger/reason": reason},
-            )
-            for version, reason in [
-                *((v, "new release") for v in found.new_releases),
-                *((v, found.reasons[v]) for v in found.changed_releases),
-            ]
-        ],
-        dynamic_partitions_requests=(
-            [release_partitions.build_add_request(to_add)] if to_add else []
-        ),
-        cursor=json.dumps(validators, sort_keys=True),
-    )
 
 
 @dg.sensor(
@@ -109,7 +37,9 @@ def release_discovery(
     data_dir: DataDirResource,
 ) -> dg.SensorResult:
     """Discover new and corrected releases."""
-    return discovery_tick(context.instance, context.cursor, source, data_dir)
+    return discovery_tick(
+        context.instance, context.cursor, source.get, data_dir.store()
+    )
 
 
 @dg.schedule(

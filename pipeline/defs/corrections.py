@@ -12,8 +12,8 @@ from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.defs.resources import DataDirResource
 from pipeline.lineage import code_version
 from pipeline.manifest import release_for
-from pipeline.render.provenance import snapshot_commit
 from pipeline.transform.corrections import diff_snapshots, empty_corrections
+from pipeline.transform.provenance import snapshot_commit
 
 
 @dg.asset(

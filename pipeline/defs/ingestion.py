@@ -17,20 +17,20 @@ import pipeline.registry.rounds as rounds_module
 import pipeline.served as served_module
 import pipeline.transform.results as results_module
 import pipeline.validate as validate_module
-from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM, RELEASES, release_partitions
 from pipeline.defs.ranges import Part, PerPartition, each_partition, outputs
 from pipeline.defs.resources import DataDirResource, SourceResource
 from pipeline.extract.summary import summary_tables
 from pipeline.fetch import IngestError, fetch_release
+from pipeline.instance import latest_metadata
 from pipeline.lineage import code_version
 from pipeline.manifest import is_version, release_for, reviewed_versions
 from pipeline.registry import REGISTRY_DIR
 from pipeline.registry.releases import MANIFEST_PATH, version_key
-from pipeline.render.provenance import snapshot_commit
 from pipeline.snapshots import Snapshot
 from pipeline.source import SourceError
 from pipeline.transform.inferred import judge_by_tree
+from pipeline.transform.provenance import snapshot_commit
 from pipeline.transform.results import UNKNOWN
 from pipeline.validate import (
     Outcome,

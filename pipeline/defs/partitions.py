@@ -6,7 +6,8 @@ written; the manifest's rounds are added by the CLI and the manifest sensor.
 
 import dagster as dg
 
-RELEASES = "release"
+from pipeline.assets import RELEASES
+
 release_partitions = dg.DynamicPartitionsDefinition(name=RELEASES)
 
 #: Cross-release assets rebuild when any upstream partition changes (with the daemon,

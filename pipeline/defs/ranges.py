@@ -6,7 +6,7 @@ receives several partitions at once; per release it still computes exactly what 
 one-partition run computes, and Dagster still records one materialisation per
 partition. What Dagster cannot record per partition in a range step (metadata and data
 versions) is kept here: metadata goes under ``by_partition`` (read back per partition by
-``pipeline.defs.history.latest_metadata``), and the data version is a hash over the
+``pipeline.instance.latest_metadata``), and the data version is a hash over the
 partitions' own versions.
 """
 

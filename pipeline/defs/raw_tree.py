@@ -26,11 +26,11 @@ from pipeline.lineage import code_version
 from pipeline.manifest import SUMMARY_NAMES, release_for
 from pipeline.registry import REGISTRY_DIR
 from pipeline.registry.releases import version_key
-from pipeline.render.provenance import snapshot_commit
 from pipeline.served import TREE_FILE
 from pipeline.snapshots import Snapshot, StoreError
 from pipeline.source import SourceError
 from pipeline.transform.crosscheck import cross_check, cross_check_summary
+from pipeline.transform.provenance import snapshot_commit
 from pipeline.transform.results import empty_rejected, empty_results
 from pipeline.transform.submitter_check import (
     CHECK_SCHEMA,
@@ -114,9 +114,7 @@ def raw_mlperf__tree(
                     if snap
                     else {}
                 )
-                | (
-                    {"over_cap": outcome.over_cap_note} if outcome.over_cap else {}
-                )
+                | ({"over_cap": outcome.over_cap_note} if outcome.over_cap else {})
             },
             snap.sha256 if snap else outcome.status,
         )

@@ -23,9 +23,9 @@ import pipeline.labels as labels_module
 import pipeline.publish as publish_module
 import pipeline.render as render_package
 from pipeline import settings
-from pipeline.defs.history import latest_metadata
 from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.fetch import NOT_IN_SOURCE, NOT_REQUESTED, RAW_TREE_ONLY, SOURCE_ERROR
+from pipeline.instance import latest_metadata
 from pipeline.lineage import code_version, git_commit, mermaid
 from pipeline.manifest import release_for
 from pipeline.publish import STAGED_PROJECT, mkdocs_build, publish, stage_project
@@ -36,15 +36,17 @@ from pipeline.render.bench_results import (
 )
 from pipeline.render.memo import RenderMemo
 from pipeline.render.pages import PAGE_INDEX, render_site
-from pipeline.render.provenance import snapshot_commit
 from pipeline.render.site_data import ROUNDS_SCHEMA, SNAPSHOT_SCHEMA, SiteData
 from pipeline.render.slugs import page_problems
 from pipeline.served import not_in_source
 from pipeline.snapshots import Snapshot, SnapshotStore
+from pipeline.transform.provenance import snapshot_commit
 
-#: The MkDocs hooks ``mkdocs.yml`` loads by file path (``hooks:``), in ``HOOKS_DIR``.
-MKDOCS_HOOKS = ("mkdocs_hooks", "mkdocs_cache")
-HOOKS_DIR = Path(render_package.__file__).parent
+#: The MkDocs glue package (``pipeline/render/mkdocs/``): the hooks ``mkdocs.yml``
+#: loads by file path (``hooks:``) and the patches they make, in ``HOOKS_DIR``.
+MKDOCS_PACKAGE = "mkdocs"
+MKDOCS_HOOKS = ("hooks", "cache")
+HOOKS_DIR = Path(render_package.__file__).parent / MKDOCS_PACKAGE
 
 #: Pages every published site must have (besides one per release with results).
 REQUIRED_PAGES = ("index.html", "methodology.html", "generated/audit.html")
@@ -190,14 +192,15 @@ def bench_results() -> tuple[dict | None, str | None]:
     automation_condition=FOLLOW_UPSTREAM,
     code_version=code_version(
         # Every page module, not only pages.py: a chart or history change must make
-        # the pages stale too. Not MkDocs' hooks: they shape the HTML (the
-        # published site's code version) and importing them loads MkDocs.
+        # the pages stale too. Not the MkDocs glue (its hooks and patches): it
+        # shapes the HTML (the published site's code version) and importing it
+        # loads MkDocs.
         *(
             importlib.import_module(f"pipeline.render.{name}")
             for name in sorted(
                 m.name for m in pkgutil.iter_modules(render_package.__path__)
             )
-            if name not in MKDOCS_HOOKS
+            if name != MKDOCS_PACKAGE
         ),
         history_module,
         labels_module,
@@ -298,9 +301,7 @@ def out_site__pages(
         system_fields=fields_df,
         systems_quarantined=quarantined_df,
     )
-    memo = RenderMemo(
-        build / "cache" / "render", verify=settings.render_cache_verify()
-    )
+    memo = RenderMemo(build / "cache" / "render", verify=settings.render_cache_verify())
     written = render_site(data, project / "site" / "generated", memo=memo)
     generated = project / "site" / "generated"
     pages = json.loads((generated / PAGE_INDEX).read_text(encoding="utf-8"))
@@ -333,10 +334,10 @@ def out_site__pages(
     automation_condition=FOLLOW_UPSTREAM,
     code_version=code_version(
         publish_module,
-        # Read, not imported: MkDocs loads them by path in its own process.
+        # Read, not imported: MkDocs loads them by path in its own process. Every
+        # file of the package: the hooks and the patches they make.
         extra=tuple(
-            (HOOKS_DIR / f"{name}.py").read_text(encoding="utf-8")
-            for name in MKDOCS_HOOKS
+            path.read_text(encoding="utf-8") for path in sorted(HOOKS_DIR.glob("*.py"))
         ),
     ),
     check_specs=[
@@ -438,7 +439,7 @@ def out_site__published(out_site__pages: dict):
 
 
 def page_cache_report(cache: Path) -> dict[str, int]:
-    """How many pages MkDocs reused from its page cache (``mkdocs_cache.py``)."""
+    """How many pages MkDocs reused from its page cache (``render/mkdocs/cache.py``)."""
     try:
         report = json.loads((cache / "report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -1,7 +1,7 @@
 """``upstream_commits.toml``: the upstream commit each round's files were taken at.
 
 A summary file gets its commit only when its bytes are the ones recorded here;
-``pipeline.render.provenance`` applies it to the snapshot table.
+``pipeline.transform.provenance`` applies it to the snapshot table.
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ from pipeline.render.audit_sections import (
 )
 from pipeline.render.flags_section import flags_section
 from pipeline.render.model import Model
-from pipeline.render.provenance import NOT_RECORDED, with_upstream
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import SiteData
 from pipeline.render.spec import Draft, PageSpec, Rendered
@@ -28,6 +27,7 @@ from pipeline.render.tables import (
     number_cell,
     stringify,
 )
+from pipeline.transform.provenance import NOT_RECORDED, with_upstream
 
 
 def audit_page(data: SiteData, flagged: pl.DataFrame) -> str:

@@ -13,7 +13,6 @@ import polars as pl
 from pipeline.labels import NO_NAME
 from pipeline.render import safe
 from pipeline.render.context import release_index
-from pipeline.render.provenance import NOT_RECORDED
 from pipeline.render.safe import Md
 from pipeline.render.site_data import release_order
 from pipeline.render.tables import (
@@ -22,6 +21,7 @@ from pipeline.render.tables import (
     markdown_table,
     number_cell,
 )
+from pipeline.transform.provenance import NOT_RECORDED
 from pipeline.transform.submitter_check import agreement
 from pipeline.validate import LOSS_LIMIT
 

@@ -117,7 +117,7 @@ def write_bundle(js_dir: Path, cache_dir: Path | None = None) -> Path:
     """Write ``vega-bundle.js`` and its ``.gz`` into ``js_dir``, bundling on a miss.
 
     The ``.gz`` (about a third of the size) is what a static server that serves
-    precompressed files sends; ``mkdocs_hooks.precompress`` keeps it.
+    precompressed files sends; ``render/mkdocs/hooks.precompress`` keeps it.
 
     Args:
         js_dir: Folder served as ``generated/assets/js/``.

@@ -24,11 +24,11 @@ from pipeline.render.context import (
 from pipeline.render.datapackage import DESCRIPTOR, datapackage_text
 from pipeline.render.downloads import Download, make_downloads
 from pipeline.render.model import Model
-from pipeline.render.provenance import with_upstream
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import BUILD_INFO, build_info_text
 from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.tables import markdown_table
+from pipeline.transform.provenance import with_upstream
 
 TABLE_DESCRIPTIONS = {
     "results": "Canonical table: one row per published result, every release.",

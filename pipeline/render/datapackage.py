@@ -23,8 +23,8 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.analysis.pairing import PAIR_IDENTITY
+from pipeline.files import write_file
 from pipeline.render.downloads import FORMULA_GUARD, Download
-from pipeline.render.files import write_file
 from pipeline.transform.systems import SYSTEM_FIELDS_KEY, SYSTEMS_KEY
 
 DESCRIPTOR = "datapackage.json"

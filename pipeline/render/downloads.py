@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.render.files import write_file
+from pipeline.files import write_file
 
 
 @dataclass(frozen=True)

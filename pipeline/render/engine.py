@@ -25,9 +25,9 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from pipeline.files import write_file
 from pipeline.render import charts
 from pipeline.render.context import SYSTEMS_HREF, SYSTEMS_PAGE
-from pipeline.render.files import write_file
 from pipeline.render.memo import RenderMemo
 from pipeline.render.model import Model
 from pipeline.render.safe import Md

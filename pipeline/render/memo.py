@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 import polars as pl
 
-from pipeline.render.files import write_file
+from pipeline.files import write_file
 from pipeline.settings import PROJECT_ROOT
 
 #: ``engine.Writer`` (not imported: ``engine`` imports this module).

@@ -32,6 +32,7 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+from pipeline.files import prune, write_file
 from pipeline.render import (
     accelerator_pages,
     audit_page,
@@ -61,7 +62,6 @@ from pipeline.render.context import (
     output_folder,
 )
 from pipeline.render.engine import Writer
-from pipeline.render.files import prune, write_file
 from pipeline.render.memo import RenderMemo
 from pipeline.render.model import Model, build_model
 from pipeline.render.pair_views import HEADLINE_DEFINITIONS

@@ -33,7 +33,6 @@ from pipeline.render.coverage import (
     skip_note,
 )
 from pipeline.render.model import Model, Slugs
-from pipeline.render.provenance import NOT_RECORDED, TREE_FILE, with_upstream
 from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import is_accelerator_type, system_label, systems_count
 from pipeline.render.spec import Draft, Section
@@ -51,6 +50,7 @@ from pipeline.render.tables import (
     page_links,
     result_cell,
 )
+from pipeline.transform.provenance import NOT_RECORDED, TREE_FILE, with_upstream
 
 #: Where each round's grid download goes, under ``generated/``.
 GRIDS = "downloads/grids"

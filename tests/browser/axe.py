@@ -98,7 +98,9 @@ def describe(found: dict[str, list[dict]]) -> str:
     for page, violations in found.items():
         for v in violations:
             more = len(v["targets"]) - 5
-            targets = ", ".join(v["targets"][:5]) + (f" (+{more} more)" if more > 0 else "")
+            targets = ", ".join(v["targets"][:5]) + (
+                f" (+{more} more)" if more > 0 else ""
+            )
             lines.append(
                 f"{page}: {v['id']} ({v['impact']}, {len(v['targets'])} nodes): "
                 f"{targets} -- {v['summary']}"

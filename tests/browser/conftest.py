@@ -7,7 +7,7 @@ each file runs whole on one worker) the first worker to need it builds it under 
 lock and the other reuses it, served by the controller at one URL (tests/conftest.py
 ``pytest_configure_node``); without xdist the process builds and serves its own.
 That lets the visits of the site's pages be split over several files
-(test_pages_*.py), which the two workers run side by side.
+(test_page_checks_*.py), which the two workers run side by side.
 """
 
 from __future__ import annotations

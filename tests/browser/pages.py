@@ -2,7 +2,7 @@
 
 The site has ~230 pages and a visit takes about a second, so the visits are split in
 ``SHARDS`` deterministic parts (``shard_pages``), each visited by its own test file
-(test_pages_<n>.py, a subclass of ``PageChecks``): under ``make test`` the files run
+(``PART_TESTS``: a subclass of ``PageChecks`` each): under ``make test`` the files run
 side by side on the two xdist workers. Each part gets the same per-page checks;
 test_site.py checks that the parts cover every page, and everything that concerns
 the site as a whole (which pages exist, probes, screenshots, phone layout).
@@ -26,6 +26,11 @@ from tests.browser.server import EMPTY_INDEX_COOKIE
 
 #: How many parts the site's pages are visited in: one test file each.
 SHARDS = 2
+#: The test file and class visiting each part, by part (``shard``).
+PART_TESTS = (
+    ("tests.browser.test_page_checks_even", "TestPageChecksEven"),
+    ("tests.browser.test_page_checks_odd", "TestPageChecksOdd"),
+)
 #: No page's HTML may exceed this (bytes as built, before compression).
 HTML_BUDGET = 300_000
 #: A first visit of any page (its HTML and every asset it loads, search index

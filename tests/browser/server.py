@@ -46,7 +46,7 @@ def _empty_index(index: str, _mtime_ns: int) -> bytes:
 class QuietHandler(SimpleHTTPRequestHandler):
     """Serves ``<file>.gz`` as ``<file>`` with Content-Encoding: gzip when the client
     accepts it, as nginx's ``gzip_static on;`` does with the build's precompressed
-    files (``mkdocs_hooks.precompress``)."""
+    files (``render/mkdocs/hooks.precompress``)."""
 
     #: The URL path the folder is served under ("/" or "/sub/path/").
     prefix = "/"

@@ -269,7 +269,9 @@ def test_charts_fit_a_phone(phone: dict[str, dict]) -> None:
 
 def test_every_table_is_cards_on_a_phone(phone: dict[str, dict]) -> None:
     assert {p: s["overflow"] for p, s in phone.items() if s["overflow"] > 0} == {}
-    tables = [(p, heads, display) for p, s in phone.items() for heads, display in s["tables"]]
+    tables = [
+        (p, heads, display) for p, s in phone.items() for heads, display in s["tables"]
+    ]
     assert len(tables) > 20
     # Hand-written tables (Methodology, the Performance page) too.
     assert any(p == "methodology.html" for p, _, _ in tables)

@@ -4,7 +4,7 @@ The site is built exactly as ``make site`` builds it (the Dagster pipeline: inge
 analytics, render, strict MkDocs build, publish) from a copy of the real mirror with
 one hostile record added, served by ``http.server`` on 127.0.0.1 and visited with
 Debian's Chromium (never Playwright's own browser download). Every page gets the
-checks of ``pages.PageChecks``, in parts (test_pages_*.py); this file checks the
+checks of ``pages.PageChecks``, in parts (test_page_checks_*.py); this file checks the
 site as a whole: which pages exist, that the parts visit them all, pages a reader
 comes for, instant navigation, screenshots and the layout of tables on a phone.
 """
@@ -22,6 +22,7 @@ from tests.browser.pages import (
     BUNDLE,
     CHART_STATE,
     CHARTS_SETTLED,
+    PART_TESTS,
     SHARDS,
     Visitor,
     empty_search_index,
@@ -122,17 +123,16 @@ def test_every_page_of_the_site_was_built_and_is_visited(
     # (each checks it visited every page of its part).
     parts = [shard_pages(built_site.root, n) for n in range(SHARDS)]
     assert sorted(p for part in parts for p in part) == sorted(pages)
-    files = [
-        importlib.import_module(f"tests.browser.test_pages_{n}") for n in range(SHARDS)
-    ]
-    assert [vars(f)[f"TestPages{n}"].shard for n, f in enumerate(files)] == list(
-        range(SHARDS)
-    )
+    assert len(PART_TESTS) == SHARDS
+    files = [importlib.import_module(module) for module, _ in PART_TESTS]
+    assert [
+        vars(f)[name].shard for f, (_, name) in zip(files, PART_TESTS, strict=True)
+    ] == list(range(SHARDS))
 
 
 def test_malicious_names_render_as_text(built_site: BuiltSite, probes: dict) -> None:
     # No alert() ran, no javascript: link exists, no injected script or img element
-    # (on the hostile record's page here, on every page in test_pages_*.py).
+    # (on the hostile record's page here, on every page in test_page_checks_*.py).
     assert probes["dialogs"] == []
     assert probes["hostile"].javascript_links == probes["hostile"].injected == 0
     # The reader sees the name as typed, inside a table cell of the v6.1 page.

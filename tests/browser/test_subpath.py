@@ -2,7 +2,7 @@
 
 The shared site (``built_site``) is served at ``SITE_PREFIX`` (``/sub/path/``) and
 nothing is served at the root, with its site URL set to that address as the
-publishing workflow sets it; so every page visit of test_pages_*.py already runs
+publishing workflow sets it; so every page visit of test_page_checks_*.py already runs
 there. This file checks what a project site's reader meets beyond one page: no
 request leaves the path and none fails, styles and scripts load, search finds pages
 and links into the path, every page names the feed relative to itself, and a missing

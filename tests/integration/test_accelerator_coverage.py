@@ -155,9 +155,7 @@ def test_spellings_across_rounds_are_one_accelerator(attached):
 
 
 def test_multi_node_mixed_systems_are_mixed(attached):
-    mixed = attached.filter(
-        pl.col("accelerator_name_upstream").str.contains("Nodes?:")
-    )
+    mixed = attached.filter(pl.col("accelerator_name_upstream").str.contains("Nodes?:"))
     assert mixed.height > 0
     assert mixed["accelerator_id"].unique().to_list() == [
         "mixed-nvidia-a100-sxm-80gb-a30"

@@ -345,9 +345,11 @@ def test_a_failing_pair_check_publishes_none_of_the_three_tables(results):
     candidates = pair_candidates(results.lazy())
     kept_scaling = (pl.col("kind") == "scaling") & pl.col("exclusion_reason").is_null()
     first = candidates.with_row_index("_i").filter(kept_scaling)["_i"][0]
-    broken = candidates.with_row_index("_i").with_columns(
-        ratio=pl.when(pl.col("_i") == first).then(0.0).otherwise("ratio")
-    ).drop("_i")
+    broken = (
+        candidates.with_row_index("_i")
+        .with_columns(ratio=pl.when(pl.col("_i") == first).then(0.0).otherwise("ratio"))
+        .drop("_i")
+    )
     events = []
     with pytest.raises(dg.Failure) as failure:
         for event in out_mlperf__pair_tables(broken.lazy(), results.lazy()):

@@ -16,8 +16,8 @@ import pytest
 
 from pipeline import runner
 from pipeline.cli import main
-from pipeline.defs.history import latest_metadata
 from pipeline.defs.website import rounds_table
+from pipeline.instance import latest_metadata
 from pipeline.served import not_in_source
 from pipeline.snapshots import SnapshotStore
 from pipeline.status import release_status
@@ -61,12 +61,15 @@ def test_a_cold_build_of_three_releases_is_two_runs_with_per_release_records(
         "partition made, nothing run; every update looks for them again"
     )
     assert instance.get_dynamic_partitions("release") == ["v4.1", "v6.1"]
-    assert instance.fetch_materializations(
-        dg.AssetRecordsFilter(
-            asset_key=dg.AssetKey("raw_mlperf__summary"), asset_partitions=["v5.0"]
-        ),
-        limit=1,
-    ).records == []
+    assert (
+        instance.fetch_materializations(
+            dg.AssetRecordsFilter(
+                asset_key=dg.AssetKey("raw_mlperf__summary"), asset_partitions=["v5.0"]
+            ),
+            limit=1,
+        ).records
+        == []
+    )
     # One run for the two release partitions, one for the cross-release assets.
     assert len(instance.get_runs()) == 2
     assert lines[1] == "2 releases, v4.1 to v6.1, in one run ..."

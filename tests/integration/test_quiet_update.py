@@ -122,4 +122,3 @@ def test_a_changed_file_is_not_quiet_and_a_touched_one_is(built):
         (MIRROR_ALT / "inference_results_v6.1" / "summary.json").read_bytes()
     )
     assert not quiet_tick(Source(env["MLPERF_SOURCE"]), root / "data")
-

@@ -30,7 +30,9 @@ LOG = (
 def ingested(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("capped")
     big = {LOG: (ROUND / LOG).read_bytes() + bytes(DEFAULT_MAX_BYTES)}
-    commit_folder(root / "srv" / "mlcommons" / f"{ROUND.name}.git", ROUND, "r", extra=big)
+    commit_folder(
+        root / "srv" / "mlcommons" / f"{ROUND.name}.git", ROUND, "r", extra=big
+    )
     del big
     work = root / "work"
     lines: list[str] = []
@@ -73,8 +75,6 @@ def test_the_rest_of_the_round_is_read(ingested: dict) -> None:
     assert f"{LOG}: {DEFAULT_MAX_BYTES + len((ROUND / LOG).read_bytes())} bytes " in (
         reason
     )
-    assert reason.endswith(
-        "exceeds the cap of 67108864 bytes (64 MB); not read)"
-    )
+    assert reason.endswith("exceeds the cap of 67108864 bytes (64 MB); not read)")
     results = pl.read_parquet(assets / "core_mlperf__tree_results" / "v6.0.parquet")
     assert results.height == 519  # 520 without the file: only its result is lost

@@ -17,8 +17,8 @@ import pytest
 
 from pipeline import runner
 from pipeline.defs.automation import release_discovery
-from pipeline.defs.history import latest_metadata
 from pipeline.defs.resources import DataDirResource, SourceResource
+from pipeline.instance import latest_metadata
 from pipeline.publish import site_tree_digest
 from pipeline.snapshots import SnapshotStore
 from pipeline.update import apply_tick
@@ -169,9 +169,7 @@ def test_3_correction_is_a_new_snapshot_and_listed(world: dict) -> None:
     shutil.copy(MIRROR_ALT / V61, world["root"] / V61)
     result = tick(world)
     assert requested(result) == ["v6.1"]
-    assert all(
-        o.success for o in apply_tick(world["instance"], result, progress=print)
-    )
+    assert all(o.success for o in apply_tick(world["instance"], result, progress=print))
     assert world["site"].resolve() != shown
     assert site_tree_digest(shown) == shown_digest
     assert len(SnapshotStore(world["data"]).versions("v6.1", "summary.json")) == 2
@@ -215,9 +213,7 @@ def test_3b_hand_changed_value_shows_old_and_new(world: dict) -> None:
     path.write_text(json.dumps(records))
     result = tick(world)
     assert requested(result) == ["v6.1"]
-    assert all(
-        o.success for o in apply_tick(world["instance"], result, progress=print)
-    )
+    assert all(o.success for o in apply_tick(world["instance"], result, progress=print))
     corrections = table(world, "out_mlperf__corrections")
     changed = corrections.filter(field="Result")
     assert changed.select("result_key", "old_value", "new_value").rows() == [

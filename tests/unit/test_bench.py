@@ -450,7 +450,8 @@ def test_a_full_run_writes_the_file_to_commit_a_smoke_run_writes_aside(
 ):
     monkeypatch.setenv("MLPERF_BUILD_DIR", str(tmp_path / "build"))
     assert (
-        bench.results_path(quick=False) == config.ROOT / "benchmarks/results/latest.json"
+        bench.results_path(quick=False)
+        == config.ROOT / "benchmarks/results/latest.json"
     )
     assert bench.results_path(quick=True) == tmp_path / "build" / "bench" / "quick.json"
 
@@ -472,7 +473,11 @@ def test_the_analytics_measured_are_the_analytics_assets():
 def test_mirror_releases_are_in_version_order(tmp_path: Path):
     for version in ("v6.1", "v10.0", "v4.1", "vX"):
         (tmp_path / f"inference_results_{version}").mkdir()
-    assert [v for v, _ in workloads.mirror_releases(tmp_path)] == ["v4.1", "v6.1", "v10.0"]
+    assert [v for v, _ in workloads.mirror_releases(tmp_path)] == [
+        "v4.1",
+        "v6.1",
+        "v10.0",
+    ]
 
 
 def test_a_partial_mirror_holds_copies_never_symlinks(tmp_path: Path):
@@ -707,15 +712,15 @@ def test_page_shows_every_target_with_its_value_floor_ratio_and_verdict():
     targets = section(render_performance_page(results_dict()), "Targets")
     assert "| Target | Measured | × floor | Goal | Result |" in targets
     for line in (
-        "| Cold build, four summary rounds &#40;v4.1–v6.1&#41; | 51.0 s | ×35.4 | ≤ 8 s | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
-        "| Cold build, four summary rounds, against its floor | ×35.4 | ×35.4 | ≤ 6× floor | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
-        "| Cold build, full mirror | 92.0 s | ×41.8 | ≤ 20 s | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
-        "| No-op update, whole process | 2.30 s | ×4.6 | ≤ 1.0 s | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
-        "| One new release, share of the cold build &#40;full mirror&#41; | 49.0 % | ×49.0 | ≤ 20 % of cold | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
-        "| Analytics assets at 100× data | 6.50 s | ×13.0 | ≤ 4 s | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
-        "| Analytics assets at 100× data, peak RSS | 1.75 GB | ×2.5 | ≤ 1 GB | <span class=\"ledger-badge ledger-badge--fail\">fail</span> |",
+        '| Cold build, four summary rounds &#40;v4.1–v6.1&#41; | 51.0 s | ×35.4 | ≤ 8 s | <span class="ledger-badge ledger-badge--fail">fail</span> |',
+        '| Cold build, four summary rounds, against its floor | ×35.4 | ×35.4 | ≤ 6× floor | <span class="ledger-badge ledger-badge--fail">fail</span> |',
+        '| Cold build, full mirror | 92.0 s | ×41.8 | ≤ 20 s | <span class="ledger-badge ledger-badge--fail">fail</span> |',
+        '| No-op update, whole process | 2.30 s | ×4.6 | ≤ 1.0 s | <span class="ledger-badge ledger-badge--fail">fail</span> |',
+        '| One new release, share of the cold build &#40;full mirror&#41; | 49.0 % | ×49.0 | ≤ 20 % of cold | <span class="ledger-badge ledger-badge--fail">fail</span> |',
+        '| Analytics assets at 100× data | 6.50 s | ×13.0 | ≤ 4 s | <span class="ledger-badge ledger-badge--fail">fail</span> |',
+        '| Analytics assets at 100× data, peak RSS | 1.75 GB | ×2.5 | ≤ 1 GB | <span class="ledger-badge ledger-badge--fail">fail</span> |',
         "| &#96;make test&#96;, whole suite | — | — | ≤ 5 min (measured separately, given with --make-test-s) | — not measured |",
-        "| &#96;make test-fast&#96;, unit tests | 24.0 s | — | &lt; 30 s (measured separately, given with --make-test-fast-s) | <span class=\"ledger-badge ledger-badge--pass\">pass</span> |",
+        '| &#96;make test-fast&#96;, unit tests | 24.0 s | — | &lt; 30 s (measured separately, given with --make-test-fast-s) | <span class="ledger-badge ledger-badge--pass">pass</span> |',
     ):
         assert line in targets, line
     assert (
@@ -863,8 +868,13 @@ def test_markdown_change_counts_changed_and_new_pages_by_their_bytes(tmp_path):
 
 
 def test_the_report_says_how_much_markdown_the_increment_changed():
-    markdown = {"pages": 823, "pages_changed": 77, "bytes": 17_400_000,
-                "bytes_changed": 3_750_000, "share_of_bytes": 0.2155}
+    markdown = {
+        "pages": 823,
+        "pages_changed": 77,
+        "bytes": 17_400_000,
+        "bytes_changed": 3_750_000,
+        "share_of_bytes": 0.2155,
+    }
     measurement = {
         "name": "correction",
         "label": "Upstream corrects v6.1, then update (whole process)",

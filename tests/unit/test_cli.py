@@ -442,7 +442,8 @@ def test_watch_verifies_stored_rounds_by_content_on_its_first_tick_then_daily(
         runner, "exclusive", lambda **_: contextlib.nullcontext("instance")
     )
     monkeypatch.setattr(
-        update_module, "update",
+        update_module,
+        "update",
         lambda instance, progress, thorough: asked.append(thorough),
     )
     monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))

@@ -18,13 +18,17 @@ def diff(old: dict, new: dict):
 
 
 OTHER = CHECKER | {"Platform": "other", "Scenario": "Offline", "Units": "Tokens/s"}
-KEY = "v6.1:closed/NVIDIA/GB300-NVL72_GB300-288GB_aarch64x72_TRT/llama3.1-8b/SingleStream"
+KEY = (
+    "v6.1:closed/NVIDIA/GB300-NVL72_GB300-288GB_aarch64x72_TRT/llama3.1-8b/SingleStream"
+)
 
 
 def test_changed_value_is_listed_with_old_and_new() -> None:
     corrected = CHECKER | {"Result": 1.25, "notes": "re-run"}
     table = diff({"0": CHECKER | {"notes": ""}}, {"0": corrected})
-    assert table.select("result_key", "change", "field", "old_value", "new_value").rows() == [
+    assert table.select(
+        "result_key", "change", "field", "old_value", "new_value"
+    ).rows() == [
         (KEY, "changed", "Result", "1.5", "1.25"),
         (KEY, "changed", "notes", "", "re-run"),
     ]

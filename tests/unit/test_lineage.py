@@ -98,5 +98,5 @@ def test_every_mkdocs_hook_is_in_the_published_sites_code_version():
             break
         listed.append(line.removeprefix("  - ").strip())
     assert listed == [
-        f"pipeline/render/{name}.py" for name in website_defs.MKDOCS_HOOKS
+        f"pipeline/render/mkdocs/{name}.py" for name in website_defs.MKDOCS_HOOKS
     ]

@@ -72,7 +72,7 @@ def test_a_mirror_file_that_grows_after_its_stat_is_read_only_to_the_cap(
         (folder / "log.txt").write_bytes(HUGE * 100)
         return stat
 
-    monkeypatch.setattr("pipeline.source.os.fstat", grown)
+    monkeypatch.setattr("pipeline.source.folder.os.fstat", grown)
     with pytest.raises(TooLarge, match=r"the file \(it grew while read\) exceeds"):
         source.fetch(REPO, "log.txt")
 
@@ -218,7 +218,9 @@ def test_the_real_cap_over_git_with_a_zero_filled_file_just_over_it(
 ) -> None:
     """64 MB of zeros packs to a few kB: the real cap, still cheap."""
     extra = {LAST: bytes(DEFAULT_MAX_BYTES + 1)}
-    commit_folder(tmp_path / "srv" / "mlcommons" / f"{REPO}.git", tree, "r", extra=extra)
+    commit_folder(
+        tmp_path / "srv" / "mlcommons" / f"{REPO}.git", tree, "r", extra=extra
+    )
     del extra
     with GitServer(tmp_path / "srv") as server:
         source = GitSource(base=f"git+{server.url}", cache=tmp_path / "clones")

@@ -101,7 +101,9 @@ def test_unreadable_files_are_quarantined_with_the_reason() -> None:
         "latin": "not UTF-8 text (invalid continuation byte)",
         "list": "expected a JSON object, got a JSON list",
     }
-    assert quarantined.filter(pl.col("platform") == "gone")["snapshot_sha256"][0] is None
+    assert (
+        quarantined.filter(pl.col("platform") == "gone")["snapshot_sha256"][0] is None
+    )
     assert declared["platform"].unique().to_list() == ["ok"]
 
 

@@ -19,8 +19,8 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from pipeline.files import write_file
 from pipeline.render.bundle import cached_svg
-from pipeline.render.files import write_file
 from pipeline.settings import cache_dir
 
 #: JSON bytes of chart data kept inside the spec; larger data gets its own file.

@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 
 from pipeline.publish import mkdocs_build, stage_project
-from pipeline.render.mkdocs_hooks import compact_html, split_fragments
+from pipeline.render.mkdocs.hooks import compact_html, split_fragments
 from pipeline.render.pages import render_site
 from pipeline.render.site_data import SNAPSHOT_SCHEMA, SiteData
 from pipeline.transform.results import empty_rejected

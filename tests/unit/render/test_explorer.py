@@ -75,7 +75,8 @@ def test_bytes_are_deterministic_whatever_the_input_order() -> None:
     first = explorer_data.explorer_data(rows)
     assert explorer_data.explorer_data(rows.reverse()) == first
     assert (
-        explorer_data.explorer_data(rows.sample(fraction=1.0, shuffle=True, seed=3)) == first
+        explorer_data.explorer_data(rows.sample(fraction=1.0, shuffle=True, seed=3))
+        == first
     )
     assert first[4:8] == b"\x00\x00\x00\x00"  # gzip header without a timestamp
 

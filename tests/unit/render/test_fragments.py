@@ -16,8 +16,8 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from pipeline.publish import mkdocs_build
-from pipeline.render import mkdocs_hooks
-from pipeline.render.mkdocs_hooks import join_fragments, split_fragments
+from pipeline.render.mkdocs import hooks as mkdocs_hooks
+from pipeline.render.mkdocs.hooks import join_fragments, split_fragments
 
 #: The Markdown extensions of mkdocs.yml that change how raw HTML or blocks parse.
 EXTENSIONS = ["tables", "admonition", "attr_list", "toc", "pymdownx.superfences"]

@@ -233,7 +233,9 @@ def hostile_data(site_data: SiteData) -> SiteData:
     frames["results"] = pl.concat(
         [
             hostile(results),
-            hostile(results, keep=frozenset({"accelerator_name", "benchmark"}), tag="b"),
+            hostile(
+                results, keep=frozenset({"accelerator_name", "benchmark"}), tag="b"
+            ),
             hostile(results, keep=frozenset({"accelerator_name"}), tag="c"),
         ]
     )
@@ -357,7 +359,9 @@ REACHED_PAGES = (
 
 
 @pytest.fixture(scope="module")
-def hostile_site(hostile_data: SiteData, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def hostile_site(
+    hostile_data: SiteData, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     return _build(hostile_data, tmp_path_factory.mktemp("hostile"))
 
 
@@ -392,7 +396,9 @@ def _page_modules() -> list[str]:
     names = []
     for info in pkgutil.walk_packages(render_package.__path__, "pipeline.render."):
         module = importlib.import_module(info.name)
-        if info.name not in layer and (hasattr(module, "safe") or hasattr(module, "Md")):
+        if info.name not in layer and (
+            hasattr(module, "safe") or hasattr(module, "Md")
+        ):
             names.append(info.name)
     return sorted(names)
 
@@ -518,9 +524,13 @@ def _raw_columns(frame: pl.DataFrame) -> pl.DataFrame:
 
 def _leaky_layer() -> types.SimpleNamespace:
     """The names a page module takes from the layer, none of them escaping."""
+
     def leaky(function):  # every argument that could be text, leaked
         def call(*args: object, **kwargs: object) -> object:
-            return function(*map(_leak, args), **{k: _leak(v) for k, v in kwargs.items()})
+            return function(
+                *map(_leak, args), **{k: _leak(v) for k, v in kwargs.items()}
+            )
+
         return call
 
     def fmt(template, *args):
@@ -590,7 +600,17 @@ def test_a_module_that_bypasses_the_layer_is_caught(
     if hasattr(module, "safe"):
         monkeypatch.setattr(module, "safe", layer)
     if hasattr(module, "tables"):
-        monkeypatch.setattr(module, "tables", types.SimpleNamespace(**{**vars(tables), **{
-            k: getattr(layer, k) for k in ("html_table", "markdown_table", "external_link")
-        }}))
+        monkeypatch.setattr(
+            module,
+            "tables",
+            types.SimpleNamespace(
+                **{
+                    **vars(tables),
+                    **{
+                        k: getattr(layer, k)
+                        for k in ("html_table", "markdown_table", "external_link")
+                    },
+                }
+            ),
+        )
     assert _payloads_of_build(hostile_data, tmp_path), name

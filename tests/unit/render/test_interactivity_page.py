@@ -59,9 +59,7 @@ ROWS = (
 def site(tmp_path_factory: pytest.TempPathFactory, site_data: SiteData) -> Writer:
     rows = frame(*ROWS)
     data = SiteData(**{**site_data.__dict__, "results": rows})
-    model = Model(
-        data=data, results=with_accelerators(rows), releases=("v5.1", "v7.0")
-    )
+    model = Model(data=data, results=with_accelerators(rows), releases=("v5.1", "v7.0"))
     out = tmp_path_factory.mktemp("interactivity") / "generated"
     return write_pages(model, out, [interactivity_page])
 

@@ -74,8 +74,7 @@ def test_a_replay_whose_chart_name_is_taken_renders_instead(tmp_path: Path) -> N
     cache = tmp_path / "cache"
     first = _site(tmp_path / "one" / "generated")
     first.memo = RenderMemo(cache)
-    reuse(first, "accelerator", ["b200", ROWS], lambda: Page(first)(ROWS, "b200-x")
-    )
+    reuse(first, "accelerator", ["b200", ROWS], lambda: Page(first)(ROWS, "b200-x"))
     second = _site(tmp_path / "two" / "generated")
     second.memo = RenderMemo(cache)
     second.chart_names.add("b200-x")  # an earlier page of this build took the name

@@ -1,4 +1,4 @@
-"""The MkDocs page cache (pipeline/render/mkdocs_cache.py) on a small Material site.
+"""The MkDocs page cache (pipeline/render/mkdocs/cache.py) on a small Material site.
 
 Real ``mkdocs build --strict`` runs, as production makes them (``publish.mkdocs_build``):
 what is reused, what is built again, and that the bytes are a cold build's.
@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.publish import mkdocs_build
-from pipeline.render import mkdocs_cache, mkdocs_hooks
+from pipeline.render.mkdocs import cache as mkdocs_cache
+from pipeline.render.mkdocs import hooks as mkdocs_hooks
 
 SITE_URL = "http://127.0.0.1:8000/"
 

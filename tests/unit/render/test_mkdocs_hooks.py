@@ -3,7 +3,9 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from pipeline.render import mkdocs_hooks
+from mkdocs import utils as mkdocs_utils
+
+from pipeline.render.mkdocs import hooks as mkdocs_hooks
 
 
 def test_generated_sections_expand_into_their_pages(tmp_path: Path) -> None:
@@ -122,8 +124,8 @@ def test_static_files_of_the_staged_project_are_linked_and_the_themes_copied(
     mkdocs_hooks.on_config(
         {"docs_dir": str(docs), "site_url": None, "theme": None, "nav": None}
     )
-    mkdocs_hooks.mkdocs_utils.copy_file(str(staged), str(site / "systems" / "a.json"))
-    mkdocs_hooks.mkdocs_utils.copy_file(str(theme / "bundle.js"), str(site / "b.js"))
+    mkdocs_utils.copy_file(str(staged), str(site / "systems" / "a.json"))
+    mkdocs_utils.copy_file(str(theme / "bundle.js"), str(site / "b.js"))
     assert (site / "systems" / "a.json").read_text() == '{"name": "GB300 NVL72"}'
     assert (site / "systems" / "a.json").stat().st_ino == staged.stat().st_ino
     assert (site / "b.js").stat().st_ino != (theme / "bundle.js").stat().st_ino

@@ -17,7 +17,8 @@ import polars as pl
 import pytest
 
 import pipeline.render as render_package
-from pipeline.render import mkdocs_hooks, safe
+from pipeline.render import safe
+from pipeline.render.mkdocs import hooks as mkdocs_hooks
 from pipeline.render.safe import Md, md_join
 from pipeline.render.tables import html_table, markdown_table, number_cell
 
@@ -72,7 +73,10 @@ def test_a_plain_column_cannot_be_read_as_markup() -> None:
 
 def test_links_keep_their_text_when_the_url_is_refused() -> None:
     urls = pl.DataFrame(
-        {"label": ["<b>k</b>", "k2"], "url": ["javascript:alert(1)", "https://x.org/a b"]}
+        {
+            "label": ["<b>k</b>", "k2"],
+            "url": ["javascript:alert(1)", "https://x.org/a b"],
+        }
     )
     cells = urls.select(safe.link(pl.col("label"), pl.col("url")).markup).to_series()
     assert cells.to_list() == [
@@ -129,7 +133,7 @@ RENDER = Path(render_package.__file__).parent
 LAYER = {"escape.py", "safe.py", "tables.py"}
 #: Contexts with their own escaping: the MkDocs theme's HTML (MarkupSafe, after the
 #: tags are stripped) and the Atom feed's XML around entry HTML built with ``Md``.
-OTHER_CONTEXTS = {"mkdocs_hooks.py": "markupsafe", "feed.py": "xml.sax.saxutils"}
+OTHER_CONTEXTS = {"mkdocs/hooks.py": "markupsafe", "feed.py": "xml.sax.saxutils"}
 
 
 def _page_sources() -> list[Path]:
@@ -139,10 +143,11 @@ def _page_sources() -> list[Path]:
 def _problems(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     where = path.relative_to(RENDER) if path.is_relative_to(RENDER) else path.name
+    context = path.relative_to(RENDER).as_posix() if path.is_relative_to(RENDER) else ""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
-            allowed = OTHER_CONTEXTS.get(path.name)
+            allowed = OTHER_CONTEXTS.get(context)
             if node.module == "pipeline.render.escape" or (
                 node.module in ("markupsafe", "xml.sax.saxutils")
                 and node.module != allowed
@@ -158,7 +163,7 @@ def _problems(path: Path) -> list[str]:
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
             and node.func.id in ("Md", "Markup")
-            and path.name not in OTHER_CONTEXTS
+            and context not in OTHER_CONTEXTS
         ):
             args = node.args
             literal = (
@@ -168,7 +173,9 @@ def _problems(path: Path) -> list[str]:
                 and isinstance(args[0].value, str)
             )
             if not literal:
-                found.append(f"{where}:{node.lineno} calls {node.func.id} on non-literal")
+                found.append(
+                    f"{where}:{node.lineno} calls {node.func.id} on non-literal"
+                )
     return found
 
 

@@ -111,14 +111,12 @@ def test_a_table_sliced_from_rows_formatted_once_is_the_same_table() -> None:
     frame = pl.DataFrame(
         {
             "group": ["a", "b", "a"],
-            "name": ["<script>alert(1)</script>", "Plain", "{braces} & \"quotes\""],
+            "name": ["<script>alert(1)</script>", "Plain", '{braces} & "quotes"'],
             "value": [1.5, 2.0, None],
         }
     ).with_columns(c_value=ratio_cell(pl.col("value")).fill_null("—").cell())
     columns = {"name": "System", "c_value": "Ratio"}
-    rows = frame.with_columns(
-        c_row=html_row(frame.schema, columns, ("c_value",))
-    )
+    rows = frame.with_columns(c_row=html_row(frame.schema, columns, ("c_value",)))
     for part in rows.partition_by("group"):
         sliced = html_table_of_rows(part["c_row"], columns, ("c_value",))
         assert sliced == html_table(part.drop("c_row"), columns, ("c_value",))

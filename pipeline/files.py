@@ -1,8 +1,8 @@
 """Files of the staged project, written only when their bytes change.
 
 The staged project (``publish.stage_project``) is kept between builds, and MkDocs
-hard-links its static files into the published site (``mkdocs_hooks``). Two rules
-follow, and every writer of the project goes through ``write_file``:
+hard-links its static files into the published site (``render/mkdocs/hooks``). Two
+rules follow, and every writer of the project goes through ``write_file``:
 
 * a file whose bytes did not change is left alone: on a correction or a new round
   ~90% of the ~2,000 generated files come out identical, and creating a file just

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pipeline.files import prune, write_file
 from pipeline.publish import stage_project
-from pipeline.render.files import prune, write_file
 
 
 def test_identical_bytes_keep_the_file_and_new_bytes_get_a_new_inode(

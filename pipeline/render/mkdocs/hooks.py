@@ -31,7 +31,9 @@ where readers find numbers). The generated Markdown files stay whole pages, as t
 render tests read them: only this hook knows about fragments.
 
 Loaded by MkDocs from its file path (``hooks:``), so it imports nothing from the
-pipeline.
+pipeline but the patches next to it (``patches.py``: every patch of MkDocs' internals,
+and the check, in ``on_config``, that MkDocs, Material and Markdown are the pinned
+versions those patches were written for).
 """
 
 from __future__ import annotations
@@ -49,8 +51,9 @@ from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
-from mkdocs import utils as mkdocs_utils
 from mkdocs.exceptions import PluginError
+
+from pipeline.render.mkdocs import patches
 
 log = logging.getLogger("mkdocs.hooks.mlperf_ledger")
 NAV_FILE = Path("generated") / "partials" / "nav.json"
@@ -64,7 +67,7 @@ CHART_MARK = 'class="vega-chart"'
 COMPRESSED_SUFFIXES = (".html", ".js", ".css", ".json", ".svg", ".xml")
 COMPRESS_FROM_BYTES = 10_000
 #: The page-cache hook as ``mkdocs.yml`` lists it (it keeps gzip output too).
-CACHE_HOOK = "pipeline/render/mkdocs_cache.py"
+CACHE_HOOK = "pipeline/render/mkdocs/cache.py"
 #: Elements whose whitespace is content (or code): left exactly as written.
 _VERBATIM = re.compile(
     r"<(pre|code|script|style|textarea)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE
@@ -107,7 +110,6 @@ def _expand(item: Any, sections: dict[str, list[dict[str, str]]]) -> Any:
     return item
 
 
-_copy_file = mkdocs_utils.copy_file
 #: The docs folder of the build in progress: files under it are linked, not copied.
 _linked_from: list[Path] = []
 
@@ -132,18 +134,18 @@ def _link_or_copy(source_path: str, output_path: str) -> None:
             return
         except OSError:
             pass
-    _copy_file(source_path, output_path)
-
-
-mkdocs_utils.copy_file = _link_or_copy
+    patches.original("copy_file")(source_path, output_path)
 
 
 def on_config(config: Any) -> Any:
     """Expand nav entries whose index page has generated children.
 
+    First checks that MkDocs, Material and Markdown are the versions the patches were
+    written for (``patches.install``), and links static files (``_link_or_copy``).
     Without a site URL, instant navigation is off: it reads the sitemap, which then
     names no page.
     """
+    patches.install(copy_file=_link_or_copy)
     _linked_from[:] = [Path(config["docs_dir"]).resolve()]
     theme = config.get("theme")
     if not config.get("site_url") and theme is not None:
@@ -335,7 +337,7 @@ def precompress(
 
     A ``.gz`` already there (the bundle's, copied from the build cache) is kept.
     ``mtime=0`` keeps the bytes identical across builds of identical inputs;
-    ``write`` is the page cache's (``mkdocs_cache.py``) when there is one, which
+    ``write`` is the page cache's (``cache.py``) when there is one, which
     links the last build's ``.gz`` of identical bytes into place.
     """
     written = []

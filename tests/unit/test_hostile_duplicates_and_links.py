@@ -1,4 +1,8 @@
-"""Hostile input, second pass: nothing changes silently, no link leaves its repository."""
+"""Hostile input: duplicated keys and values, odd spellings, links out of the repository.
+
+Nothing changes silently: a field named twice, an unreadable character or a location
+leaving its repository rejects what it touches, naming it; no link leaves the round.
+"""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ under a key that names everything it was computed from:
 
 ``content``
     Markdown -> HTML (the content, its table of contents, title and anchors). Key: the
-    page's final Markdown (after ``mkdocs_hooks``), its fragments, front matter, path
+    page's final Markdown (after ``hooks.py``), its fragments, front matter, path
     and the build's salt. Links are not in the key: on reuse each of the page's
     relative links is resolved again against this build's files, exactly as MkDocs
     does, and a link that resolves differently (or not at all) renders the page
@@ -20,9 +20,10 @@ under a key that names everything it was computed from:
     a section that grows (a new accelerator) leaves the nav of pages outside it, and
     their bytes, unchanged.
 
-The salt is the MkDocs configuration file, the site URL, the theme overrides, both
-hook modules and the versions of MkDocs, Material, Markdown, its extensions and Jinja:
-a change to any of them renders every page afresh. Pages that include snippets
+The salt is the MkDocs configuration file, the site URL, the theme overrides, every
+module of this package (the hooks and their patches) and the versions of MkDocs,
+Material, Markdown, its extensions and Jinja: a change to any of them renders every
+page afresh. Pages that include snippets
 (``--8<--``) are always rendered (the included file is not in the key).
 
 Entries are written only after a build that logged no warning (a failed build never
@@ -33,9 +34,11 @@ plain build. ``MLPERF_LEDGER_PAGE_CACHE_VERIFY=1`` renders every page anyway and
 warning (which fails a strict build) for each page whose cached result differs:
 the tests run a build that way.
 
-Loaded by MkDocs from its file path (``hooks:``), listed after ``mkdocs_hooks.py``,
-so it sees each page's Markdown after that hook and its output after it; like that
-hook it imports nothing from the pipeline.
+Loaded by MkDocs from its file path (``hooks:``), listed after ``hooks.py``, so it
+sees each page's Markdown after that hook and its output after it; like that hook it
+imports nothing from the pipeline but ``patches.py``, which makes (in ``on_config``)
+the patches of MkDocs' link resolution, page conversion and file writes and of
+Material's search index that this hook's reuse needs.
 """
 
 from __future__ import annotations
@@ -50,11 +53,11 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from material.plugins.search.plugin import SearchIndex
-from mkdocs import utils as mkdocs_utils
 from mkdocs.structure.nav import Link, Section
-from mkdocs.structure.pages import Page, _RelativePathTreeprocessor
+from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
+
+from pipeline.render.mkdocs import patches
 
 log = logging.getLogger("mkdocs.hooks.mlperf_ledger_cache")
 CACHE_ENV = "MLPERF_LEDGER_PAGE_CACHE"
@@ -101,20 +104,15 @@ class _Counter(logging.Handler):
 
 
 _build: _Build | None = None
-_resolve = _RelativePathTreeprocessor.path_to_url
 
 
 def _recording_path_to_url(self: Any, url: str) -> str:
     """MkDocs' link resolution, recorded per page (what a reused page replays)."""
-    resolved = _resolve(self, url)
+    resolved = patches.original("resolve_link")(self, url)
     links = getattr(self.file.page, "ledger_links", None)
     if _build is not None and links is not None:
         links.append([url, resolved])
     return resolved
-
-
-_RelativePathTreeprocessor.path_to_url = _recording_path_to_url
-_index = SearchIndex.add_entry_from_context
 
 
 def _cached_index_entries(self: Any, page: Any) -> None:
@@ -124,24 +122,20 @@ def _cached_index_entries(self: Any, page: Any) -> None:
     """
     key = getattr(page, "ledger_html_key", None)
     if _build is None or key is None:
-        return _index(self, page)
+        return patches.original("add_search_entry")(self, page)
     path = _path("search", key, ".json")
     cached = _read(path)
     if cached is not None and not _build.verify:
         self.entries.extend(json.loads(cached))
         return None
     start = len(self.entries)
-    _index(self, page)
+    patches.original("add_search_entry")(self, page)
     fresh = json.dumps(self.entries[start:]).encode()  # key order is output
     if cached is None:
         _store(path, fresh)
     elif cached != fresh:
         _mismatch(page, "search entries")
     return None
-
-
-SearchIndex.add_entry_from_context = _cached_index_entries
-_render = Page.render
 
 
 def _render_unless_reused(self: Any, config: Any, files: Any) -> None:
@@ -152,17 +146,13 @@ def _render_unless_reused(self: Any, config: Any, files: Any) -> None:
     correction); ``on_page_content`` puts the cached conversion in its place.
     """
     if _build is None or _build.verify or getattr(self, "ledger_content", None) is None:
-        return _render(self, config, files)
+        return patches.original("render_page")(self, config, files)
     self.content = ""
     self.toc = get_toc([])
     self._title_from_render = None
     self.present_anchor_ids = set()
     self.links_to_anchors = {}
     return None
-
-
-Page.render = _render_unless_reused
-_write_file = mkdocs_utils.write_file
 
 
 def _write_page(content: bytes, output_path: str) -> None:
@@ -177,7 +167,7 @@ def _write_page(content: bytes, output_path: str) -> None:
     """
     entry = _build.html_of.pop(output_path, None) if _build is not None else None
     if entry is None:
-        return _write_file(content, output_path)
+        return patches.original("write_file")(content, output_path)
     assert _build is not None
     path, cached = entry
     if cached == content:
@@ -187,14 +177,11 @@ def _write_page(content: bytes, output_path: str) -> None:
             return None
         except OSError:
             pass
-    _write_file(content, output_path)
+    patches.original("write_file")(content, output_path)
     if cached is None and _build.pending.get(path) == content:
         del _build.pending[path]
         _build.linked[path] = Path(output_path)
     return None
-
-
-mkdocs_utils.write_file = _write_page
 
 
 def _digest(*parts: object) -> str:
@@ -212,7 +199,7 @@ def _salt(config: Any) -> str:
         _file_digest(Path(config.config_file_path)),
         config.get("site_url"),
         [(p.relative_to(overrides).as_posix(), _file_digest(p)) for p in files],
-        [_file_digest(HERE / name) for name in ("mkdocs_hooks.py", "mkdocs_cache.py")],
+        [(path.name, _file_digest(path)) for path in sorted(HERE.glob("*.py"))],
         [(name, metadata.version(name)) for name in PACKAGES],
     )
 
@@ -242,8 +229,18 @@ def _store(path: Path, data: bytes) -> None:
 
 
 def on_config(config: Any) -> Any:
-    """Start a build: where the cache is, and count warnings (none: entries kept)."""
+    """Start a build: where the cache is, and count warnings (none: entries kept).
+
+    Puts this hook's patches in place (``patches.install``, which checks the
+    versions first); without a cache folder they do what MkDocs does.
+    """
     global _build
+    patches.install(
+        resolve_link=_recording_path_to_url,
+        add_search_entry=_cached_index_entries,
+        render_page=_render_unless_reused,
+        write_file=_write_page,
+    )
     folder = os.environ.get(CACHE_ENV)
     if not folder:
         _build = None
@@ -300,9 +297,10 @@ def _links_hold(page: Any, entry: dict) -> bool:
     Sets the page's links to other pages' anchors, as MkDocs' own pass would.
     """
     assert _build is not None
-    resolver = _RelativePathTreeprocessor(page.file, _build.files, _build.config)
+    resolver = patches.link_resolver(page.file, _build.files, _build.config)
+    resolve = patches.original("resolve_link")
     for url, resolved in entry["links"]:
-        if _resolve(resolver, url) != resolved:
+        if resolve(resolver, url) != resolved:
             return False
     page.ledger_links_to_anchors = resolver.links_to_anchors
     return True

@@ -11,8 +11,8 @@ from pipeline.registry.upstream_commits import (
     load_commits,
     parse_commits,
 )
-from pipeline.render.provenance import with_upstream
 from pipeline.render.site_data import SNAPSHOT_SCHEMA
+from pipeline.transform.provenance import with_upstream
 
 MIRROR = "/tmp/pytest-of-root/pytest-7/mirror0/mlperf-mirror"
 V41_SHA = "8ec7a5b032f7d51c57de04bc04b7e9c94bdc8cd707ab4f4b84f921263e38f51a"
