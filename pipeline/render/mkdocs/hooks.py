@@ -61,7 +61,7 @@ NAV_FILE = Path("generated") / "partials" / "nav.json"
 META_TEXT = ("title", "description", "author")
 #: The Vega bundle (``pipeline.render.bundle``), relative to the site root.
 VEGA_BUNDLE = "generated/assets/js/vega-bundle.js"
-#: What marks a page with a chart (``pipeline.render.context.Site.chart``).
+#: What marks a page with a chart (``pipeline.render.engine.Writer.chart``).
 CHART_MARK = 'class="vega-chart"'
 #: Files precompressed after the build: text a browser loads, from this size on.
 COMPRESSED_SUFFIXES = (".html", ".js", ".css", ".json", ".svg", ".xml")
