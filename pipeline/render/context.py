@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 #: Entity kind -> entity name -> its page under GENERATED (``slugs.page_problems``).
 PAGE_INDEX = "partials/pages.json"
-#: Nav section (its index page) -> its children, read by ``mkdocs_hooks``.
+#: Nav section (its index page) -> its children, read by ``mkdocs.hooks``.
 NAV_FILE = "partials/nav.json"
 METHODOLOGY = "methodology.md"
 #: Why one page per entity (benchmark, accelerator, a benchmark's pairs, a release's

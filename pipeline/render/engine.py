@@ -49,7 +49,7 @@ class Writer:
     #: Chart file stems written so far: two charts never share a file.
     chart_names: set[str] = field(default_factory=set)
     #: Nav section (docs path of its index page) -> its children ``{title: path}``,
-    #: written to ``NAV_FILE`` for ``mkdocs_hooks``. Only small sections (see
+    #: written to ``NAV_FILE`` for ``mkdocs.hooks``. Only small sections (see
     #: ``context.ENTITY_PAGES``).
     nav: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     #: Entity kind -> entity name -> its page (``PAGE_INDEX``).
