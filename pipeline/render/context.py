@@ -6,9 +6,9 @@ output (``spec``) and the engine (``engine``) writes it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import polars as pl
 
@@ -24,8 +24,13 @@ from pipeline.render.tables import (
 )
 from pipeline.transform.results import DIVISIONS, SCENARIOS
 
-if TYPE_CHECKING:
-    from pipeline.render.model import Model
+
+class Ledger(Protocol):
+    """What ``new_in`` reads of the model (``model.Model``): results and releases."""
+
+    results: pl.DataFrame
+    releases: Sequence[str]
+
 
 #: Entity kind -> entity name -> its page under GENERATED (``slugs.page_problems``).
 PAGE_INDEX = "partials/pages.json"
@@ -66,7 +71,7 @@ def release_index(releases: list[str]) -> pl.Expr:
 
 
 def new_in(
-    site: Model, release: str, column: str, label: str | None = None
+    site: Ledger, release: str, column: str, label: str | None = None
 ) -> list[str]:
     """Values of ``column`` whose first appearance in the ledger is ``release``."""
     rows = site.results.filter(pl.col(column).is_not_null())

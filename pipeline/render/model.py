@@ -1,12 +1,13 @@
 """The read-only model every page reads: what pages share, computed once per render.
 
-``build_model`` turns the site's data (``site_data.SiteData``) into ``Model``: the
-results with their system ids and display names, the releases in order with their
-round status, the unique slugs of releases and benchmarks, each pair kind's display
-frame (levels merged, cells formatted), the accelerator histories, the claim
-verdicts and the flagged pairs. It is frozen: no page writes to it, so no page
-depends on another having run first. A page spec (``spec.PageSpec``) names the parts
-it reads; the engine digests exactly those parts for the render cache.
+``prepare.build_model`` turns the site's data (``site_data.SiteData``) into
+``Model``: the results with their system ids and display names, the releases in
+order with their round status, the unique slugs of releases and benchmarks, each
+pair kind's display frame (levels merged, cells formatted), the accelerator
+histories and pages, the claim verdicts and the flagged pairs. It is frozen: no page
+writes to it, so no page depends on another having run first. A page spec
+(``spec.PageSpec``) names the parts it reads; the engine digests exactly those parts
+for the render cache.
 """
 
 from __future__ import annotations
@@ -17,18 +18,14 @@ from types import MappingProxyType
 
 import polars as pl
 
-from pipeline.claims import VERDICT_SCHEMA, claim_verdicts
-from pipeline.render.coverage import STATUS_SCHEMA, round_status
-from pipeline.render.site_data import SiteData, release_order
-from pipeline.render.slugs import unique_slugs
+from pipeline.claims import VERDICT_SCHEMA
+from pipeline.render.coverage import STATUS_SCHEMA
+from pipeline.render.site_data import SiteData
 from pipeline.render.spec import GENERATED
 
-#: Software-gain identity levels shown on the page; the per-accelerator level (any
-#: scale) is in the download, where it cannot be mistaken for a like-for-like pair.
-PAGE_GAIN_LEVELS = ("system", "hardware")
 
-
-def _frozen(mapping: Mapping) -> Mapping:
+def frozen(mapping: Mapping) -> Mapping:
+    """A read-only copy of ``mapping``."""
     return MappingProxyType(dict(mapping))
 
 
@@ -49,9 +46,9 @@ class Slugs:
     def only(self, **names: Iterable[str | None]) -> Slugs:
         """The slugs of these entities alone: a page's share, for its cache key."""
         return Slugs(
-            _frozen(
+            frozen(
                 {
-                    kind: _frozen(
+                    kind: frozen(
                         {
                             n: self.table[kind][n]
                             for n in wanted
@@ -123,80 +120,4 @@ class Model:
         return Slugs(self.slugs)
 
 
-def build_model(data: SiteData) -> Model:
-    """The model of one render: names, pairs, histories, slugs, verdicts."""
-    # Imported here: these modules' display helpers read the model's own types.
-    from pipeline.render import history_views, pair_views, system_ids, whats_new
-    from pipeline.render.flags_section import flagged_pairs
-    from pipeline.render.site_data import with_names
-
-    # Each result's system id (its description on the Systems page), computed from
-    # the canonical columns before the pages' placeholder names fill them in.
-    results = with_names(system_ids.keyed_results(data.results))
-    releases = tuple(release_order(results["release"].unique()))
-    rounds = round_status(list(releases))
-    page_gains = data.gains.filter(pl.col("identity_level").is_in(PAGE_GAIN_LEVELS))
-    # Each pair's display cells (``pair_views.pair_cells``) are computed here, once
-    # per kind: the pair pages, What's new, the home page and the accelerator pages
-    # all show slices of these frames, and the cells cost the same fixed ~25 ms per
-    # query however few rows a slice has.
-    pairs = {
-        name: pair_views.pair_cells(
-            with_names(
-                system_ids.with_system_ids(
-                    system_ids.with_system_ids(
-                        pair_views.merge_levels(pair_views.with_vendor(frame, results)),
-                        results,
-                        suffix="_old",
-                    ),
-                    results,
-                    suffix="_new",
-                )
-            ),
-            rounds,
-        )
-        for name, frame in (
-            ("gains", page_gains),
-            ("generations", data.generations),
-            ("scaling", data.scaling),
-        )
-    }
-    benchmarks = tuple(sorted(results["benchmark"].drop_nulls().unique().to_list()))
-    slugs = {
-        "releases": unique_slugs(list(releases)),
-        # Pair frames may name a benchmark without results (their links then dangle
-        # as before); they still need a unique anchor.
-        "benchmarks": unique_slugs(
-            list(benchmarks)
-            + [
-                b
-                for frame in pairs.values()
-                for b in frame["benchmark"].drop_nulls().unique().to_list()
-            ]
-        ),
-    }
-    successors = {r: whats_new.successors_of(pairs, r) for r in releases}
-    histories = history_views.build_histories(data.results)
-    points = history_views.accelerator_points(histories, results, releases, rounds)
-    return Model(
-        data=data,
-        results=results,
-        releases=releases,
-        rounds=rounds,
-        slugs=_frozen({k: _frozen(v) for k, v in slugs.items()}),
-        pairs=_frozen(pairs),
-        histories=histories,
-        benchmarks=benchmarks,
-        flagged=flagged_pairs((data.gains, data.generations, data.scaling)),
-        verdicts=(
-            claim_verdicts(data.claim_evaluations)
-            if data.claim_evaluations is not None
-            else pl.DataFrame(schema=VERDICT_SCHEMA)
-        ),
-        successors=_frozen(successors),
-        accelerator_points=points,
-        accelerator_pages=_frozen(history_views.accelerator_pages(histories, points)),
-    )
-
-
-__all__ = ["GENERATED", "PAGE_GAIN_LEVELS", "Model", "Slugs", "build_model"]
+__all__ = ["GENERATED", "Model", "Slugs"]

@@ -63,8 +63,9 @@ from pipeline.render.context import (
 )
 from pipeline.render.engine import Writer
 from pipeline.render.memo import RenderMemo
-from pipeline.render.model import Model, build_model
+from pipeline.render.model import Model
 from pipeline.render.pair_views import HEADLINE_DEFINITIONS
+from pipeline.render.prepare import build_model
 from pipeline.render.site_data import SiteData
 from pipeline.settings import cache_dir
 

@@ -7,7 +7,7 @@ result ID and how to cite), the ratio (per accelerator first across sizes), the
 flag and precision badges, the sortable table, the headline numbers and the
 definitions each kind states. The pair pages (``pairs_pages``), What's new, Home and
 the accelerator pages show slices of the frames built here once per render
-(``model.build_model``).
+(``prepare.build_model``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A result's system identity as pages link it: ids, and the link to a description.
 
 Every table that shows a result links its system's description on the Systems page
-(``system_pages``); the ids are computed once per render (``model.build_model``)
+(``system_pages``); the ids are computed once per render (``prepare.build_model``)
 from the canonical columns, exactly as ``out_mlperf__systems`` computes them.
 """
 

@@ -56,7 +56,7 @@ def successors(model: Model, release: str) -> pl.DataFrame:
 
 
 def successors_of(pairs: Mapping[str, pl.DataFrame], release: str) -> pl.DataFrame:
-    """``successors`` computed from the pair frames (``model.build_model`` does)."""
+    """``successors`` computed from the pair frames (``prepare.build_model`` does)."""
     pairs = _in_round(pairs["generations"], release).filter(
         ~pl.col("is_per_accelerator") & pl.col("is_strict")
     )

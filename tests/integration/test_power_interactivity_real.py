@@ -20,7 +20,8 @@ from pipeline.render import (
     power_page,
 )
 from pipeline.render.coverage import round_status
-from pipeline.render.history_views import build_histories
+from pipeline.render.history_views import accelerator_pages as accelerator_pages_of
+from pipeline.render.history_views import accelerator_points, build_histories
 from pipeline.render.model import Model
 from pipeline.render.pages import write_pages
 from pipeline.render.site_data import (
@@ -122,12 +123,18 @@ def rendered(
         built_at="2026-01-01T00:00:00+00:00",
     )
     releases = tuple(release_order(mirror_results["release"].unique()))
+    results = with_accelerators(mirror_results)
+    rounds = round_status(list(releases))
+    histories = build_histories(mirror_results)
+    points = accelerator_points(histories, results, releases, rounds)
     model = Model(
         data=data,
-        results=with_accelerators(mirror_results),
+        results=results,
         releases=releases,
-        rounds=round_status(list(releases)),
-        histories=build_histories(mirror_results),
+        rounds=rounds,
+        histories=histories,
+        accelerator_points=points,
+        accelerator_pages=accelerator_pages_of(histories, points),
     )
     write_pages(
         model,
