@@ -133,14 +133,25 @@ def numbers_block(items: Iterable[tuple[int, str | Md]]) -> Md:
 
 
 def chips(total: str, name: str, nodes: str) -> MdExpr:
-    """The chip count every comparison states: "8 × AMD Instinct MI300X · 1 node"."""
+    """The chip count every comparison states: "8 × AMD Instinct MI300X · 1 node".
+
+    A system without accelerators is "CPU only · 1 node", not "0 × CPU only".
+    """
     count = pl.col(nodes).fill_null(1)
-    return safe.fmt(
-        "{} × {} · {} {}",
-        pl.col(total).cast(pl.String).fill_null("?"),
-        pl.col(name).fill_null("CPU only"),
+    nodes_text = safe.fmt(
+        "{} {}",
         count.cast(pl.String),
         pl.when(count == 1).then(pl.lit("node")).otherwise(pl.lit("nodes")),
+    )
+    return safe.when(
+        pl.col(name).is_null(),
+        safe.fmt("CPU only · {}", nodes_text),
+        safe.fmt(
+            "{} × {} · {}",
+            pl.col(total).cast(pl.String).fill_null("?"),
+            pl.col(name),
+            nodes_text,
+        ),
     )
 
 

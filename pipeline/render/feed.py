@@ -35,6 +35,7 @@ from xml.sax.saxutils import quoteattr
 import polars as pl
 
 from pipeline import settings
+from pipeline.manifest import release_for
 from pipeline.render import claim_notes, safe
 from pipeline.render.change_notes import PAGE as CHANGES_PAGE
 from pipeline.render.change_notes import anchor as changes_anchor
@@ -158,7 +159,9 @@ def round_entries(model: Model) -> list[Entry]:
         if not dates:
             continue  # nothing in the data dates it; the clock must not
         n = counts[release]
-        when = Md(" on {}").format(first.date().isoformat()) if first else ""
+        approximate = release_for(release).date_approximate
+        on = Md(" on {} (approximate)") if approximate else Md(" on {}")
+        when = on.format(first.date().isoformat()) if first else ""
         upstream = ""
         if facts.get("repository"):
             tree = "/tree/" + facts["commit"] if facts.get("commit") else ""
@@ -171,7 +174,9 @@ def round_entries(model: Model) -> list[Entry]:
                 key=f"round:{release}",
                 title=f"MLPerf Inference {release} published",
                 updated=max(dates),
-                published=first,
+                # Atom's published is an instant: an approximate day is not one, so
+                # it is left out and the summary says "(approximate)".
+                published=None if approximate else first,
                 link=page,
                 summary_html=Md(
                     "<p>MLCommons published MLPerf Inference {name}{when}: {results} "

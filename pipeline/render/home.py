@@ -151,19 +151,21 @@ def home(
     page = "index.md"
     held = model.rounds.filter(pl.col("has_rows")).height
     index = page_link(page, "releases/index.md")
-    parts = [
-        Md(
-            "\n**{} of {} rounds** are in the source this site was built from; "
-            "[Releases]({}) lists every round and what the source has of it.\n"
-        ).format(held, model.rounds.height, index)
-    ]
+    rounds = Md(
+        "\n**{} of {} rounds** are in the source this site was built from; "
+        "[Releases]({}) lists every round and what the source has of it.\n"
+    ).format(held, model.rounds.height, index)
+    parts: list[str] = []
     if model.releases:
         latest = model.releases[-1]
         stats = release_stats(model.results.filter(pl.col("release") == latest))
         new = new_in(model, latest, "accelerator_id", "accelerator_label")
         link = page_link(page, model.page_of("releases", latest))
-        parts += [
-            Md("## Latest release: {}\n").format(latest),
+        # The story first: the newest round's first comparison and its chart, then
+        # the round in numbers, then the other comparisons (issue: a reader at
+        # 1440x900 or 390x844 sees a chart and its numbers without scrolling).
+        numbers = [
+            Md("\n### {} in numbers\n").format(latest),
             numbers_block(
                 [
                     (stats["results"], "results"),
@@ -174,8 +176,17 @@ def home(
             ),
             Md("New accelerators: {}.\n").format(md_join(", ", new) or "none"),
             Md("[Everything in {} →]({})\n").format(latest, link),
-            *whats_new(model, draft, page, latest, "home-whats-new", only_new=True),
         ]
+        parts += whats_new(
+            model,
+            draft,
+            page,
+            latest,
+            "home-whats-new",
+            only_new=True,
+            between=numbers,
+        )
+    parts.append(rounds)
     parts += ["\n## Derived metrics\n", notice(page)]
     parts += [_headline(draft, page, item, pairs[item.spec.kind]) for item in HEADLINES]
     if histories is not None:

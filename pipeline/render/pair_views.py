@@ -497,8 +497,19 @@ scaling and never counted in a summary.
 def compare_by(kind: str) -> tuple[pl.Expr, str]:
     """What a pair chart's colour tells apart, and the legend's title."""
     if kind == "generations":
+        # "NVIDIA GB300 → Vera Rubin": the vendor once when both chips share it, so
+        # the legend fits a phone; tooltips and tables name both chips whole.
+        vendor = pl.col("chip_old").str.extract(r"^(\S+ )", 1)
+        shared = vendor.is_not_null() & pl.col("chip_new").str.starts_with(
+            vendor.fill_null("")
+        )
+        successor = (
+            pl.when(shared)
+            .then(pl.col("chip_new").str.slice(vendor.str.len_chars()))
+            .otherwise(pl.col("chip_new"))
+        )
         return (
-            pl.format("{} → {}", pl.col("chip_old"), pl.col("chip_new")),
+            pl.format("{} → {}", pl.col("chip_old"), successor),
             "predecessor → successor",
         )
     if kind == "scaling":

@@ -10,13 +10,14 @@ plausibility warning are shown (labels such as preview travel with them as badge
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
 from pipeline.analysis.plausibility import warned
 from pipeline.render import charts, claim_notes, safe
 from pipeline.render.context import (
+    METHODOLOGY,
     new_in,
     notice,
     page_link,
@@ -24,6 +25,7 @@ from pipeline.render.context import (
 from pipeline.render.model import Model
 from pipeline.render.pair_views import (
     compare_by,
+    headline_numbers,
     one_per_system,
     pair_table,
 )
@@ -31,7 +33,7 @@ from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import best_results, system_label
 from pipeline.render.spec import Chart, Draft, Section
 from pipeline.render.system_ids import system_link
-from pipeline.render.tables import html_table, result_cell
+from pipeline.render.tables import html_table, relative, result_cell
 
 #: Rows of each top list.
 TOP = 5
@@ -124,16 +126,31 @@ def _successor_section(
         title,
         svg=True,
     )
+    # The numbers first (a reader's first screen), the reading after the chart.
+    steps = md_join(
+        "; ",
+        (
+            Md("**{}** over {}").format(new_chip, old_chip)
+            for new_chip, old_chip in ordered.select("chip_new", "chip_old")
+            .unique(maintain_order=True)
+            .iter_rows()
+        ),
+    )
     return Section(
         heading,
         before=(
+            Md("{}: {} ({:,} comparisons).\n").format(
+                steps, headline_numbers("generations", ordered), ordered.height
+            ),
+        ),
+        chart=chart,
+        after=(
             Md(
                 "{}Each accelerator of {} against its registered predecessor on the "
                 "same benchmark, scenario and division at the same accelerator count, "
                 "both measured by one submitter: above 1× the successor is faster.{}\n"
             ).format(lead, release, rest),
         ),
-        chart=chart,
         table=pair_table(ordered, ("Predecessor", "Successor")),
     )
 
@@ -267,36 +284,50 @@ def whats_new(
     stem: str,
     *,
     only_new: bool = False,
+    between: Sequence[str] = (),
 ) -> list[str]:
     """The "What's new" section of ``release`` on ``page`` (docs-relative).
 
     ``stem`` names its chart files (one set per page); ``only_new``: of the
     generation pairs, show those of accelerators new in the round when it has any.
+    ``between``: parts shown after the first comparison (its chart and table) and
+    before the others: Home puts the round's numbers there, so its first screen is
+    the story, with the notice in one line.
     """
     link = page_link(page, model.page_of("releases", release))
-    parts = [
-        Md("\n## What's new in {}\n").format(release),
-        notice(page),
-        Md(
-            "Derived from the published results of [{}]({}); every ratio links both "
-            "results it divides.\n"
-        ).format(release, link),
+    source = Md(
+        "Derived from the published results of [{}]({}); every ratio links both "
+        "results it divides.\n"
+    ).format(release, link)
+    first, *rest = [
+        draft.sections(page, [section])
+        for section in (
+            _successor_section(
+                model, page, release, successors(model, release), stem, only_new
+            ),
+            _gains_section(model, release),
+            _scaling_section(model, release),
+            _new_benchmarks_section(model, release),
+        )
     ]
+    lead = [short_notice(page)] if between else [notice(page), source]
     return [
-        *parts,
-        *draft.sections(
-            page,
-            [
-                _successor_section(
-                    model, page, release, successors(model, release), stem, only_new
-                ),
-                _gains_section(model, release),
-                _scaling_section(model, release),
-                _new_benchmarks_section(model, release),
-            ],
-        ),
+        Md("\n## What's new in {}\n").format(release),
+        *lead,
+        *first,
+        *between,
+        *(part for parts in rest for part in parts),
         claim_notes.release_note(model.verdicts, release, page, level=3),
     ]
+
+
+def short_notice(page: str) -> Md:
+    """The "derived, unofficial" notice in one paragraph, for a page's first screen."""
+    return Md(
+        "**Derived, unofficial — not MLPerf results:** ratios of published results, "
+        "each linking both; not verified or endorsed by MLCommons Association "
+        "([methodology]({})).\n"
+    ).format(relative(page, METHODOLOGY))
 
 
 def openings(model: Model) -> dict[str, tuple[str, pl.DataFrame]]:

@@ -18,6 +18,7 @@ from urllib.parse import quote
 import pytest
 
 from pipeline.registry.releases import load_manifest
+from pipeline.render.charts.spec import NO_LABEL_LIMIT
 from tests.browser.conftest import BuiltSite
 from tests.browser.pages import FIRST_VISIT_BUDGET, HTML_BUDGET, Visitor, site_pages
 from tests.browser.server import serve
@@ -337,3 +338,81 @@ def test_strict_by_default_on_the_full_history(full_site: BuiltSite) -> None:
     assert "v4.1 → v5.1" in gains[section : gains.index("</h2>", section)]
     assert gains.rindex("<h3", 0, at) > section  # under "With a weight-precision…"
     assert "With a weight-precision change" in gains[gains.rindex("<h3", 0, at) : at]
+
+
+DESKTOP = {"width": 1440, "height": 900}
+#: The numeric cells and headers (right-aligned) whose text wraps inside one text
+#: node: a number or unit broken mid-value. A ``<br>`` between two lines is not one.
+WRAPPED_NUMBERS = """() => {
+  const wrapped = [];
+  const cells = document.querySelectorAll(
+    'article :is(td, th)[style*="text-align: right"]');
+  for (const cell of cells) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const tops = new Set([...range.getClientRects()]
+        .filter(r => r.width > 0).map(r => Math.round(r.top)));
+      if (tops.size > 1) { wrapped.push(cell.innerText.slice(0, 60)); break; }
+    }
+  }
+  return wrapped;
+}"""
+
+
+def test_no_number_wraps_on_a_desktop(chromium_browser, full_site: BuiltSite) -> None:  # noqa: ANN001
+    """Home, Latest and every interactivity page at 1440 px: numbers stay whole."""
+    interactivity = sorted(
+        p.relative_to(full_site.root).as_posix()
+        for p in (full_site.root / "generated" / "interactivity").glob("*.html")
+    )
+    assert len(interactivity) >= 5
+    context = chromium_browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    wrapped = {}
+    for path in ["index.html", "generated/latest.html", *interactivity]:
+        page.goto(full_site.url + path)
+        counted = page.evaluate(
+            "() => document.querySelectorAll("
+            "'article :is(td, th)[style*=\"text-align: right\"]').length"
+        )
+        assert counted > 0, path
+        if found := page.evaluate(WRAPPED_NUMBERS):
+            wrapped[path] = found
+    context.close()
+    assert wrapped == {}
+
+
+def _limits(node: object) -> list[object]:
+    """Every ``labelLimit`` of a Vega-Lite spec, however deep."""
+    if isinstance(node, dict):
+        found = [node["labelLimit"]] if "labelLimit" in node else []
+        return found + [x for v in node.values() for x in _limits(v)]
+    if isinstance(node, list):
+        return [x for v in node for x in _limits(v)]
+    return []
+
+
+def test_no_chart_cuts_a_label(full_site: BuiltSite) -> None:
+    """Vega cuts axis labels at 180 px and legend labels at 160 px unless told not
+    (an axis takes 0 for no limit; a legend reads 0 as its default)."""
+    specs = sorted((full_site.root / "generated" / "charts").glob("*.json"))
+    assert len(specs) > 100
+    cutting = {
+        p.name: limits
+        for p in specs
+        if (
+            limits := [
+                x
+                for x in _limits(json.loads(p.read_text()))
+                if x not in (0, NO_LABEL_LIMIT)
+            ]
+        )
+    }
+    assert cutting == {}
+    home = json.loads(
+        (full_site.root / "generated/charts/home-whats-new-successors.json").read_text()
+    )
+    assert home["config"]["legend"]["labelLimit"] == NO_LABEL_LIMIT

@@ -16,7 +16,14 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from pipeline.render.charts.spec import DATA_NAME, OMIT, Spec, fill, slot
+from pipeline.render.charts.spec import (
+    DATA_NAME,
+    NO_LABEL_LIMIT,
+    OMIT,
+    Spec,
+    fill,
+    slot,
+)
 from pipeline.render.charts.style import axis_title, chart_url
 
 #: One Vega-Lite tooltip field: (field:type, title or None, d3 format or None).
@@ -47,7 +54,7 @@ class Lines:
         value: the plotted column.
         line: the column with one line per value.
         legend: the legend's title, and its number of columns.
-        label_limit: legend label width (px).
+        label_limit: legend label width (px), ``NO_LABEL_LIMIT``: none is cut.
         height: chart height (px).
         tips: the tooltip fields; titles may hold ``{{unit}}``/``{{metric}}`` slots.
     """
@@ -69,7 +76,7 @@ LINES: dict[str, Lines] = {
         value="metric",
         line="accelerator",
         legend=("accelerator", 1),
-        label_limit=240,
+        label_limit=NO_LABEL_LIMIT,
         height=300,
         detail="total_accelerators",
         tips=(
@@ -91,7 +98,7 @@ LINES: dict[str, Lines] = {
         value="value",
         line="line",
         legend=("line", 1),
-        label_limit=360,
+        label_limit=NO_LABEL_LIMIT,
         height=320,
         tips=POINT_TIPS,
     ),
@@ -100,7 +107,7 @@ LINES: dict[str, Lines] = {
         value="value",
         line="accelerator",
         legend=("line", 1),
-        label_limit=360,
+        label_limit=NO_LABEL_LIMIT,
         height=320,
         tips=(("accelerator:N", "accelerator · benchmark", None), *POINT_TIPS),
     ),
@@ -239,7 +246,10 @@ def _interactivity_template() -> Spec:
                 "system:N",
                 scale=alt.Scale(scheme="tableau10"),
                 legend=alt.Legend(
-                    orient="bottom", title="system", columns=1, labelLimit=360
+                    orient="bottom",
+                    title="system",
+                    columns=1,
+                    labelLimit=NO_LABEL_LIMIT,
                 ),
             ),
             order=alt.Order("target_tokens_per_user:Q"),

@@ -120,9 +120,15 @@ SUBTITLE_CHARS = 52
 #: (reference lines) are decoration, with no ARIA role of their own (axe-core's
 #: svg-img-alt: a role with no name); tick labels keep a gap, or two abutting ones
 #: read as one number ("2.22.4" on a phone); titles start at the left edge.
+#: No label is cut by Vega (its defaults cut axis labels at 180 px and legend labels
+#: at 160 px, "NVIDIA GB300 → NVIDIA Vera …" on a phone): a label the chart must
+#: keep short is shortened by us, whole in its tooltip and in the table beside it.
+#: A legend label limit no label reaches (Vega reads a legend's 0 as its default).
+NO_LABEL_LIMIT = 10_000
 ACCESSIBLE_CONFIG: dict[str, Any] = {
     "rule": {"aria": False},
-    "axis": {"labelSeparation": 6, "labelOverlap": True},
+    "axis": {"labelSeparation": 6, "labelOverlap": True, "labelLimit": 0},
+    "legend": {"labelLimit": NO_LABEL_LIMIT},
     # From the chart's left edge: centred over the plot, a line could start or end
     # outside a narrow chart.
     "title": {"anchor": "start", "frame": "bounds"},

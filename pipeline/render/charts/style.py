@@ -16,7 +16,7 @@ import altair as alt
 import polars as pl
 
 from pipeline.render import safe
-from pipeline.render.charts.spec import DATA_NAME, Spec, slot
+from pipeline.render.charts.spec import DATA_NAME, NO_LABEL_LIMIT, Spec, slot
 from pipeline.render.site_data import CPU_ONLY_VENDOR, OTHER_VENDOR
 
 #: Vendor -> colour, fixed so a vendor looks the same on every chart and page.
@@ -115,7 +115,7 @@ def compare_colour() -> alt.Color:
             orient="bottom",
             title=slot("compare_title"),
             columns=1,
-            labelLimit=280,
+            labelLimit=NO_LABEL_LIMIT,
             symbolLimit=0,
         ),
     )

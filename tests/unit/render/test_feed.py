@@ -156,6 +156,10 @@ def test_one_entry_per_round_dated_from_the_data(
     assert v60.published == "2026-03-26T00:00:00Z"
     assert v60.updated == "2026-04-02T17:00:00Z"  # the round's commit, in UTC
     assert "inference_results_v6.0/tree/0123abcd" in v60.summary
+    # releases.toml gives v6.1's day as approximate: no exact instant, said in words.
+    v61 = rounds["MLPerf Inference v6.1 published"]
+    assert "published" not in v61
+    assert "MLPerf Inference v6.1 on 2026-09-01 (approximate):" in v61.summary
 
 
 def test_a_correction_entry_says_what_changed_and_links_changes_and_release(

@@ -131,7 +131,10 @@ def test_every_ratio_page_shows_the_notice(site: Path) -> None:
 
 def test_home_headlines_and_latest_release_numbers(site: Path) -> None:
     home = (site / "partials" / "home.md").read_text()
-    assert "## Latest release: v6.0" in home
+    # The story first: What's new (one-line notice, first comparison), then the
+    # round in numbers.
+    assert home.index("## What's new in v6.0") < home.index("### v6.0 in numbers")
+    assert "**Derived, unofficial — not MLPerf results:**" in home
     assert "<div><strong>3</strong>results</div>" in home
     assert "[Everything in v6.0 →](generated/releases/v6.0.md)" in home
     assert 'data-spec="generated/charts/home-software-gains.json"' in home
