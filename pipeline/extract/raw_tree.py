@@ -37,6 +37,13 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from pipeline.extract.endpoints import (
+    DISTRIBUTIONS,
+    PERCENTILES,
+    EndpointsFileError,
+    parse_accuracy,
+    parse_result_summary,
+)
 from pipeline.extract.json_values import (
     loads,
 )
@@ -48,6 +55,7 @@ from pipeline.extract.run_files import (
     parse_system_json,
 )
 from pipeline.extract.submitter_csv import is_submitter_csv
+from pipeline.registry.endpoints import EndpointRules, endpoint_rules_for
 from pipeline.registry.rounds import Inference, RoundRules, rules_for
 from pipeline.source import SourceError
 from pipeline.transform.results import (
@@ -57,8 +65,8 @@ from pipeline.transform.results import (
     reason_when,
 )
 
-#: Reason given for results of the endpoints harness (v6.1 on), which we cannot read.
-UNSUPPORTED_ENDPOINTS = "unsupported: endpoints harness result_summary.json"
+#: Where an endpoints result's accuracy run sits in its scenario folder.
+ENDPOINTS_ACCURACY = "accuracy/accuracy_results.json"
 
 _RESULT_PATH = re.compile(
     r"^(?P<division>[^/]+)/(?P<submitter>[^/]+)/results/(?P<system>[^/]+)/"
@@ -109,6 +117,23 @@ FOLDER_SCHEMA: dict[str, pl.DataType] = {
     "early_stopping_ns": pl.List(
         pl.Struct({"percentile": pl.Float64, "value": pl.Float64})
     ),
+    # The endpoints harness (pipeline.extract.endpoints.parse_result_summary).
+    "ep_complete": pl.Boolean,
+    "ep_state": pl.String,
+    "ep_failed": pl.Int64,
+    "ep_completed": pl.Int64,
+    "ep_qps": pl.Float64,
+    "ep_tps": pl.Float64,
+    "ep_duration_ns": pl.Float64,
+    "ep_window_ns": pl.Float64,
+    **{
+        f"{d}_{p}_ns": pl.Float64
+        for d in DISTRIBUTIONS
+        for p in (*(f"p{q:g}" for q in PERCENTILES), "es")
+    },
+    "accuracy_file": pl.String,
+    "accuracy": pl.Float64,
+    "accuracy_error": pl.String,
     "system_file": pl.String,
     "has_system_file": pl.Boolean,
     "system_error": pl.String,
@@ -131,6 +156,7 @@ class _Stager:
     paths: set[str]
     read: Callable[[str], bytes]
     rules: RoundRules
+    endpoints: EndpointRules
     systems: dict[str, tuple[dict[str, str | None] | None, str | None]] = field(
         default_factory=dict
     )
@@ -184,9 +210,6 @@ class _Stager:
             has_system_file=system_file in self.paths,
             source_file=f"{folder}/performance",
         )
-        if "endpoints" in files and "loadgen" not in files:
-            row.update(harness="endpoints", source_file=files["endpoints"])
-            return row
         if row["has_system_file"]:
             fields, error = self.system(system_file)
             row["system_error"] = error
@@ -198,7 +221,42 @@ class _Stager:
         if "loadgen" in files:
             row.update(harness="loadgen", source_file=files["loadgen"])
             self._read_log(row, files["loadgen"])
+        elif "endpoints" in files:
+            row.update(harness="endpoints", source_file=files["endpoints"])
+            self._read_endpoints(row, files["endpoints"], folder)
         return row
+
+    def _read_endpoints(self, row: dict[str, object], path: str, folder: str) -> None:
+        where = f"{self.rules.release} {path}"
+        try:
+            content = self.read(path)
+        except (OSError, SourceError) as exc:
+            row["log_error"] = f"{where}: unreadable ({_read_error(exc)})"
+            return
+        row["snapshot_sha256"] = hashlib.sha256(content).hexdigest()
+        row["log_head"] = content[:400].decode("utf-8", errors="replace")
+        validity = self.endpoints.validity
+        try:
+            row.update(
+                parse_result_summary(
+                    content,
+                    where=where,
+                    percentile=validity.percentile if validity else 99.0,
+                )
+            )
+        except EndpointsFileError as exc:
+            row["log_error"] = str(exc)
+        accuracy = f"{folder}/{ENDPOINTS_ACCURACY}"
+        if accuracy not in self.paths:
+            return
+        row["accuracy_file"] = accuracy
+        where = f"{self.rules.release} {accuracy}"
+        try:
+            row["accuracy"] = parse_accuracy(self.read(accuracy), where=where)
+        except (OSError, SourceError) as exc:
+            row["accuracy_error"] = f"{where}: unreadable ({_read_error(exc)})"
+        except EndpointsFileError as exc:
+            row["accuracy_error"] = str(exc)
 
     def _read_log(self, row: dict[str, object], path: str) -> None:
         where = f"{self.rules.release} {path}"
@@ -265,23 +323,24 @@ def files_read(
 ) -> list[str]:
     """Exactly the listed files :func:`stage_raw_tree` reads, for one batched fetch.
 
-    Per scenario folder: its loadgen log (or nothing, for an endpoints result),
-    the system description and the division's ``model_mapping.json``, where
+    Per scenario folder: its loadgen log (or, for an endpoints result, its
+    ``result_summary.json`` and ``accuracy/accuracy_results.json``), the system
+    description and the division's ``model_mapping.json``, where
     listed; and the submitters' own summary CSVs (``extract.submitter_csv``). Never
     code, compliance runs, accuracy logs or anything else.
     """
     rules = rules or rules_for(release)
     listed = set(paths)
     wanted: set[str] = set()
-    for (division, submitter, system, _, _), files in _scenario_folders(
-        paths, rules
-    ).items():
-        if "endpoints" in files and "loadgen" not in files:
-            continue
+    for key, files in _scenario_folders(paths, rules).items():
+        division, submitter, system, _, _ = key
         wanted.add(_system_file(rules, division, submitter, system))
         wanted.add(f"{division}/{submitter}/model_mapping.json")
         if "loadgen" in files:
             wanted.add(files["loadgen"])
+        elif "endpoints" in files:
+            folder = "/".join((division, submitter, "results", *key[2:]))
+            wanted.update((files["endpoints"], f"{folder}/{ENDPOINTS_ACCURACY}"))
     # The submitters' own summary tables: read to check the logs against.
     wanted.update(p for p in listed if is_submitter_csv(p))
     return sorted(wanted & listed)
@@ -303,7 +362,9 @@ def stage_raw_tree(
     """
     rules = rules or rules_for(release)
     folders = _scenario_folders(paths, rules)
-    stager = _Stager(paths=set(paths), read=read, rules=rules)
+    stager = _Stager(
+        paths=set(paths), read=read, rules=rules, endpoints=endpoint_rules_for(release)
+    )
     rows = [stager.row(key, files) for key, files in folders.items()]
     return (
         pl.from_dicts(rows, schema=FOLDER_SCHEMA)
@@ -386,7 +447,116 @@ def _mismatch_reason(
     )
 
 
-def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFrame:
+_WINDOW_COLUMNS = {
+    "duration_ns": "ep_duration_ns",
+    "legacy_loadgen_window_duration_ns": "ep_window_ns",
+}
+
+
+def _endpoints_result(endpoints: EndpointRules) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(value, unit, upstream unit) of an endpoints result, by ``endpoints.toml``."""
+    field = pl.col("benchmark_dir").replace_strict(
+        {b: r.field for b, r in endpoints.results.items()},
+        default=None,
+        return_dtype=pl.String,
+    )
+    units = {
+        f"{b}/{s}": u
+        for b, r in sorted(endpoints.results.items())
+        for s, u in sorted(r.units.items())
+    }
+    unit = pl.concat_str("benchmark_dir", "scenario", separator="/").replace_strict(
+        units, default=None, return_dtype=pl.String
+    )
+    value = (
+        pl.when(field == "tps")
+        .then(pl.col("ep_tps"))
+        .when(field == "qps")
+        .then(pl.col("ep_qps"))
+    )
+    return value, unit, pl.format("{} of result_summary.json", field)
+
+
+def _endpoints_problems(endpoints: EndpointRules) -> list[pl.Expr]:
+    """Why an endpoints result is no valid result, each check by ``endpoints.toml``."""
+    release = endpoints.release
+    known = pl.col("benchmark_dir").is_in(sorted(endpoints.results))
+    checks = [
+        pl.col("log_error"),
+        reason_when(
+            ~known,
+            pl.format(
+                f"no rule names the result field of benchmark '{{}}' in {release} "
+                "endpoints results (endpoints.toml)",
+                "benchmark_dir",
+            ),
+        ),
+        reason_when(
+            pl.col("log_error").is_null()
+            & (pl.col("ep_complete").is_null() | ~pl.col("ep_complete")),
+            pl.format(
+                "incomplete run: result_summary.json says complete = {}",
+                pl.col("ep_complete").cast(pl.String).fill_null("(absent)"),
+            ),
+        ),
+        reason_when(
+            pl.col("log_error").is_null()
+            & (pl.col("ep_failed").is_null() | (pl.col("ep_failed") != 0)),
+            pl.format(
+                "failed samples: result_summary.json says n_samples_failed = {}",
+                pl.col("ep_failed").cast(pl.String).fill_null("(absent)"),
+            ),
+        ),
+        pl.col("accuracy_error"),
+        reason_when(
+            pl.col("log_error").is_null() & pl.col("accuracy_file").is_null(),
+            pl.format("no {} in {}", pl.lit(ENDPOINTS_ACCURACY), "location"),
+        ),
+    ]
+    rule = endpoints.validity
+    if rule is None:
+        checks.append(pl.lit(f"no endpoints validity rule for {release}"))
+        return checks
+    checks.append(
+        reason_when(
+            pl.col("log_error").is_null()
+            & pl.col("ep_state").fill_null("").ne(rule.state),
+            pl.format(
+                f"result_summary.json says state = {{}}, not '{rule.state}'",
+                pl.col("ep_state").fill_null("(absent)"),
+            ),
+        )
+    )
+    for scenario, window in sorted(rule.window.items()):
+        column = pl.col(_WINDOW_COLUMNS[window])
+        checks.append(
+            reason_when(
+                pl.col("log_error").is_null()
+                & (pl.col("scenario") == scenario)
+                & (column.is_null() | (column <= 0)),
+                f"a {scenario} result needs a positive {window} in result_summary.json",
+            )
+        )
+    for scenario, dists in sorted(rule.early_stopping.items()):
+        for dist in dists:
+            checks.append(
+                reason_when(
+                    pl.col("log_error").is_null()
+                    & (pl.col("scenario") == scenario)
+                    & pl.col(f"{dist}_es_ns").is_null(),
+                    f"a {scenario} result needs {dist}.early_stopping_percentiles "
+                    f"at {rule.percentile:g} in result_summary.json",
+                )
+            )
+    return checks
+
+
+def folders_to_staged(
+    folders: pl.LazyFrame,
+    *,
+    rules: RoundRules,
+    endpoints: EndpointRules | None = None,
+) -> pl.LazyFrame:
     """Scenario folders to staged rows (``STAGED_SCHEMA``), by the round's rules.
 
     Decides what a folder reports: its own run, the run loadgen makes for it
@@ -394,8 +564,10 @@ def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFra
     infers from another scenario's run (``infer``); and every reason only the raw
     tree can have (no log, an unreadable log or system description, an INVALID run,
     an unknown scenario folder, no inference rule). Field validation, units and keys
-    are left to ``canonicalise``.
+    are left to ``canonicalise``. An endpoints-harness folder reports the field
+    ``endpoints.toml`` names, if its ``result_summary.json`` says the run is valid.
     """
+    endpoints = endpoints or endpoint_rules_for(rules.release)
     scenario = (
         pl.col("scenario_dir")
         .str.to_lowercase()
@@ -410,9 +582,17 @@ def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFra
     folders = folders.with_columns(scenario=scenario, location=location).with_columns(
         is_direct=logged == runs_as
     )
-    value: pl.Expr = pl.when("is_direct").then(pl.col("metric_value"))
-    unit: pl.Expr = pl.when("is_direct").then(pl.col("metric_unit"))
-    unit_upstream: pl.Expr = pl.when("is_direct").then(pl.col("metric_name"))
+    is_endpoints = pl.col("harness") == "endpoints"
+    ep_value, ep_unit, ep_upstream = _endpoints_result(endpoints)
+    value: pl.Expr = (
+        pl.when(is_endpoints).then(ep_value).when("is_direct").then("metric_value")
+    )
+    unit: pl.Expr = (
+        pl.when(is_endpoints).then(ep_unit).when("is_direct").then("metric_unit")
+    )
+    unit_upstream: pl.Expr = (
+        pl.when(is_endpoints).then(ep_upstream).when("is_direct").then("metric_name")
+    )
     inferred: pl.Expr = pl.lit(False)
     missing_inputs: list[pl.Expr] = []
     edge = (
@@ -461,27 +641,11 @@ def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFra
     first_log = rules.log_files[0]
     log_dir = first_log.rsplit("/", 1)[0] if "/" in first_log else ""
     log_name = first_log.rsplit("/", 1)[-1]
-    checks = [
-        reason_when(
-            pl.col("harness").is_null(),
-            pl.format(
-                f"no {log_name} under {{}}/performance"
-                + (f"/{log_dir}" if log_dir else ""),
-                "location",
-            ),
-        ),
-        pl.col("log_error"),
-        reason_when(
-            pl.col("is_result_valid").not_(), "INVALID result ('Result is : INVALID')"
-        ),
-        reason_when(
-            pl.col("scenario").is_null(),
-            pl.format("unknown scenario directory '{}'", "scenario_dir"),
-        ),
-        pl.when(has_run & ~pl.col("is_direct") & ~pl.col("is_inferred")).then(
-            mismatch_reason
-        ),
-        *missing_inputs,
+    unknown_scenario = reason_when(
+        pl.col("scenario").is_null(),
+        pl.format("unknown scenario directory '{}'", "scenario_dir"),
+    )
+    system_checks = [
         reason_when(
             pl.col("harness").is_not_null() & ~pl.col("has_system_file"),
             pl.format("missing system JSON {}", "system_file"),
@@ -495,12 +659,42 @@ def folders_to_staged(folders: pl.LazyFrame, *, rules: RoundRules) -> pl.LazyFra
             pl.format("unreadable model mapping: {}", "mapping_error"),
         ),
     ]
+    checks = [
+        reason_when(
+            pl.col("harness").is_null(),
+            pl.format(
+                f"no {log_name} under {{}}/performance"
+                + (f"/{log_dir}" if log_dir else ""),
+                "location",
+            ),
+        ),
+        pl.col("log_error"),
+        reason_when(
+            pl.col("is_result_valid").not_(), "INVALID result ('Result is : INVALID')"
+        ),
+        unknown_scenario,
+        pl.when(has_run & ~pl.col("is_direct") & ~pl.col("is_inferred")).then(
+            mismatch_reason
+        ),
+        *missing_inputs,
+        *system_checks,
+    ]
     folders = folders.with_columns(is_inferred=inferred.fill_null(False)).with_columns(
         value=value,
         unit_raw=unit,
         unit_upstream=unit_upstream,
-        problem=pl.when(pl.col("harness") == "endpoints")
-        .then(pl.lit(UNSUPPORTED_ENDPOINTS))
+        problem=pl.when(is_endpoints)
+        .then(
+            pl.concat_str(
+                [
+                    *_endpoints_problems(endpoints),
+                    unknown_scenario,
+                    *system_checks,
+                ],
+                separator="; ",
+                ignore_nulls=True,
+            )
+        )
         .otherwise(pl.concat_str(checks, separator="; ", ignore_nulls=True)),
     )
     readable_system = pl.col("has_system_file") & pl.col("system_error").is_null()
@@ -588,7 +782,9 @@ def scan_raw_tree(
     """
     rules = rules or rules_for(release)
     folders = stage_raw_tree(paths, read, release=release, rules=rules)
-    staged = folders_to_staged(folders.lazy(), rules=rules)
+    staged = folders_to_staged(
+        folders.lazy(), rules=rules, endpoints=endpoint_rules_for(release)
+    )
     results, rejected = canonicalise(
         staged,
         rules=rules,
@@ -617,5 +813,5 @@ def system_files(
         for (division, submitter, system, _, _), files in _scenario_folders(
             paths, rules
         ).items()
-        if "loadgen" in files
+        if "loadgen" in files or "endpoints" in files
     }

@@ -29,6 +29,8 @@ MATCH_KEYS = (
     "scenario",
 )
 STATUSES = ("agree", "disagree", "summary_only", "raw_only")
+#: A result's location ``{division}/{submitter}/results/{system}/{model}/{scenario}``.
+_MODEL_FOLDER = r"^[^/]+/[^/]+/results/[^/]+/([^/]+)/[^/]+$"
 
 REPORT_SCHEMA: dict[str, pl.DataType] = {
     "release": pl.String,
@@ -78,8 +80,14 @@ def _side(
         *[pl.col(c).alias(f"{prefix}_{n}") for c, n in _SIDE_COLUMNS.items()],
         *[pl.col(c).alias(f"{prefix}_{c}") for c in extra],
     ).with_columns(
-        # v4.1-v6.0 summaries fill UsedModel; fall back to the benchmark when absent.
-        model_upstream=pl.coalesce("model_upstream", f"{prefix}_benchmark"),
+        # The model folder of the result's location names the model on both sides:
+        # v6.1's summary gives MlperfModel "VLM" for the qwen3-vl-235b-a22b folder.
+        # Else v4.1-v6.0 summaries fill UsedModel; last, the benchmark.
+        model_upstream=pl.coalesce(
+            pl.col(f"{prefix}_location").str.extract(_MODEL_FOLDER, 1),
+            "model_upstream",
+            f"{prefix}_benchmark",
+        ),
         **{f"{prefix}_present": pl.lit(True)},
     )
 

@@ -8,7 +8,7 @@ import json
 import polars as pl
 import pytest
 
-from pipeline.extract.raw_tree import UNSUPPORTED_ENDPOINTS, scan_raw_tree
+from pipeline.extract.raw_tree import scan_raw_tree
 from pipeline.extract.run_files import (
     LogSummaryError,
     SystemJsonError,
@@ -555,7 +555,12 @@ def test_scan_rejects_with_exact_reasons(scanned) -> None:
         f"{box}/bert-99/Offline/performance": "no mlperf_log_summary.txt under "
         f"{box}/bert-99/Offline/performance/run_1",
         f"{box}/qwen3.6-27b/SingleStream/performance/result_summary.json": (
-            UNSUPPORTED_ENDPOINTS
+            "no rule names the result field of benchmark 'qwen3.6-27b' in v9.9 "
+            "endpoints results (endpoints.toml); incomplete run: "
+            "result_summary.json says complete = (absent); failed samples: "
+            "result_summary.json says n_samples_failed = (absent); no "
+            f"accuracy/accuracy_results.json in {box}/qwen3.6-27b/SingleStream; "
+            "result_summary.json says state = (absent), not 'complete'"
         ),
         # v9.9 is read with the newest rules: the v6.0 checker's refusal.
         f"open/Edgy/results/pi/mobilenet-v2/Server/{RUN}": "Server directory holds a "

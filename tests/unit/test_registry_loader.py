@@ -17,6 +17,7 @@ from pipeline.registry import (
     accelerators,
     benchmark_tasks,
     claims,
+    endpoints,
     latency_limits,
     load_registry,
     precisions,
@@ -54,6 +55,7 @@ LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
         benchmark_tasks.BenchmarkTasksError,
     ),
     "claims.toml": (claims.load_claims, claims.ClaimsRegistryError),
+    "endpoints.toml": (endpoints.load_endpoint_rules, endpoints.EndpointsRulesError),
     "latency_limits.toml": (latency_limits.load_latency_limits,
                             latency_limits.LatencyLimitsError),
     "plausibility.toml": (plausibility.load_plausibility_rules,
@@ -156,6 +158,11 @@ WRONG_FIELDS = [
         ("date = 2025-09-09", 'date = "9 Sept 2025"'),
         "claims.toml: [claim 1 (nvidia-gb300-vs-gb200-dsr1-45pct-v51)] date: "
         "expected a date (YYYY-MM-DD), got '9 Sept 2025'",
+    ),
+    (
+        "endpoints.toml",
+        ('field = "tps"', 'field = "tokens"'),
+        "endpoints.toml: [result 1] field: expected one of 'qps', 'tps', got 'tokens'",
     ),
     (
         "latency_limits.toml",

@@ -55,15 +55,19 @@ def test_only_the_files_the_rules_read_are_fetched(served: FaultyServer, tmp_pat
     fetch_raw_tree(RELEASE, source(served), SnapshotStore(tmp_path / "data"))
     fetched = sorted(gets(served))
     assert fetched == files_read(sorted(TREE), release="v9.9")
-    # Never a compliance run, an accuracy log, a detail log or an endpoints summary.
+    # Never a compliance run, an accuracy log, a detail log or a measurements file.
     for never in (
         f"closed/Acme/results/box/resnet50/server/TEST04/{RUN}",
         "closed/Acme/results/box/resnet50/server/accuracy/mlperf_log_summary.txt",
         "closed/Acme/results/box/resnet50/server/measurements.json",
         "closed/Acme/results/box/bert-99/Offline/performance/run_1/mlperf_log_detail.txt",
-        "closed/Acme/results/box/qwen3.6-27b/SingleStream/performance/result_summary.json",
     ):
         assert never not in fetched
+    # An endpoints result is read from its result_summary.json (endpoints.toml).
+    assert (
+        "closed/Acme/results/box/qwen3.6-27b/SingleStream/performance/result_summary.json"
+        in fetched
+    )
     assert "open/Edgy/model_mapping.json" in fetched
 
 
