@@ -9,7 +9,9 @@ the Explorer's compare link and its key columns on a phone.
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -234,6 +236,11 @@ def test_explorer_shows_result_submitter_and_system_together_on_a_phone(
     for field in ("_compare", "result_value", "submitter", "system_name"):
         left, right = boxes[field]
         assert left >= 0 and right <= PHONE["width"], (field, left, right)
+    # Benchmark, scenario and round stand under the result, on screen with it.
+    what = page.locator(".tabulator-row").first.locator(".ledger-explorer__what")
+    box = what.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+    assert re.fullmatch(r".+ · .+ · v\d+\.\d+", what.inner_text())
     # The compare button fits its narrow column: it is not clipped.
     button = page.locator(".tabulator-row").first.locator(".ledger-explorer__pick")
     cell = page.locator(".tabulator-row").first.locator('[tabulator-field="_compare"]')
@@ -416,3 +423,31 @@ def test_no_chart_cuts_a_label(full_site: BuiltSite) -> None:
         (full_site.root / "generated/charts/home-whats-new-successors.json").read_text()
     )
     assert home["config"]["legend"]["labelLimit"] == NO_LABEL_LIMIT
+
+
+def test_the_description_toggle_is_in_the_address_and_the_csv_keeps_one_schema(
+    chromium_browser,  # noqa: ANN001
+    full_site: BuiltSite,
+) -> None:
+    context = chromium_browser.new_context(viewport=DESKTOP, accept_downloads=True)
+    page = context.new_page()
+    page.goto(full_site.url + "generated/explorer.html?release=v6.1")
+    page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+
+    def csv_header() -> list[str]:
+        with page.expect_download() as download:
+            page.click("button[data-action=download]")
+        text = Path(download.value.path()).read_text(encoding="utf-8")
+        return next(csv.reader(text.splitlines()))
+
+    plain = csv_header()
+    page.click("button[data-action=describe]")
+    assert "describe=1" in page.url
+    assert csv_header() == plain  # one schema, shown or not
+    assert "cooling" in plain and "accelerator_interconnect" in plain
+    # The address brings the columns back.
+    again = context.new_page()
+    again.goto(page.url)
+    again.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    assert again.get_attribute("button[data-action=describe]", "aria-pressed") == "true"
+    context.close()

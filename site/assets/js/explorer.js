@@ -33,7 +33,10 @@
     "accelerator_memory", "accelerator_interconnect", "host_memory", "cooling",
     "framework", "operating_system",
   ];
-  /* The declared description's columns: off until "Description columns" is pressed. */
+  /* A phone's width (Material's breakpoint). */
+  var NARROW = window.matchMedia("(max-width: 44.984375em)");
+  /* The declared description's columns: off until "Description columns" is pressed
+     (in the address as describe=1); every download holds them, shown or not. */
   var DESCRIPTION = [
     "accelerator_memory_gb", "accelerator_memory", "accelerator_interconnect",
     "host_cpu_name", "host_memory_gb", "cooling", "framework", "operating_system",
@@ -263,6 +266,15 @@
         wrap.appendChild(document.createTextNode(" "));
         wrap.appendChild(small);
       });
+      if (NARROW.matches) {
+        // On a phone the benchmark, scenario and round stand under the result: the
+        // columns that hold them are off screen without a sideways scroll.
+        var what = document.createElement("small");
+        what.className = "ledger-explorer__what";
+        what.textContent = [row.benchmark, row.scenario, row.release].map(show).join(" · ");
+        wrap.appendChild(document.createElement("br"));
+        wrap.appendChild(what);
+      }
       return wrap;
     }
 
@@ -321,17 +333,22 @@
     /* ---- columns --------------------------------------------------------------- */
 
     function columns(guard) {
+      // A hidden description column is downloaded all the same: the CSV has one
+      // schema whether or not the columns are shown.
+      function described(field) {
+        return DESCRIPTION.indexOf(field) >= 0 ? { download: true } : {};
+      }
       function text(title, field, extra) {
         return Object.assign({
           title: title, field: field, formatter: textCell, sorter: "string",
           titleDownload: field, accessorDownload: guard,
-        }, extra || {});
+        }, described(field), extra || {});
       }
       function numeric(title, field, extra) {
         return Object.assign({
           title: title, field: field, formatter: numberCell, sorter: "number",
           hozAlign: "right", titleDownload: field,
-        }, extra || {});
+        }, described(field), extra || {});
       }
       function hidden(field, isText) {
         return {
@@ -341,7 +358,7 @@
       }
       // On a phone the result, who ran it and on what come first and stay narrow,
       // so the three are on screen together.
-      var narrow = window.matchMedia("(max-width: 44.984375em)").matches;
+      var narrow = NARROW.matches;
       return [
         {
           title: "Compare", field: "_compare", formatter: compareCell, headerSort: false,
@@ -349,6 +366,7 @@
         },
         numeric("Result", "result_value", {
           formatter: resultCell, frozen: true, cssClass: "ledger-explorer__value",
+          maxWidth: narrow ? 92 : undefined,
         }),
         text("Submitter", "submitter", { maxWidth: narrow ? 90 : 220 }),
         text("System", "system_name", { maxWidth: narrow ? 114 : 280, formatter: systemCell }),
@@ -435,6 +453,7 @@
       if (sort && sortable.indexOf(sort[1]) >= 0) state.sort = { column: sort[1], dir: sort[2] };
       state.compare = (params.get("compare") || "").split(",").filter(Boolean).slice(0, 2);
       state.grid = params.get("view") === "grid";
+      state.describe = params.get("describe") === "1";
       var page = parseInt(params.get("page") || "1", 10);
       if (page > 1) state.page = page;
       var size = parseInt(params.get("size") || "", 10);
@@ -475,6 +494,7 @@
       if (size !== PAGE_SIZES[0]) params.set("size", String(size));
       if (picked.length) params.set("compare", picked.join(","));
       if (gridShown) params.set("view", "grid");
+      if (described) params.set("describe", "1");
       var query = params.toString();
       var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
       if (url !== window.location.pathname + window.location.search + window.location.hash) {
@@ -485,6 +505,8 @@
     /* ---- compare two results ------------------------------------------------------ */
 
     var picked = [];
+    /* The description columns are shown (the "Description columns" button). */
+    var described = false;
     var FIELDS = [
       ["Round", "release"], ["Benchmark", "benchmark"], ["Scenario", "scenario"],
       ["Division", "division"], ["Submitter", "submitter"], ["System", "system_name"],
@@ -812,14 +834,19 @@
       }
 
       var describeButton = form.querySelector("[data-action=describe]");
+      function describe(on) {
+        described = on;
+        describeButton.setAttribute("aria-pressed", on ? "true" : "false");
+        DESCRIPTION.forEach(function (field) {
+          var column = table.getColumn(field);
+          if (column) { if (on) column.show(); else column.hide(); }
+        });
+      }
       if (describeButton) {
+        if (state.describe) describe(true);
         describeButton.addEventListener("click", function () {
-          var on = describeButton.getAttribute("aria-pressed") !== "true";
-          describeButton.setAttribute("aria-pressed", on ? "true" : "false");
-          DESCRIPTION.forEach(function (field) {
-            var column = table.getColumn(field);
-            if (column) { if (on) column.show(); else column.hide(); }
-          });
+          describe(describeButton.getAttribute("aria-pressed") !== "true");
+          writeUrl(table);
         });
       }
 
