@@ -15,6 +15,7 @@ from typing import NoReturn
 
 from pipeline import settings
 from pipeline.manifest import is_version
+from pipeline.redact import redact_text
 from pipeline.registry.releases import ManifestError, load_manifest
 from pipeline.runlock import BusyError, FolderError
 from pipeline.source import SourceError
@@ -105,8 +106,8 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def printable(value: object) -> str:
-    """A value as terminal text, each control character shown as "?"."""
-    return _CONTROL.sub("?", str(value))
+    """A value as terminal text: control characters as "?", no URL's credentials."""
+    return _CONTROL.sub("?", redact_text(str(value)))
 
 
 def say(line: str) -> None:
@@ -132,8 +133,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     versions = args.release or [r.version for r in load_manifest()]
     site = args.command == "site"
     with runner.exclusive(data_shown=args.data_shown, build=site) as instance:
-        print(f"source: {settings.source_base()}")
-        print(f"data:   {settings.data_dir()}")
+        say(f"source: {settings.source_base()}")
+        say(f"data:   {settings.data_dir()}")
         outcomes = runner.ingest(instance, versions, progress=say, site=site)
     failed = [o for o in outcomes if not o.success]
     if failed:
@@ -192,7 +193,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             if thorough:
                 verified = time.monotonic()
         except BusyError as exc:
-            print(f"tick skipped: {exc}", file=sys.stderr)
+            print(printable(f"tick skipped: {exc}"), file=sys.stderr)
         time.sleep(args.interval)
 
 
@@ -399,14 +400,14 @@ def _main(argv: Sequence[str] | None) -> int:
         _apply_environment(args)
         return args.func(args)
     except BusyError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(printable(f"error: {exc}"), file=sys.stderr)
         return EXIT_BUSY
     except (UsageError, settings.SettingError, ManifestError, FolderError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(printable(f"error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except SourceError as exc:
         # Discovery probes outside any run (update, watch): the source is unreachable.
-        print(f"error: the source could not be read: {exc}", file=sys.stderr)
+        print(printable(f"error: the source could not be read: {exc}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
