@@ -7,6 +7,7 @@ import contextlib
 import math
 import os
 import re
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -175,11 +176,25 @@ def _quiet(args: argparse.Namespace) -> bool:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     """``update`` every interval until interrupted."""
+    print(f"watching every {args.interval} s (Ctrl-C to stop)", flush=True)
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    try:
+        _watch(args)
+    finally:  # the caller's handlers back (a test calling main in-process)
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
+    return 0
+
+
+def _watch(args: argparse.Namespace) -> None:
     from pipeline import runner, update
 
-    print(f"watching every {args.interval} s (Ctrl-C to stop)")
     verified = -math.inf  # the first tick compares every stored round by content
     while True:
+        # A run may replace the process's signal handlers (Dagster installs its own
+        # while it executes) and not give them back: before every tick and every
+        # wait, Ctrl-C and SIGTERM stop the watch again.
+        _stop_on_signals()
         # Once a day, stored rounds are compared by content whatever validators say
         # (a server whose ETag missed a change); other ticks probe.
         thorough = time.monotonic() - verified >= THOROUGH_EVERY_S
@@ -194,7 +209,23 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 verified = time.monotonic()
         except BusyError as exc:
             print(printable(f"tick skipped: {exc}"), file=sys.stderr)
+        _stop_on_signals()
+        print("tick done; next in", args.interval, "s", flush=True)
         time.sleep(args.interval)
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM asked the watch to stop (Ctrl-C raises KeyboardInterrupt itself)."""
+
+
+def _raise_stopped(signum: int, frame: object) -> NoReturn:
+    raise Stopped(f"signal {signum}")
+
+
+def _stop_on_signals() -> None:
+    """SIGINT raises KeyboardInterrupt and SIGTERM :class:`Stopped`: exit 130 / 143."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _raise_stopped)
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
@@ -409,7 +440,11 @@ def _main(argv: Sequence[str] | None) -> int:
         # Discovery probes outside any run (update, watch): the source is unreachable.
         print(printable(f"error: the source could not be read: {exc}"), file=sys.stderr)
         return 1
+    except Stopped:
+        print("stopped (SIGTERM)", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
+        print("stopped (Ctrl-C)", file=sys.stderr)
         return 130
 
 
