@@ -7,6 +7,7 @@ import contextlib
 import math
 import os
 import re
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from typing import NoReturn
 
 from pipeline import settings
 from pipeline.manifest import is_version
+from pipeline.redact import redact_text
 from pipeline.registry.releases import ManifestError, load_manifest
 from pipeline.runlock import BusyError, FolderError
 from pipeline.source import SourceError
@@ -105,8 +107,8 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def printable(value: object) -> str:
-    """A value as terminal text, each control character shown as "?"."""
-    return _CONTROL.sub("?", str(value))
+    """A value as terminal text: control characters as "?", no URL's credentials."""
+    return _CONTROL.sub("?", redact_text(str(value)))
 
 
 def say(line: str) -> None:
@@ -132,8 +134,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     versions = args.release or [r.version for r in load_manifest()]
     site = args.command == "site"
     with runner.exclusive(data_shown=args.data_shown, build=site) as instance:
-        print(f"source: {settings.source_base()}")
-        print(f"data:   {settings.data_dir()}")
+        say(f"source: {settings.source_base()}")
+        say(f"data:   {settings.data_dir()}")
         outcomes = runner.ingest(instance, versions, progress=say, site=site)
     failed = [o for o in outcomes if not o.success]
     if failed:
@@ -174,11 +176,25 @@ def _quiet(args: argparse.Namespace) -> bool:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     """``update`` every interval until interrupted."""
+    print(f"watching every {args.interval} s (Ctrl-C to stop)", flush=True)
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    try:
+        _watch(args)
+    finally:  # the caller's handlers back (a test calling main in-process)
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
+    return 0
+
+
+def _watch(args: argparse.Namespace) -> None:
     from pipeline import runner, update
 
-    print(f"watching every {args.interval} s (Ctrl-C to stop)")
     verified = -math.inf  # the first tick compares every stored round by content
     while True:
+        # A run may replace the process's signal handlers (Dagster installs its own
+        # while it executes) and not give them back: before every tick and every
+        # wait, Ctrl-C and SIGTERM stop the watch again.
+        _stop_on_signals()
         # Once a day, stored rounds are compared by content whatever validators say
         # (a server whose ETag missed a change); other ticks probe.
         thorough = time.monotonic() - verified >= THOROUGH_EVERY_S
@@ -192,8 +208,24 @@ def cmd_watch(args: argparse.Namespace) -> int:
             if thorough:
                 verified = time.monotonic()
         except BusyError as exc:
-            print(f"tick skipped: {exc}", file=sys.stderr)
+            print(printable(f"tick skipped: {exc}"), file=sys.stderr)
+        _stop_on_signals()
+        print("tick done; next in", args.interval, "s", flush=True)
         time.sleep(args.interval)
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM asked the watch to stop (Ctrl-C raises KeyboardInterrupt itself)."""
+
+
+def _raise_stopped(signum: int, frame: object) -> NoReturn:
+    raise Stopped(f"signal {signum}")
+
+
+def _stop_on_signals() -> None:
+    """SIGINT raises KeyboardInterrupt and SIGTERM :class:`Stopped`: exit 130 / 143."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _raise_stopped)
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
@@ -399,16 +431,20 @@ def _main(argv: Sequence[str] | None) -> int:
         _apply_environment(args)
         return args.func(args)
     except BusyError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(printable(f"error: {exc}"), file=sys.stderr)
         return EXIT_BUSY
     except (UsageError, settings.SettingError, ManifestError, FolderError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(printable(f"error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except SourceError as exc:
         # Discovery probes outside any run (update, watch): the source is unreachable.
-        print(f"error: the source could not be read: {exc}", file=sys.stderr)
+        print(printable(f"error: the source could not be read: {exc}"), file=sys.stderr)
         return 1
+    except Stopped:
+        print("stopped (SIGTERM)", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
+        print("stopped (Ctrl-C)", file=sys.stderr)
         return 130
 
 

@@ -28,6 +28,7 @@ from pipeline.discovery import KNOWN_FILE
 from pipeline.fetch import NOT_IN_SOURCE, SOURCE_ERROR
 from pipeline.instance import get_instance, latest_metadata
 from pipeline.manifest import is_version, release_for, unreviewed_note
+from pipeline.redact import redact_url
 from pipeline.registry.releases import load_manifest, version_key
 from pipeline.served import forget_not_in_source, record_not_in_source
 from pipeline.validate import LOSS_LIMIT
@@ -255,8 +256,8 @@ def absent_rounds(
         where = "repository" if source.pins_commits else "folder"
         progress(
             f"{', '.join(kept)}: not in source (no {where} of that round at "
-            f"{settings.source_base()}): no release partition made, nothing run; every "
-            "update looks for them again"
+            f"{redact_url(settings.source_base())}): no release partition made, "
+            "nothing run; every update looks for them again"
         )
     typos = [v for v in absent if v not in listed]
     if typos:

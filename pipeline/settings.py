@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from pipeline.redact import has_credentials, redact_text
+
 #: Upstream: every round's repository read over git from GitHub, at the commit its
 #: default branch points to (``releases.toml`` names each repository).
 UPSTREAM_SOURCE = "git+https://github.com"
@@ -47,7 +49,11 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def _shown(value: str) -> str:
-    """A value as messages quote it: whole when short, else its start and length."""
+    """A value as messages quote it: whole when short, else its start and length.
+
+    A URL's credentials are never shown (``user:***@host``).
+    """
+    value = redact_text(value)
     if len(value) <= 60:
         return repr(value)
     return f"{value[:60]!r}… ({len(value)} characters)"
@@ -130,8 +136,8 @@ def check_source(name: str, value: str) -> None:
         url = value.removeprefix("git+")
         if not url.startswith(("http://", "https://", "file://", "ssh://")):
             raise SettingError(
-                f"{name} {value!r}: expected git+https://host[/path] (or git+http://, "
-                "git+file://, git+ssh://)"
+                f"{name} {redact_text(value)!r}: expected git+https://host[/path] "
+                "(or git+http://, git+file://, git+ssh://)"
             )
         if url.startswith("file://"):
             check_folder(name, value)
@@ -140,7 +146,7 @@ def check_source(name: str, value: str) -> None:
         try:
             git_version()
         except GitMissing as exc:
-            raise SettingError(f"{name} {value!r}: {exc}") from None
+            raise SettingError(f"{name} {redact_text(value)!r}: {exc}") from None
         return
     if value.startswith(("http://", "https://")):
         check_url(name, value, extra="{}")
@@ -151,11 +157,11 @@ def check_source(name: str, value: str) -> None:
     folder = Path(prefix + "x").parent if "{repo}" in value else Path(value)
     if not folder.exists():
         raise SettingError(
-            f"{name} {value!r}: no such directory "
+            f"{name} {redact_text(value)!r}: no such directory "
             "(expected a mirror folder or an http(s):// URL)"
         )
     if not folder.is_dir():
-        raise SettingError(f"{name} {value!r}: not a directory")
+        raise SettingError(f"{name} {redact_text(value)!r}: not a directory")
 
 
 def _folder_variable(variable: str) -> str:
@@ -308,7 +314,17 @@ def site_url() -> str:
     absolute http(s) URL or refused (:func:`check_url`).
     """
     value = os.environ.get("MLPERF_LEDGER_SITE_URL", "").strip()
-    return check_url("MLPERF_LEDGER_SITE_URL", value) if value else ""
+    if not value:
+        return ""
+    check_url("MLPERF_LEDGER_SITE_URL", value)
+    if has_credentials(value):
+        # Every page would carry it: a password would be published.
+        raise SettingError(
+            f"MLPERF_LEDGER_SITE_URL {_shown(value)}: a user name or password in the "
+            "site's URL would be published on every page; give the public address "
+            "without credentials"
+        )
+    return value
 
 
 def tree_api() -> str:

@@ -38,6 +38,8 @@ class FaultyServer:
         self.drip_s = 2.0
         #: Answer 200 with an HTML page for every missing file, as some hosts do.
         self.html_for_missing = False
+        #: Every request's ``Authorization`` header ("" when none was sent).
+        self.authorizations: list[str] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -46,6 +48,7 @@ class FaultyServer:
 
             def _serve(self, head: bool) -> None:
                 server.requests.append((self.command, self.path))
+                server.authorizations.append(self.headers.get("Authorization", ""))
                 queue = server.faults.get(self.path)
                 fault = queue.pop(0) if queue else None
                 if fault == "500":

@@ -25,6 +25,7 @@ from pipeline.fetch import IngestError, fetch_release
 from pipeline.instance import latest_metadata
 from pipeline.lineage import code_version
 from pipeline.manifest import is_version, release_for, reviewed_versions
+from pipeline.redact import redact_url
 from pipeline.registry import REGISTRY_DIR
 from pipeline.registry.releases import MANIFEST_PATH, version_key
 from pipeline.snapshots import Snapshot
@@ -81,7 +82,7 @@ def raw_mlperf__summary(
         except (IngestError, SourceError) as exc:
             raise dg.Failure(
                 description=str(exc),
-                metadata={"release": release.version, "source": src.base},
+                metadata={"release": release.version, "source": redact_url(src.base)},
             ) from None
         snap = outcome.snapshot
         metadata: dict = {

@@ -84,17 +84,48 @@ _URL_ALLOWED = r"^https?://[A-Za-z0-9.-]+(:\d+)?(/\S*)?$"
 _CONTROL = "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]"
 
 
-#: Invisible format characters (zero-width space and joiners, direction marks and
-#: overrides, word joiner, BOM): two names differing only by one would look the same
-#: on a page and in a title, so each is shown as its code point.
-_INVISIBLE = (
-    *(chr(c) for c in range(0x200B, 0x2010)),
-    *(chr(c) for c in range(0x202A, 0x202F)),
-    *(chr(c) for c in range(0x2060, 0x2065)),
-    "\ufeff",
+#: Invisible characters: Unicode's Default_Ignorable_Code_Point property
+#: (DerivedCoreProperties.txt, Unicode 15.1) and the interlinear annotation marks
+#: U+FFF9-FFFB. That is every bidi control and isolate (U+061C, U+200E-200F,
+#: U+202A-202E, U+2066-2069), zero-width characters and joiners, the BOM, tag
+#: characters (U+E0000-E0FFF), variation selectors and the Hangul fillers (U+115F,
+#: U+1160, U+3164, U+FFA0). Two names differing only by one look the same on a page,
+#: and a bidi control reorders the text around it, so each is shown as its code
+#: point, "[U+202E]". The site's scripts apply the same ranges
+#: (``site/assets/js/text.js``; a test keeps the two equal).
+INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFFB),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+_INVISIBLE = tuple(
+    chr(c) for first, last in INVISIBLE_RANGES for c in range(first, last + 1)
 )
 _SHOWN = tuple(f"[U+{ord(c):04X}]" for c in _INVISIBLE)
 _SHOW_INVISIBLE = str.maketrans(dict(zip(_INVISIBLE, _SHOWN, strict=True)))
+#: One character class of them all, to find a raw one in a page.
+INVISIBLE_PATTERN = re.compile(
+    "[" + "".join(f"\\U{a:08X}-\\U{b:08X}" for a, b in INVISIBLE_RANGES) + "]"
+)
+
+
+def show_invisible(value: str) -> str:
+    """``value`` with each invisible character written as its code point."""
+    return value.translate(_SHOW_INVISIBLE)
 
 
 @overload

@@ -13,6 +13,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
+from pipeline.redact import redact_text, redact_url
+
 #: Larger than any summary file upstream has published (v5.1's is about 2.5 MB).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 #: GitHub REST API root; tests point ``list_tree`` at a loopback server instead.
@@ -34,7 +36,13 @@ DIVISIONS = ("closed", "open", "network")
 
 
 class SourceError(RuntimeError):
-    """The source could not deliver a file; the message says which and why."""
+    """The source could not deliver a file; the message says which and why.
+
+    A URL's credentials never reach the message (``pipeline.redact``).
+    """
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        super().__init__(redact_text(str(message)), *args)
 
 
 class NotPublished(SourceError):
@@ -84,6 +92,10 @@ class Fetched:
     last_modified: str | None = None
     #: The server said the stored version is current (HTTP 304); ``content`` is empty.
     not_modified: bool = False
+
+    def __post_init__(self) -> None:
+        # Stored in sidecars and served.json, shown on Audit: never a password.
+        object.__setattr__(self, "url", redact_url(self.url))
 
 
 @dataclass(frozen=True)

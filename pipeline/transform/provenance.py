@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from pipeline.manifest import release_for
+from pipeline.redact import POLARS_USER_ONLY, POLARS_WITH_PASSWORD
 from pipeline.registry.releases import ManifestError, Release, load_manifest
 from pipeline.registry.upstream_commits import RoundCommit, load_commits
 from pipeline.snapshots import Snapshot
@@ -94,7 +95,14 @@ def with_upstream(
             "_file_commit": pl.String,
         },
     )
-    url = pl.col("url").fill_null("")
+    # Snapshots stored before credentials were redacted at the source keep them in
+    # ``url``: never shown (``pipeline.redact``).
+    shown_url = (
+        pl.col("url")
+        .str.replace_all(POLARS_WITH_PASSWORD, "${1}${2}:***@")
+        .str.replace_all(POLARS_USER_ONLY, "${1}***@")
+    )
+    url = shown_url.fill_null("")
     repo = pl.col("repository")
     repo_name = repo.str.split("/").list.last()
     upstream_raw = pl.concat_str(pl.lit(RAW_HOST), repo, pl.lit("/"))
@@ -166,6 +174,7 @@ def with_upstream(
             maintain_order="left",
         )
         .with_columns(
+            url=shown_url,
             upstream_url=upstream_url,
             upstream_commit=commit,
             commit_basis=basis,

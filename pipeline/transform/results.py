@@ -218,6 +218,16 @@ REQUIRED = (
 NAMED_FIELDS = (*REQUIRED, "nodes_raw", "apn_raw", "total_raw")
 
 
+#: Names normalised to Unicode NFC where they enter the canonical table.
+NFC_FIELDS = (
+    "submitter",
+    "system_name",
+    "platform",
+    "accelerator_upstream",
+    "software",
+)
+
+
 def reason_when(condition: pl.Expr, message: pl.Expr | str) -> pl.Expr:
     """``message`` where ``condition`` holds, else null (one check of a reason list)."""
     text = pl.lit(message) if isinstance(message, str) else message
@@ -584,7 +594,11 @@ def canonicalise(
     ]  # fmt: skip
     availability = pl.col("availability").str.strip_chars().str.to_lowercase()
     staged = (
-        staged.with_columns(
+        # Names are compared, grouped and keyed: one spelling per name, NFC, so a
+        # decomposed "Cafe\u0301" is the composed "Café" (the raw snapshot keeps
+        # the bytes as declared).
+        staged.with_columns(pl.col(n).str.normalize("NFC") for n in NFC_FIELDS)
+        .with_columns(
             # Blank strings are missing values; a name such as "N/A" is kept as
             # written except where it means "none" (accelerator, counts).
             [

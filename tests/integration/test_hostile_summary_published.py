@@ -7,6 +7,7 @@ round's repository; a typo release leaves nothing behind.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -15,8 +16,10 @@ import polars as pl
 import pytest
 
 from pipeline import runner
+from pipeline.render.escape import INVISIBLE_PATTERN
 
 RECORDS = 492
+INVISIBLE_NAME = "Hidden\u2066 System\U000e0041\u3164\u200b"
 
 
 def _hostile(records: dict) -> str:
@@ -34,6 +37,10 @@ def _hostile(records: dict) -> str:
     text["6"] = json.dumps(records["6"] | {"Location": "closed\\..\\..\\x"})
     text["7"] = json.dumps(records["7"] | {"Availability": "on-premise"})
     text["8"] = json.dumps(records["8"] | {"Division": "Closed"})
+    # Invisible characters (issue 56 B): a bidi isolate, a tag character, a filler.
+    text["9"] = json.dumps(
+        records["9"] | {"SystemName": INVISIBLE_NAME}, ensure_ascii=False
+    )
     return "{" + ", ".join(f'"{k}": {v}' for k, v in text.items()) + "}"
 
 
@@ -117,3 +124,16 @@ def test_the_typo_release_left_nothing(built: dict) -> None:
     assert "v99.99" not in built["instance"].get_dynamic_partitions("release")
     known = json.loads((built["work"] / "data" / "known_releases.json").read_text())
     assert "v99.99" not in known
+
+
+def test_no_invisible_character_is_raw_in_any_page(built: dict) -> None:
+    site = built["work"] / "build" / "site"
+    raw = sorted(
+        str(page.relative_to(site))
+        for page in site.rglob("*.html")
+        if INVISIBLE_PATTERN.search(page.read_text())
+    )
+    assert raw == []
+    shown = "Hidden[U+2066] System[U+E0041][U+3164][U+200B]"
+    pages = [p for p in site.rglob("*.html") if shown in html.unescape(p.read_text())]
+    assert pages  # the name is published, visibly

@@ -452,8 +452,11 @@ def test_watch_verifies_stored_rounds_by_content_on_its_first_tick_then_daily(
     assert capsys.readouterr().out.splitlines() == [
         "watching every 3600 s (Ctrl-C to stop)",
         "now tick (verifying stored rounds by content)",
+        "tick done; next in 3600 s",
         "now tick",
+        "tick done; next in 3600 s",
         "now tick (verifying stored rounds by content)",
+        "tick done; next in 3600 s",
     ]
 
 

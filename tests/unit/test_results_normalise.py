@@ -348,3 +348,23 @@ def test_a_count_the_accelerator_name_contradicts_is_noted_not_chosen() -> None:
         None,
         None,
     ]
+
+
+def test_names_are_nfc_at_the_boundary() -> None:
+    """Issue 56 B: a decomposed "Café" is the composed one in the canonical table."""
+    decomposed = "Cafe\u0301 Server"
+    record = CHECKER | {
+        "Organization": "Cafe\u0301 Labs",
+        "SystemName": decomposed,
+        "Platform": "cafe\u0301-1",
+    }
+    results, rejected, _ = tables({"0": record}, release="v6.1", file="summary.json")
+    assert rejected.is_empty()
+    row = results.row(0, named=True)
+    assert (row["system_name"], row["submitter"]) == (
+        "Caf\u00e9 Server",
+        "Caf\u00e9 Labs",
+    )
+    assert row["result_key"] == (
+        "v6.1:closed/Caf\u00e9 Labs/caf\u00e9-1/llama3.1-8b/SingleStream"
+    )

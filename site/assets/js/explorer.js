@@ -149,9 +149,8 @@
 
     /* ---- cells ----------------------------------------------------------------- */
 
-    function show(value) {
-      return value === null || value === undefined ? "" : String(value);
-    }
+    /* Every upstream string is shown through the site's one helper (text.js). */
+    var show = window.ledgerText.show;
 
     function number(value) {
       if (typeof value !== "number" || !isFinite(value)) return "";

@@ -21,9 +21,8 @@
   var ID = /^[a-z0-9-]+$/;
   var NUMBER = new Intl.NumberFormat("en-US", { maximumSignificantDigits: 6 });
 
-  function show(value) {
-    return value === null || value === undefined ? "" : String(value);
-  }
+  /* Every upstream string is shown through the site's one helper (text.js). */
+  var show = window.ledgerText.show;
 
   function number(value) {
     return typeof value === "number" && isFinite(value) ? NUMBER.format(value) : "";
