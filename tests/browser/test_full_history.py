@@ -348,21 +348,31 @@ def test_strict_by_default_on_the_full_history(full_site: BuiltSite) -> None:
 
 
 DESKTOP = {"width": 1440, "height": 900}
-#: The numeric cells and headers (right-aligned) whose text wraps inside one text
-#: node: a number or unit broken mid-value. A ``<br>`` between two lines is not one.
+#: The numeric cells and headers (right-aligned) with a line break inside a word: a
+#: number or unit broken mid-value ("2,901,⏎950", "Sampl⏎es/s"). A header or a note
+#: may wrap between words, and a ``<br>`` between two lines is not a break.
 WRAPPED_NUMBERS = """() => {
   const wrapped = [];
+  const top = (node, i) => {
+    const range = document.createRange();
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    const rects = [...range.getClientRects()].filter(r => r.width > 0);
+    return rects.length ? Math.round(rects[0].top) : null;
+  };
   const cells = document.querySelectorAll(
     'article :is(td, th)[style*="text-align: right"]');
   for (const cell of cells) {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!node.textContent.trim()) continue;
-      const range = document.createRange();
-      range.selectNodeContents(node);
-      const tops = new Set([...range.getClientRects()]
-        .filter(r => r.width > 0).map(r => Math.round(r.top)));
-      if (tops.size > 1) { wrapped.push(cell.innerText.slice(0, 60)); break; }
+      const text = node.textContent;
+      let broken = false;
+      for (let i = 1; i < text.length && !broken; i++) {
+        if (/\s/.test(text[i - 1]) || /\s/.test(text[i])) continue;
+        const before = top(node, i - 1), after = top(node, i);
+        broken = before !== null && after !== null && before !== after;
+      }
+      if (broken) { wrapped.push(cell.innerText.slice(0, 60)); break; }
     }
   }
   return wrapped;
