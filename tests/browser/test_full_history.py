@@ -351,7 +351,7 @@ DESKTOP = {"width": 1440, "height": 900}
 #: The numeric cells and headers (right-aligned) with a line break inside a word: a
 #: number or unit broken mid-value ("2,901,⏎950", "Sampl⏎es/s"). A header or a note
 #: may wrap between words, and a ``<br>`` between two lines is not a break.
-WRAPPED_NUMBERS = """() => {
+WRAPPED_NUMBERS = r"""() => {
   const wrapped = [];
   const top = (node, i) => {
     const range = document.createRange();
