@@ -241,15 +241,17 @@ def core_mlperf__tree_results(
     ins={
         "summary": dg.AssetIn(key="core_mlperf__all_results"),
         "tree": dg.AssetIn(key="core_mlperf__tree_results"),
+        "tree_rejected": dg.AssetIn(key="core_mlperf__tree_rejected"),
     },
     description=(
         "For rounds with both a summary and a raw tree: each published result "
         "matched to the value in its loadgen log (agree within 0.1%, disagree, or "
-        "one side only)."
+        "one side only, or no raw file in this source where the source holds only "
+        "part of the round's tree)."
     ),
 )
 def core_mlperf__crosscheck(
-    summary: pl.LazyFrame, tree: pl.LazyFrame
+    summary: pl.LazyFrame, tree: pl.LazyFrame, tree_rejected: pl.LazyFrame
 ) -> dg.Output[pl.DataFrame]:
     """Cross-check the published table against the raw tree, release by release."""
     scanned = tree.select("release").unique().collect()["release"].to_list()
@@ -262,5 +264,10 @@ def core_mlperf__crosscheck(
         .to_list()
     )
     both = sorted(set(scanned) & set(from_summary), key=version_key)
-    report = cross_check(summary.filter(pl.col("release").is_in(both)), tree)
+    # Every scenario folder the scan read, a result or not: a published result with
+    # none has no raw file in this source.
+    scanned = pl.concat([tree.select("result_key"), tree_rejected.select("result_key")])
+    report = cross_check(
+        summary.filter(pl.col("release").is_in(both)), tree, scanned=scanned
+    )
     return dg.Output(report, metadata=cross_check_summary(report) | {"releases": both})
