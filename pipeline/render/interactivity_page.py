@@ -19,6 +19,7 @@ import polars as pl
 from pipeline.analysis.interactivity import (
     INTERACTIVITY_SCHEMA,
     SYSTEM_KEYS,
+    UNIT,
     interactivity,
     interactivity_points,
 )
@@ -220,7 +221,14 @@ def benchmark_page(
                     Section(
                         Md("\n## {} {{ {} }}\n").format(
                             release, safe.path("#" + anchor)
-                        )
+                        ),
+                        before=(
+                            Md(
+                                "No Server or Interactive result of {} in {} this "
+                                "round (its results are in another unit): only the "
+                                "latency as measured is shown.\n"
+                            ).format(benchmark, UNIT),
+                        ),
                     )
                 )
             sections.append(Section(Md(""), table=measured_table(extra)))
@@ -296,6 +304,24 @@ def _draft(model: Model, draft: Draft) -> None:
             "exist in that round. Rounds with LLM results whose limits no reviewed "
             f'source gives say "{NOT_REGISTERED}".\n',
             limits_table(index, registry, table),
+            *(
+                [
+                    Md(
+                        "\nLatency as measured (TTFT and TPOT percentiles of the "
+                        "results whose files state them, beside the limits): {}.\n"
+                    ).format(
+                        md_join(
+                            ", ",
+                            [
+                                Md("[{}]({})").format(b, relative(index, pages[b]))
+                                for b in sorted({b for b, _ in measured})
+                            ],
+                        )
+                    )
+                ]
+                if measured
+                else []
+            ),
             "\n## Systems per benchmark\n",
             "Every system with a Server or Interactive result in Tokens/s, by "
             "benchmark; each page shows them round by round.\n",

@@ -170,6 +170,9 @@ def test_interactivity_pages_show_measured_latency_beside_the_limits(
         assert "limit ≤ 1,500" in text and "limit ≤ 15" in text  # Interactive
     else:
         assert "limit not in the registry" in text
+        assert "only the latency as measured is shown" in text
+    index = _text(built["site"] / "generated" / "interactivity" / "index.html")
+    assert "Latency as measured" in index and benchmark in index
 
 
 def test_the_vr_system_shows_its_memory_and_interconnect(built) -> None:
