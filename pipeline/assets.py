@@ -14,6 +14,7 @@ PER_RELEASE = [
     "raw_mlperf__tree",
     "core_mlperf__tree_results",
     "core_mlperf__tree_rejected",
+    "core_mlperf__tree_measured",
     "core_mlperf__submitter_check",
     "core_mlperf__results",
     "core_mlperf__rejected",

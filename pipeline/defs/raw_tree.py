@@ -14,12 +14,13 @@ import pipeline.extract.raw_tree as raw_tree_module
 import pipeline.extract.submitter_csv as submitter_csv_module
 import pipeline.registry.rounds as rounds_module
 import pipeline.transform.crosscheck as crosscheck_module
+import pipeline.transform.measured as measured_module
 import pipeline.transform.results as results_module
 import pipeline.transform.submitter_check as submitter_check_module
 from pipeline.defs.partitions import FOLLOW_UPSTREAM, release_partitions
 from pipeline.defs.ranges import Part, PerPartition, each_partition, outputs
 from pipeline.defs.resources import DataDirResource, SourceResource
-from pipeline.extract.raw_tree import scan_raw_tree
+from pipeline.extract.raw_tree import scan_raw_tree_measured
 from pipeline.extract.submitter_csv import submitter_rows
 from pipeline.fetch import SOURCE_ERROR, RawOutcome, fetch_raw_tree, stored_tree
 from pipeline.lineage import code_version
@@ -30,6 +31,7 @@ from pipeline.served import TREE_FILE
 from pipeline.snapshots import Snapshot, StoreError
 from pipeline.source import SourceError
 from pipeline.transform.crosscheck import cross_check, cross_check_summary
+from pipeline.transform.measured import empty_measured
 from pipeline.transform.provenance import snapshot_commit
 from pipeline.transform.results import empty_rejected, empty_results
 from pipeline.transform.submitter_check import (
@@ -42,6 +44,7 @@ from pipeline.transform.submitter_check import (
 TREE_READER_VERSION = code_version(
     raw_tree_module,
     results_module,
+    measured_module,
     rounds_module,
     submitter_csv_module,
     submitter_check_module,
@@ -52,6 +55,7 @@ TREE_READER_VERSION = code_version(
             "benchmarks.toml",
             "vocabulary.toml",
             "submitter_summaries.toml",
+            "endpoints.toml",
         )
     ),
 )
@@ -143,7 +147,18 @@ def raw_mlperf__tree(
             kinds={"polars", "parquet"},
             description=(
                 "Raw-tree result folders that could not become results (INVALID run, "
-                "missing metric line, unreadable system JSON, endpoints harness ...)."
+                "missing metric line, unreadable system JSON, an endpoints-harness "
+                "run that is not complete or valid ...)."
+            ),
+        ),
+        "core_mlperf__tree_measured": dg.AssetOut(
+            group_name="core",
+            kinds={"polars", "parquet"},
+            description=(
+                "Latency as measured (TTFT and TPOT p50, p90, p99 and the "
+                "early-stopping estimate, ms; tokens/s per user) and accuracy of the "
+                "tree results whose files state them (endpoints-harness "
+                "result_summary.json and accuracy_results.json)."
             ),
         ),
         "core_mlperf__submitter_check": dg.AssetOut(
@@ -170,10 +185,11 @@ def core_mlperf__tree_results(
         check = pl.DataFrame(schema=CHECK_SCHEMA)
         if not tree[version].get("snapshot"):
             results, rejected = empty_results(), empty_rejected()
+            measured = empty_measured()
         else:
             snapshot = Snapshot(**tree[version]["snapshot"])
             paths, read = stored_tree(store, snapshot)
-            results, rejected = scan_raw_tree(
+            results, rejected, measured = scan_raw_tree_measured(
                 paths,
                 read,
                 release=release.version,
@@ -192,11 +208,13 @@ def core_mlperf__tree_results(
             {
                 "core_mlperf__tree_results": results,
                 "core_mlperf__tree_rejected": rejected,
+                "core_mlperf__tree_measured": measured,
                 "core_mlperf__submitter_check": check,
             },
             {
                 "core_mlperf__tree_results": {"rows": results.height},
                 "core_mlperf__tree_rejected": {"rows": rejected.height},
+                "core_mlperf__tree_measured": {"rows": measured.height},
                 "core_mlperf__submitter_check": {"rows": check.height}
                 | (counts[0] if counts else {}),
             },
@@ -209,6 +227,7 @@ def core_mlperf__tree_results(
         [
             "core_mlperf__tree_results",
             "core_mlperf__tree_rejected",
+            "core_mlperf__tree_measured",
             "core_mlperf__submitter_check",
         ],
     )
@@ -222,15 +241,17 @@ def core_mlperf__tree_results(
     ins={
         "summary": dg.AssetIn(key="core_mlperf__all_results"),
         "tree": dg.AssetIn(key="core_mlperf__tree_results"),
+        "tree_rejected": dg.AssetIn(key="core_mlperf__tree_rejected"),
     },
     description=(
         "For rounds with both a summary and a raw tree: each published result "
         "matched to the value in its loadgen log (agree within 0.1%, disagree, or "
-        "one side only)."
+        "one side only, or no raw file in this source where the source holds only "
+        "part of the round's tree)."
     ),
 )
 def core_mlperf__crosscheck(
-    summary: pl.LazyFrame, tree: pl.LazyFrame
+    summary: pl.LazyFrame, tree: pl.LazyFrame, tree_rejected: pl.LazyFrame
 ) -> dg.Output[pl.DataFrame]:
     """Cross-check the published table against the raw tree, release by release."""
     scanned = tree.select("release").unique().collect()["release"].to_list()
@@ -243,5 +264,10 @@ def core_mlperf__crosscheck(
         .to_list()
     )
     both = sorted(set(scanned) & set(from_summary), key=version_key)
-    report = cross_check(summary.filter(pl.col("release").is_in(both)), tree)
+    # Every scenario folder the scan read, a result or not: a published result with
+    # none has no raw file in this source.
+    scanned = pl.concat([tree.select("result_key"), tree_rejected.select("result_key")])
+    report = cross_check(
+        summary.filter(pl.col("release").is_in(both)), tree, scanned=scanned
+    )
     return dg.Output(report, metadata=cross_check_summary(report) | {"releases": both})

@@ -40,6 +40,7 @@ from pipeline.render.site_data import ROUNDS_SCHEMA, SNAPSHOT_SCHEMA, SiteData
 from pipeline.render.slugs import page_problems
 from pipeline.served import not_in_source
 from pipeline.snapshots import Snapshot, SnapshotStore
+from pipeline.transform.measured import with_summary_keys
 from pipeline.transform.provenance import snapshot_commit
 
 #: The MkDocs glue package (``pipeline/render/mkdocs/``): the hooks ``mkdocs.yml``
@@ -223,6 +224,7 @@ def bench_results() -> tuple[dict | None, str | None]:
         "generations": dg.AssetIn("out_mlperf__generation_ratios"),
         "steps": dg.AssetIn("out_mlperf__scaling"),
         "crosscheck": dg.AssetIn("core_mlperf__crosscheck"),
+        "measured": dg.AssetIn("core_mlperf__tree_measured"),
         "corrections": dg.AssetIn("out_mlperf__corrections"),
         "claims": dg.AssetIn("out_mlperf__claims"),
         "exclusions": dg.AssetIn("out_mlperf__exclusions"),
@@ -256,6 +258,7 @@ def out_site__pages(
     generations: pl.LazyFrame,
     steps: pl.LazyFrame,
     crosscheck: pl.LazyFrame,
+    measured: pl.LazyFrame,
     corrections: pl.LazyFrame,
     claims: pl.LazyFrame,
     exclusions: pl.LazyFrame,
@@ -282,6 +285,9 @@ def out_site__pages(
              systems_quarantined]
         )
     )  # fmt: skip
+    # Measured latency and accuracy of the published results (endpoints-harness
+    # results only); no table at all where no result states them.
+    measured_df = with_summary_keys(measured, crosscheck, results).collect()
     bench, bench_problem = bench_results()
     data = SiteData(
         **frames,
@@ -300,6 +306,7 @@ def out_site__pages(
         systems=systems_df,
         system_fields=fields_df,
         systems_quarantined=quarantined_df,
+        measured=measured_df if measured_df.height else None,
     )
     memo = RenderMemo(build / "cache" / "render", verify=settings.render_cache_verify())
     written = render_site(data, project / "site" / "generated", memo=memo)

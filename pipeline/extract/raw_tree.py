@@ -58,6 +58,7 @@ from pipeline.extract.submitter_csv import is_submitter_csv
 from pipeline.registry.endpoints import EndpointRules, endpoint_rules_for
 from pipeline.registry.rounds import Inference, RoundRules, rules_for
 from pipeline.source import SourceError
+from pipeline.transform.measured import measured_latency
 from pipeline.transform.results import (
     SCENARIO_SPELLINGS,
     STAGED_SCHEMA,
@@ -780,11 +781,31 @@ def scan_raw_tree(
         rules: The round's rules; ``rounds.toml``'s for ``release`` by default.
         commit: The upstream commit the tree was read at, named in result links.
     """
-    rules = rules or rules_for(release)
-    folders = stage_raw_tree(paths, read, release=release, rules=rules)
-    staged = folders_to_staged(
-        folders.lazy(), rules=rules, endpoints=endpoint_rules_for(release)
+    results, rejected, _ = scan_raw_tree_measured(
+        paths, read, release=release, repository=repository, rules=rules, commit=commit
     )
+    return results, rejected
+
+
+def scan_raw_tree_measured(
+    paths: list[str],
+    read: Callable[[str], bytes],
+    *,
+    release: str,
+    repository: str,
+    rules: RoundRules | None = None,
+    commit: str | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """``scan_raw_tree``'s two tables and the results' measured latency and accuracy.
+
+    The third table is ``pipeline.transform.measured.MEASURED_SCHEMA``: one row per
+    tree result whose files state its latency distributions or accuracy (results of
+    the endpoints harness), times in milliseconds.
+    """
+    rules = rules or rules_for(release)
+    endpoints = endpoint_rules_for(release)
+    folders = stage_raw_tree(paths, read, release=release, rules=rules).lazy()
+    staged = folders_to_staged(folders, rules=rules, endpoints=endpoints)
     results, rejected = canonicalise(
         staged,
         rules=rules,
@@ -794,8 +815,12 @@ def scan_raw_tree(
         commit=commit,
         division_is_folder=True,
     )
-    results_df, rejected_df = pl.collect_all([results, rejected])
-    return results_df, rejected_df
+    validity = endpoints.validity
+    measured = measured_latency(
+        folders, results, percentile=validity.percentile if validity else None
+    )
+    results_df, rejected_df, measured_df = pl.collect_all([results, rejected, measured])
+    return results_df, rejected_df, measured_df
 
 
 def system_files(

@@ -57,6 +57,13 @@ TABLE_DESCRIPTIONS = {
     "system_fields": "Every declared field of every system as written, with its "
     "canonical name, source file and sha256 (unknown fields kept).",
     "systems_quarantined": "System files that could not be read, with the reason.",
+    "measured_latency": "Latency as measured, per result whose files state it "
+    "(results written by the MLPerf endpoints harness, from performance/"
+    "result_summary.json): TTFT and TPOT 50th, 90th and 99th percentiles and the "
+    "early-stopping estimate at early_stopping_percentile (the value the round's "
+    "latency limits bound), in ms; tokens_per_second_per_user = 1000 / tpot_p50_ms; "
+    "accuracy: average_accuracy of accuracy/accuracy_results.json. result_key is the "
+    "raw-tree result, summary_result_key the published result it measures.",
 }
 
 
@@ -283,6 +290,8 @@ def render(model: Model) -> Rendered:
     ):  # fmt: skip
         if getattr(data, name) is not None:
             tables[name] = getattr(data, name)
+    if data.measured is not None:
+        tables["measured_latency"] = data.measured
     if data.claim_evaluations is not None:
         tables["claims"] = data.claim_evaluations
     downloads = make_downloads(

@@ -19,6 +19,7 @@ import polars as pl
 from pipeline.analysis.interactivity import (
     INTERACTIVITY_SCHEMA,
     SYSTEM_KEYS,
+    UNIT,
     interactivity,
     interactivity_points,
 )
@@ -39,6 +40,7 @@ from pipeline.render.interactivity_views import (
     system_cells,
     with_limit_texts,
 )
+from pipeline.render.measured_views import measured_cells, measured_rows, measured_table
 from pipeline.render.model import Model
 from pipeline.render.safe import Md, md_join
 from pipeline.render.slugs import anchor_text, slug, unique_slugs
@@ -178,11 +180,14 @@ def benchmark_page(
     name: str,
     table: pl.DataFrame,
     cells: Mapping[tuple[object, ...], pl.DataFrame],
+    measured: Mapping[tuple[object, ...], pl.DataFrame],
 ) -> str:
     """One LLM benchmark: per round (newest first) its limits, chart and systems.
 
     ``cells``: ``system_cells`` by (benchmark, release), formatted once for every
-    page (building the cell expressions per round cost more than the tables).
+    page (building the cell expressions per round cost more than the tables);
+    ``measured``: ``measured_cells`` by (benchmark, release), the latency as
+    measured of the results whose files state it, after the round's systems.
     """
     rel = f"{FOLDER}/{name}.md"
     page = f"{GENERATED}/{rel}"
@@ -197,17 +202,37 @@ def benchmark_page(
         ).format(benchmark, index),
     ]
     order = {r: i for i, r in enumerate(model.releases)}
-    rounds = sorted(
-        table.partition_by("release", as_dict=True, maintain_order=True).items(),
-        key=lambda kv: -order.get(kv[0][0], -1),
-    )
-    parts += draft.sections(
-        page,
-        [
-            _round_section(name, benchmark, release, group, cells[(benchmark, release)])
-            for (release,), group in rounds
-        ],
-    )
+    groups = table.partition_by("release", as_dict=True, maintain_order=True)
+    releases = {r for (b, r) in measured if b == benchmark} | {r for (r,) in groups}
+    sections = []
+    for release in sorted(releases, key=lambda r: -order.get(r, -1)):
+        group = groups.get((release,))
+        if group is not None:
+            sections.append(
+                _round_section(
+                    name, benchmark, release, group, cells[(benchmark, release)]
+                )
+            )
+        extra = measured.get((benchmark, release))
+        if extra is not None:
+            if group is None:
+                anchor = "round-" + anchor_text(slug(release))
+                sections.append(
+                    Section(
+                        Md("\n## {} {{ {} }}\n").format(
+                            release, safe.path("#" + anchor)
+                        ),
+                        before=(
+                            Md(
+                                "No Server or Interactive result of {} in {} this "
+                                "round (its results are in another unit): only the "
+                                "latency as measured is shown.\n"
+                            ).format(benchmark, UNIT),
+                        ),
+                    )
+                )
+            sections.append(Section(Md(""), table=measured_table(extra)))
+    parts += draft.sections(page, sections)
     return draft.page(rel, "\n".join(parts))
 
 
@@ -220,15 +245,32 @@ def _draft(model: Model, draft: Draft) -> None:
         .select(list(INTERACTIVITY_SCHEMA))
         .with_columns(display_name(pl.col(c)).alias(c) for c in NAMED)
     )
-    benchmarks = sorted(table["benchmark"].unique().to_list())
-    slugs = unique_slugs(benchmarks)
+    benchmarks = table["benchmark"].unique().to_list()
     # Row-wise cells, formatted once; each round's table takes its rows in order.
     cells = with_limit_texts(system_cells(table)).partition_by(
         "benchmark", "release", as_dict=True, maintain_order=True
     )
+    rows = measured_rows(model.data.measured, model.data.results, registry)
+    measured = (
+        measured_cells(rows).partition_by(
+            "benchmark", "release", as_dict=True, maintain_order=True
+        )
+        if rows.height
+        else {}
+    )
+    # A benchmark whose results are not in Tokens/s (qwen3-vl-235b-a22b: Queries/s)
+    # has a page where a result states its latency as measured.
+    benchmarks = sorted({*benchmarks, *(b for b, _ in measured)})
+    slugs = unique_slugs(benchmarks)
     pages = {
         b: benchmark_page(
-            model, draft, b, slugs[b], table.filter(pl.col("benchmark") == b), cells
+            model,
+            draft,
+            b,
+            slugs[b],
+            table.filter(pl.col("benchmark") == b),
+            cells,
+            measured,
         )
         for b in benchmarks
     }
@@ -262,6 +304,24 @@ def _draft(model: Model, draft: Draft) -> None:
             "exist in that round. Rounds with LLM results whose limits no reviewed "
             f'source gives say "{NOT_REGISTERED}".\n',
             limits_table(index, registry, table),
+            *(
+                [
+                    Md(
+                        "\nLatency as measured (TTFT and TPOT percentiles of the "
+                        "results whose files state them, beside the limits): {}.\n"
+                    ).format(
+                        md_join(
+                            ", ",
+                            [
+                                Md("[{}]({})").format(b, relative(index, pages[b]))
+                                for b in sorted({b for b, _ in measured})
+                            ],
+                        )
+                    )
+                ]
+                if measured
+                else []
+            ),
             "\n## Systems per benchmark\n",
             "Every system with a Server or Interactive result in Tokens/s, by "
             "benchmark; each page shows them round by round.\n",

@@ -285,6 +285,9 @@ class SiteData:
     system_fields: pl.DataFrame | None = None
     #: System files that could not be read (``QUARANTINE_SCHEMA``), or None.
     systems_quarantined: pl.DataFrame | None = None
+    #: Latency as measured and accuracy of the results whose files state them
+    #: (``transform.measured.MEASURED_SCHEMA``); None: no result states them.
+    measured: pl.DataFrame | None = None
 
     def __post_init__(self) -> None:
         _require(self.results, RESULTS_COLUMNS, "results")

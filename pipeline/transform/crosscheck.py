@@ -28,7 +28,9 @@ MATCH_KEYS = (
     "model_upstream",
     "scenario",
 )
-STATUSES = ("agree", "disagree", "summary_only", "raw_only")
+#: ``not_in_source``: a published result the raw tree read has no folder for (the
+#: source holds only part of the round's tree); not an error, counted apart.
+STATUSES = ("agree", "disagree", "summary_only", "raw_only", "not_in_source")
 #: A result's location ``{division}/{submitter}/results/{system}/{model}/{scenario}``.
 _MODEL_FOLDER = r"^[^/]+/[^/]+/results/[^/]+/([^/]+)/[^/]+$"
 
@@ -93,7 +95,10 @@ def _side(
 
 
 def cross_check(
-    summary: pl.LazyFrame, raw: pl.LazyFrame, tolerance: float = TOLERANCE
+    summary: pl.LazyFrame,
+    raw: pl.LazyFrame,
+    tolerance: float = TOLERANCE,
+    scanned: pl.LazyFrame | None = None,
 ) -> pl.DataFrame:
     """Pair summary and raw-tree rows of the same result and judge each pair.
 
@@ -108,10 +113,15 @@ def cross_check(
         summary: Canonical rows from the round's summary file.
         raw: Canonical rows from ``scan_raw_tree`` for the same round(s).
         tolerance: Largest relative difference still counted as agreement.
+        scanned: ``result_key`` of every scenario folder the tree scan read, results
+            and rejected ones (``release:division/submitter/system/model/scenario``).
+            A published result of a scanned round with no such folder is
+            ``not_in_source`` rather than ``summary_only``: the source has no raw
+            file for it. None: every one-sided published result is ``summary_only``.
 
     Returns:
         One row per result in either source (``REPORT_SCHEMA``), with ``status`` one
-        of ``agree``, ``disagree``, ``summary_only``, ``raw_only``.
+        of ``STATUSES``.
     """
     left = _side(summary, "summary")
     right = _side(raw, "raw", extra=("source_file",))
@@ -120,6 +130,14 @@ def cross_check(
     difference = (pl.col("raw_value") - pl.col("summary_value")).abs() / pl.col(
         "summary_value"
     ).abs()
+    if scanned is None:
+        folder = pl.lit(True)
+    else:
+        keys = scanned.select("result_key").unique().collect()["result_key"]
+        rounds = keys.str.extract(r"^([^:]+):", 1).unique()
+        folder = pl.format("{}:{}/{}/{}/{}/{}", *MATCH_KEYS).is_in(
+            keys.implode()
+        ) | ~pl.col("release").is_in(rounds.implode())
     return (
         joined.with_columns(
             pl.col("summary_present", "raw_present").fill_null(False),
@@ -130,8 +148,10 @@ def cross_check(
             .then(pl.lit("agree"))
             .when(both)
             .then(pl.lit("disagree"))
-            .when(pl.col("summary_present"))
+            .when(pl.col("summary_present") & folder)
             .then(pl.lit("summary_only"))
+            .when(pl.col("summary_present"))
+            .then(pl.lit("not_in_source"))
             .otherwise(pl.lit("raw_only")),
             has_unit_mismatch=pl.when(both).then(
                 pl.col("summary_unit") != pl.col("raw_unit")
@@ -161,6 +181,7 @@ def cross_check_summary(report: pl.DataFrame) -> dict[str, int | float | None]:
         "disagree": counts.get("disagree", 0),
         "summary_only": counts.get("summary_only", 0),
         "raw_only": counts.get("raw_only", 0),
+        "not_in_source": counts.get("not_in_source", 0),
         "unit_mismatch": int(report["has_unit_mismatch"].fill_null(False).sum()),
         "agreement_rate": counts.get("agree", 0) / matched if matched else None,
     }

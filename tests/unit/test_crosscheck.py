@@ -110,8 +110,40 @@ def test_summary_counts(report: pl.DataFrame) -> None:
         "disagree": 1,
         "summary_only": 1,
         "raw_only": 1,
+        "not_in_source": 0,
         "unit_mismatch": 1,
         "agreement_rate": 2 / 3,
+    }
+
+
+def test_a_result_with_no_folder_in_a_scanned_round_is_not_in_source() -> None:
+    summary = rows(
+        {"model_upstream": "resnet50", "result_value": 1000.0},
+        {"model_upstream": "bert-99", "result_value": 50.0},
+        {"model_upstream": "gptj", "result_value": 5.0},
+    )
+    raw = rows({"model_upstream": "resnet50", "result_value": 1000.0})
+    # The scan read resnet50's folder (a result) and gptj's (rejected), not bert-99's.
+    scanned = pl.LazyFrame(
+        {
+            "result_key": [
+                "v9.9:closed/Acme/box/resnet50/Offline",
+                "v9.9:closed/Acme/box/gptj/Offline",
+            ]
+        }
+    )
+    report = cross_check(summary, raw, scanned=scanned)
+    assert dict(report.select("model_upstream", "status").iter_rows()) == {
+        "bert-99": "not_in_source",
+        "gptj": "summary_only",
+        "resnet50": "agree",
+    }
+    assert cross_check_summary(report)["not_in_source"] == 1
+    # A round the scan did not read keeps its one-sided results as summary_only.
+    other = pl.LazyFrame({"result_key": ["v1.0:closed/Acme/box/resnet50/Offline"]})
+    assert set(cross_check(summary, raw, scanned=other)["status"]) == {
+        "agree",
+        "summary_only",
     }
 
 

@@ -16,6 +16,7 @@ def test_asset_graph_snapshot() -> None:
         "core_mlperf__results",
         "core_mlperf__submitter_check",
         "core_mlperf__systems_quarantined",
+        "core_mlperf__tree_measured",
         "core_mlperf__tree_rejected",
         "core_mlperf__tree_results",
         "out_mlperf__claims",

@@ -253,3 +253,61 @@ def test_identical_inputs_give_identical_rows() -> None:
     tree = folder("deepseek-r1", "Server", summary())
     first, second = scan(tree), scan(dict(reversed(list(tree.items()))))
     assert first[0].equals(second[0])
+
+
+def test_measured_latency_in_ms_per_result_and_its_published_key() -> None:
+    from pipeline.extract.raw_tree import scan_raw_tree_measured
+    from pipeline.transform.measured import MEASURED_SCHEMA, with_summary_keys
+
+    tree = {
+        SYSTEM: system(),
+        **folder("deepseek-r1", "Server", summary()),
+        **folder("deepseek-r1", "Offline", summary("Offline"), accuracy(80.5)),
+        # Rejected (a failed sample): no result, so no measured row either.
+        **folder("qwen3-vl-235b-a22b", "Server", summary(n_samples_failed=1)),
+    }
+    results, rejected, measured = scan_raw_tree_measured(
+        list(tree),
+        tree.__getitem__,
+        release="v6.1",
+        repository="mlcommons/inference_results_v6.1",
+    )
+    assert (results.height, rejected.height) == (2, 1)
+    assert measured.schema == pl.Schema(MEASURED_SCHEMA)
+    rows = {r["scenario"]: r for r in measured.iter_rows(named=True)}
+    assert set(rows) == {"Offline", "Server"}
+    server, offline = rows["Server"], rows["Offline"]
+    # 200e6 ns = 200 ms; percentiles 50/90/99 = base x 1/2/3; early stopping 99 + 1 ns.
+    assert (server["ttft_p50_ms"], server["ttft_p90_ms"], server["ttft_p99_ms"]) == (
+        200.0,
+        400.0,
+        600.0,
+    )
+    assert server["ttft_es_ms"] == pytest.approx(600.000001)
+    assert (server["tpot_p50_ms"], server["tpot_es_ms"]) == (
+        20.0,
+        pytest.approx(60.000001),
+    )
+    assert server["early_stopping_percentile"] == 99.0
+    assert server["tokens_per_second_per_user"] == 50.0
+    assert (server["accuracy"], offline["accuracy"]) == (81.25, 80.5)
+    assert server["accuracy_file"] == f"{DIR}/deepseek-r1/Server/{ACC}"
+    # Offline: empty distributions, accuracy only.
+    assert (
+        offline["ttft_p50_ms"] is None and offline["tokens_per_second_per_user"] is None
+    )
+    assert offline["early_stopping_percentile"] is None
+    # The published key: the crosscheck's pair, else the tree's own where published.
+    pairs = pl.LazyFrame(
+        {
+            "raw_result_key": [server["result_key"]],
+            "summary_result_key": ["6.1-0001:deepseek-r1:Server"],
+        }
+    )
+    keyed = with_summary_keys(
+        measured.lazy(), pairs, results.lazy().filter(pl.col("scenario") == "Offline")
+    ).collect()
+    assert dict(keyed.select("scenario", "summary_result_key").iter_rows()) == {
+        "Server": "6.1-0001:deepseek-r1:Server",
+        "Offline": offline["result_key"],
+    }

@@ -35,6 +35,7 @@ from pipeline.render.safe import Md
 from pipeline.render.site_data import SiteData
 from pipeline.transform.corrections import CORRECTIONS_SCHEMA
 from pipeline.transform.crosscheck import REPORT_SCHEMA
+from pipeline.transform.measured import MEASURED_SCHEMA
 from pipeline.transform.results import REJECTED_SCHEMA
 from pipeline.transform.submitter_check import CHECK_SCHEMA
 
@@ -216,6 +217,16 @@ def hostile_data(site_data: SiteData) -> SiteData:
             REJECTED_SCHEMA, release="v5.1", source_file="summary_results.json",
             source_record="record 7", result_key=key, reason="bad value",
             record_json='{"System": "x"}', snapshot_sha256="ab" * 32,
+        ),
+        # Matches the first hostile copy of the result (the same key made hostile).
+        "measured": _one_row(
+            MEASURED_SCHEMA, release="v5.1", result_key=key, summary_result_key=key,
+            location="a/b", scenario="Server", ttft_p50_ms=1.0, ttft_p90_ms=2.0,
+            ttft_p99_ms=3.0, ttft_es_ms=3.5, tpot_p50_ms=10.0, tpot_p90_ms=11.0,
+            tpot_p99_ms=12.0, tpot_es_ms=12.5, early_stopping_percentile=99.0,
+            tokens_per_second_per_user=100.0, accuracy=80.0,
+            accuracy_file="accuracy/accuracy_results.json",
+            source_file="performance/result_summary.json",
         ),
         "rounds": _one_row(
             ROUNDS_SCHEMA, release="v5.1", repository="mlcommons/x", commit="c" * 40,
@@ -423,6 +434,7 @@ PAGE_MODULES = (
     "pipeline.render.home",
     "pipeline.render.interactivity_page",
     "pipeline.render.interactivity_views",
+    "pipeline.render.measured_views",
     "pipeline.render.pair_views",
     "pipeline.render.pairs_pages",
     "pipeline.render.performance_sections",
