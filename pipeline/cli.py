@@ -163,9 +163,12 @@ def cmd_update(args: argparse.Namespace) -> int:
 def _quiet(args: argparse.Namespace) -> bool:
     """A tick with nothing to do, checked without Dagster (see ``quiet_tick``)."""
     from pipeline.discovery import quiet_tick
+    from pipeline.pending import pending
     from pipeline.runlock import hold
 
     data = settings.data_dir()
+    if pending(data):
+        return False  # an unpublished change from an earlier tick is retried
     source = settings.open_source()
     try:
         with hold(data, args.data_shown):
@@ -240,6 +243,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     """Print what is stored for each release."""
     from pipeline import runner, status
+    from pipeline.pending import status_lines
 
     try:  # when no run is going on, settle what a killed run left unfinished
         with runner.exclusive(data_shown=args.data_shown) as instance:
@@ -247,6 +251,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     except FolderError:  # a run is going on, or the folder is read-only: just read
         rows = status.release_status(runner.get_instance())
     print(_table(rows))
+    for line in status_lines(settings.data_dir()):
+        say(line)
     return 0
 
 

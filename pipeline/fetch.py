@@ -255,14 +255,14 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
             "downloaded)",
             disagreement=disagreement,
         )
-    if not commit:
-        # Before validation: a refused file is what the source serves too, so
-        # discovery does not ask for it again until it changes.
-        record_served(store, version, path, fetched)
     try:
         parse_summary(fetched.content, release=version, file=path)
     except SummaryFormatError as exc:
         kept_at = store.quarantine(version, path, fetched, str(exc))
+        if not commit:
+            # Once quarantined: a refused file is what the source serves too, so
+            # discovery does not ask for it again until it changes.
+            record_served(store, version, path, fetched)
         stays = (
             f"snapshot {previous.sha256[:12]} of {previous.fetched_at} stays in use"
             if previous
@@ -276,6 +276,10 @@ def fetch_release(release: Release, source: Source, store: SnapshotStore) -> Raw
         commit=commit,
         commit_date=listing.commit_date if listing else None,
     )
+    if not commit:
+        # Only once the snapshot is stored: a failure before leaves the note as it
+        # was, so the next tick still sees the change (at least once).
+        record_served(store, version, path, fetched)
     if commit:
         store.mark_checked(
             version,

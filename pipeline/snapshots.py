@@ -14,6 +14,7 @@ never a temporary file's name.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -68,12 +69,16 @@ class SnapshotStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_whole(str(path), content)
         except OSError as exc:
-            raise self._cannot_write(exc) from None
+            raise self._cannot_write(exc, len(content)) from None
 
-    def _cannot_write(self, exc: OSError) -> StoreError:
+    def _cannot_write(self, exc: OSError, needed: int | None = None) -> StoreError:
         # The OSError's own file name is a temporary or deep internal path; the
         # user set the data directory, so that is what the message names.
         cause = exc.strerror or exc.__class__.__name__
+        if exc.errno == errno.ENOSPC:
+            cause = "the disk is full (No space left on device)" + (
+                f"; {needed} bytes needed" if needed is not None else ""
+            )
         return StoreError(f"cannot write snapshot under {self.root}: {cause}")
 
     def _folder(self, release: str, path: str) -> Path:

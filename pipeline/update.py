@@ -12,10 +12,10 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipeline import settings
+from pipeline import pending, settings
 from pipeline.discovery import CURSOR_FILE
 from pipeline.discovery_tick import discovery_tick
-from pipeline.manifest import unreviewed_note
+from pipeline.manifest import release_for, unreviewed_note
 from pipeline.runner import (
     RunOutcome,
     downstream_keys,
@@ -28,6 +28,9 @@ from pipeline.runner import (
     unreviewed,
 )
 from pipeline.snapshots import SnapshotStore
+
+#: The label of the cross-release run (tables and site) among a tick's outcomes.
+DOWNSTREAM = "downstream"
 
 
 def cursor_path() -> Path:
@@ -54,25 +57,27 @@ def apply_tick(
     instance: dg.DagsterInstance,
     tick: dg.SensorResult,
     progress: Callable[[str], None] = print,
+    retry: dict[str, str] | None = None,
 ) -> list[RunOutcome]:
     """Do what a sensor tick asked: add partitions, run each request, then downstream.
 
     The daemon does the same through the sensor and the eager automation conditions;
-    this is the one-shot path for the CLI and tests.
+    this is the one-shot path for the CLI and tests. ``retry``: pending rounds
+    (``pipeline.pending``) run again whatever the tick found, with why.
     """
     for request in tick.dynamic_partitions_requests or []:
         register_releases(instance, list(request.partition_keys))
         progress(f"new release partition(s): {', '.join(request.partition_keys)}")
         for version in unreviewed(list(request.partition_keys)):
             progress(unreviewed_note(version))
-    requests = tick.run_requests or []
-    if not requests:
+    reasons = requested(tick)
+    if retry:
+        # A pending new round whose partition a failed run dropped comes back.
+        register_releases(instance, [v for v in retry if v not in reasons])
+        reasons |= {v: why for v, why in retry.items() if v not in reasons}
+    if not reasons:
         progress("nothing new or changed upstream: no run requested")
         return []
-    reasons = {
-        r.partition_key: r.tags.get("mlperf-ledger/reason", "requested")
-        for r in requests
-    }
     outcomes = run_releases(instance, list(reasons), progress, reasons)
     drop_unconfirmed(instance, list(reasons), progress)
     skip = nothing_downstream(outcomes)
@@ -81,7 +86,7 @@ def apply_tick(
         # they are (as with the daemon's eager rule).
         progress(skip)
         return outcomes
-    downstream = run_assets(instance, downstream_keys(), label="downstream")
+    downstream = run_assets(instance, downstream_keys(), label=DOWNSTREAM)
     progress(
         "cross-release tables and site: "
         + ("rebuilt" if downstream.success else f"FAILED: {downstream.message}")
@@ -89,16 +94,60 @@ def apply_tick(
     return [*outcomes, downstream]
 
 
+def requested(tick: dg.SensorResult) -> dict[str, str]:
+    """The rounds a tick asks runs for, with why."""
+    return {
+        r.partition_key: r.tags.get("mlperf-ledger/reason", "requested")
+        for r in tick.run_requests or []
+    }
+
+
 def update(
     instance: dg.DagsterInstance,
     progress: Callable[[str], None] = print,
     thorough: bool = False,
 ) -> list[RunOutcome]:
-    """One discovery tick and whatever it requests; the cursor is saved afterwards."""
+    """One discovery tick and whatever it requests; the cursor is saved afterwards.
+
+    At least once: every round the tick asks for is recorded as pending before any
+    run starts and stays so until the site that reads it is published; a pending
+    round from an earlier tick (a failed or killed one) is run again here.
+    """
+    data = settings.data_dir()
     tick = evaluate_discovery(instance, thorough=thorough)
-    outcomes = apply_tick(instance, tick, progress)
+    seen = requested(tick)
+    waiting = pending.record_seen(data, seen)
+    outcomes = apply_tick(
+        instance, tick, progress, retry=pending.retries(waiting, list(seen))
+    )
+    settle(data, outcomes)
     if tick.cursor is not None:
         cursor_path().parent.mkdir(parents=True, exist_ok=True)
         cursor_path().write_text(tick.cursor)
     remember_partitions(instance)
     return outcomes
+
+
+def settle(data: Path, outcomes: list[RunOutcome]) -> None:
+    """Pending rounds whose site is published leave; the others keep the failure.
+
+    A round is published once its run succeeded and the site was rebuilt and
+    swapped in; an unreviewed round never reaches the site, so its run is enough.
+    """
+    downstream = next((o for o in outcomes if o.label == DOWNSTREAM), None)
+    runs = [o for o in outcomes if o.label != DOWNSTREAM]
+    failed = {o.label: o.message or "the run failed" for o in runs if not o.success}
+    published = []
+    for outcome in (o for o in runs if o.success):
+        if downstream is not None and downstream.success:
+            published.append(outcome.label)
+        elif downstream is not None:
+            why = downstream.message or "the run failed"
+            failed[outcome.label] = (
+                why
+                if why.startswith("site not published")
+                else f"site not published: {why}"
+            )
+        elif not release_for(outcome.label).reviewed:
+            published.append(outcome.label)
+    pending.settle(data, failed, published)

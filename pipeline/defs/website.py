@@ -28,6 +28,7 @@ from pipeline.fetch import NOT_IN_SOURCE, NOT_REQUESTED, RAW_TREE_ONLY, SOURCE_E
 from pipeline.instance import latest_metadata
 from pipeline.lineage import code_version, git_commit, mermaid
 from pipeline.manifest import release_for
+from pipeline.pending import disk_cause
 from pipeline.publish import STAGED_PROJECT, mkdocs_build, publish, stage_project
 from pipeline.registry.claims import load_claims
 from pipeline.registry.releases import version_key
@@ -434,9 +435,19 @@ def out_site__published(out_site__pages: dict):
             description="site not published, the last good site stays: "
             + (problems[:500] if not ok else f"missing pages {missing[:5]}")
         )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staged.rename(target)
-    link = publish(target, build)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staged.rename(target)
+        link = publish(target, build)
+    except OSError as exc:
+        # Nothing half-done stays: the build that could not be swapped in goes.
+        shutil.rmtree(staged, ignore_errors=True)
+        if (build / "site").resolve() != target:
+            shutil.rmtree(target, ignore_errors=True)
+        raise dg.Failure(
+            description="site not published, the last good site stays: cannot "
+            f"swap the new site into {build}: {disk_cause(exc)}"
+        ) from None
     pages = sum(1 for _ in target.rglob("*.html"))
     reused = page_cache_report(cache)
     yield dg.Output(
