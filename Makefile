@@ -12,7 +12,7 @@ MLPERF_SOURCE ?= $(if $(wildcard $(MIRROR)),$(MIRROR),)
 export MLPERF_SOURCE
 export DAGSTER_HOME ?= $(abspath data/dagster_home)
 
-.PHONY: venv bytecode test test-fast lint site serve ui bench browser-deps axe clean vendor vendor-check
+.PHONY: venv bytecode test test-fast lint site serve ui bench lighthouse browser-deps axe clean vendor vendor-check
 
 venv: $(STAMP)
 
@@ -81,6 +81,11 @@ ui: venv bytecode
 
 bench: venv bytecode
 	$(BIN)/python -m benchmarks.bench $(BENCH_ARGS)
+
+# Readers' speed on a phone: Lighthouse 12's mobile profile on the built site (make
+# site first), a page of each kind, three runs each (benchmarks/lighthouse.py).
+lighthouse: venv bytecode browser-deps
+	$(BIN)/python -m benchmarks.lighthouse $(LIGHTHOUSE_ARGS)
 
 # Browser libraries the site serves itself (Tabulator, for the Explorer page) are
 # committed under site/assets/vendor/, so `make site` and `make test` need no network.
