@@ -116,7 +116,8 @@ def test_a_raw_tree_blob_that_fails_mid_write_leaves_no_file(
     with pytest.raises(StoreError) as info:
         store.blobs.put(b"mlperf_log_summary")
     assert str(info.value) == (
-        f"cannot write snapshot under {tmp_path}: No space left on device"
+        f"cannot write snapshot under {tmp_path}: the disk is full (No space left on "
+        "device)"
     )
     assert not store.blobs.has(sha256_hex(b"mlperf_log_summary"))
     assert [p.name for p in (tmp_path / "raw" / "blobs").rglob("*")] == ["packs"]
