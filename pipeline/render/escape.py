@@ -128,6 +128,24 @@ def show_invisible(value: str) -> str:
     return value.translate(_SHOW_INVISIBLE)
 
 
+#: ``INVISIBLE_PATTERN`` in the regex syntax Polars reads.
+_INVISIBLE_CLASS = (
+    "[" + "".join(f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in INVISIBLE_RANGES) + "]"
+)
+
+
+def _show_invisible_column(column: pl.Series) -> pl.Series:
+    """A column with its invisible characters shown; as it is when it holds none.
+
+    The replacement automaton of ~4,200 code points costs milliseconds to build, and
+    a render escapes thousands of columns, almost none holding one: a regex scan
+    decides first (a cold render went from 6 s to 10.5 s without it).
+    """
+    if not column.str.contains(_INVISIBLE_CLASS).any():
+        return column
+    return column.str.replace_many(list(_INVISIBLE), list(_SHOWN))
+
+
 @overload
 def escape(value: str | None) -> str: ...
 @overload
@@ -148,7 +166,9 @@ def escape(value: str | pl.Expr | None) -> str | pl.Expr:
         text = (
             value.fill_null("")
             .str.replace_all(_CONTROL, "\ufffd")
-            .str.replace_many(list(_INVISIBLE), list(_SHOWN))
+            .map_batches(
+                _show_invisible_column, return_dtype=pl.String, is_elementwise=True
+            )
             .str.replace_all(_WHITESPACE, " ")
             .str.strip_chars()
             .str.replace_many(list(ENTITIES), list(ENTITIES.values()))
