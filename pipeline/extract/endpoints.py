@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 
-from pipeline.extract.json_values import OutOfRange, duplicate_problem, loads
+from pipeline.extract.json_values import OutOfRange, duplicate_problem, json_object
 
 #: The percentiles kept of each distribution, besides the early-stopping estimate.
 PERCENTILES = (50.0, 90.0, 99.0)
@@ -31,23 +31,7 @@ class EndpointsFileError(ValueError):
 
 
 def _document(content: bytes, where: str) -> dict:
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise EndpointsFileError(f"{where}: not UTF-8 text ({exc.reason})") from None
-    if not text.strip():
-        raise EndpointsFileError(f"{where}: empty file")
-    try:
-        document = loads(text)
-    except json.JSONDecodeError as exc:
-        raise EndpointsFileError(
-            f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
-    except ValueError as exc:
-        raise EndpointsFileError(f"{where}: {exc}") from None
-    if not isinstance(document, dict):
-        kind = "list" if isinstance(document, list) else type(document).__name__
-        raise EndpointsFileError(f"{where}: expected a JSON object, got a JSON {kind}")
+    document = json_object(content, where, EndpointsFileError)
     repeated = duplicate_problem(document, "the file")
     if repeated:
         raise EndpointsFileError(f"{where}: {repeated}")

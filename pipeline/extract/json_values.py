@@ -190,3 +190,34 @@ def flatten(record: object) -> object:
         k: json.dumps(v, sort_keys=True) if isinstance(v, list | dict) else v
         for k, v in record.items()
     }
+
+
+def json_object(
+    content: str | bytes, where: str, error: type[ValueError]
+) -> dict[str, object]:
+    """One upstream JSON file that must be an object, or ``error`` naming why not.
+
+    The one reading of a system JSON, an endpoints ``result_summary.json`` or an
+    ``accuracy_results.json``: UTF-8 (a BOM allowed), not empty, valid JSON (line and
+    column named), an object. Duplicate keys stay visible (``DuplicateKeys``) for the
+    caller to judge.
+    """
+    if isinstance(content, bytes):
+        try:
+            content = content.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise error(f"{where}: not UTF-8 text ({exc.reason})") from None
+    if not content.strip():
+        raise error(f"{where}: empty file")
+    try:
+        document = loads(content)
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    except ValueError as exc:
+        raise error(f"{where}: {exc}") from None
+    if not isinstance(document, dict):
+        kind = "list" if isinstance(document, list) else type(document).__name__
+        raise error(f"{where}: expected a JSON object, got a JSON {kind}")
+    return document

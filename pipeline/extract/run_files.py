@@ -22,7 +22,7 @@ from pipeline.extract.json_values import (
     DuplicateKeys,
     duplicate_problem,
     field_problem,
-    loads,
+    json_object,
 )
 from pipeline.registry.rounds import RoundRules, ScenarioMetric, load_round_rules
 from pipeline.transform.results import SCENARIO_SPELLINGS
@@ -325,24 +325,7 @@ def parse_system_json(text: str | bytes, *, where: str) -> dict[str, str | None]
         SystemJsonError: not UTF-8, empty, invalid JSON, not a JSON object, or a
             field of the wrong JSON type.
     """
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise SystemJsonError(f"{where}: not UTF-8 text ({exc.reason})") from None
-    if not text.strip():
-        raise SystemJsonError(f"{where}: empty file")
-    try:
-        document = loads(text)
-    except json.JSONDecodeError as exc:
-        raise SystemJsonError(
-            f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
-    except ValueError as exc:
-        raise SystemJsonError(f"{where}: {exc}") from None
-    if not isinstance(document, dict):
-        kind = "list" if isinstance(document, list) else type(document).__name__
-        raise SystemJsonError(f"{where}: expected a JSON object, got a JSON {kind}")
+    document = json_object(text, where, SystemJsonError)
     if isinstance(document, DuplicateKeys):
         # Only fields this reader keeps matter: upstream v1.1 Dell repeats the
         # cooling types with different values, which no result depends on; text
