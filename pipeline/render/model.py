@@ -108,11 +108,11 @@ class Model:
 
     def page_of(self, kind: str, name: str) -> str:
         """The page of one release or benchmark, under ``generated/`` (unique)."""
-        return f"{kind}/{self.slugs[kind][name]}.md"
+        return self.names.page_of(kind, name)
 
     def entity_slug(self, kind: str, name: str) -> str:
         """The unique slug of an entity, for anchors and chart names."""
-        return self.slugs[kind][name]
+        return self.names.entity_slug(kind, name)
 
     @property
     def names(self) -> Slugs:

@@ -94,10 +94,9 @@ def test_a_generation_pair_across_precisions_keeps_its_headline_with_a_label() -
     assert headlines["precision_change"].to_list() == ["fp8 → fp4"]
 
 
-def test_every_declared_spelling_of_the_mirror_is_reviewed() -> None:
-    """The spellings found in v4.1-v6.1 of the shared mirror, each mapped."""
+def test_spellings_of_one_format_are_one_precision() -> None:
     spellings = load_precisions()
-    assert spellings["nvfp4, fp8 (kv cache)"] == "fp4"
+    assert spellings["nvfp4, fp8 (kv cache)"] == "fp4"  # the KV cache is no weight
     assert spellings["bf16/f32/f8_e4m3/u8"] == "bf16+fp32+fp8+uint8"
     assert spellings["float8"] == "fp8"
     assert spellings["mxfp4"] == "mxfp4"  # not NVFP4
