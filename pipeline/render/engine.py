@@ -27,7 +27,9 @@ import polars as pl
 
 from pipeline.files import write_file
 from pipeline.render import charts
+from pipeline.render.charts import svg_size
 from pipeline.render.context import SYSTEMS_HREF, SYSTEMS_PAGE
+from pipeline.render.downloads import flat_for_csv
 from pipeline.render.memo import RenderMemo
 from pipeline.render.model import Model
 from pipeline.render.safe import Md
@@ -58,6 +60,8 @@ class Writer:
     memo: RenderMemo | None = None
     #: While the render cache records a page: each chart's wanted and taken name.
     chart_log: list[tuple[str, str]] | None = None
+    #: Pages that already hold a chart: only a page's first picture loads at once.
+    pages_with_charts: set[str] = field(default_factory=set)
 
     def write_page(self, rel: str, text: str) -> str:
         """Write ``generated/<rel>``; returns its docs-relative path.
@@ -76,10 +80,14 @@ class Writer:
         built: tuple[alt.TopLevelMixin | charts.Spec, pl.DataFrame],
         name: str,
         caption: str,
-        *,
-        svg: bool = False,
     ) -> str:
-        """Write a chart's files; returns the container ``<div>`` for ``page``."""
+        """Write a chart's files; returns the container ``<div>`` for ``page``.
+
+        Every chart is shown first as its build-time SVG (no script needed, nothing
+        to compile on a phone); ``charts.js`` loads Vega and draws the interactive
+        chart over it only when a reader reaches for it (pointer, touch, keyboard).
+        Beside the chart: the rows it plots as CSV, its Vega-Lite JSON and the SVG.
+        """
         chart, frame = built
         name = wanted = capped(name)
         if name in self.chart_names:
@@ -91,26 +99,45 @@ class Writer:
         self.chart_names.add(name)
         if self.chart_log is not None:
             self.chart_log.append((wanted, name))
-        files = charts.write_chart(chart, frame, self.out_dir / "charts", name, svg=svg)
-        self.written += [p for p in (files.spec, files.data, files.svg) if p]
+        charts_dir = self.out_dir / "charts"
+        files = charts.write_chart(chart, frame, charts_dir, name)
+        table = write_file(
+            charts_dir / f"{name}.csv", flat_for_csv(frame).write_csv().encode()
+        )
+        self.written += [p for p in (files.spec, files.data, files.svg, table) if p]
         # File names are slugs of ours (``capped``); the caption is escaped.
         spec = relative(page, f"{GENERATED}/charts/{files.spec.name}")
-        if files.svg:
+        csv = relative(page, f"{GENERATED}/charts/{table.name}")
+        if files.svg is not None:
             src = relative(page, f"{GENERATED}/charts/{files.svg.name}")
-            fallback = Md('<img class="vega-fallback" src="{}" alt="{}">').format(
-                src, caption
-            )
+            width, height = svg_size(files.svg)
+            # alt="": the figure is named by its caption and described by the line
+            # under it; the image would only say the caption again.
+            # A page's first chart is often its first screen: loaded at once.
+            lazy = Md(' loading="lazy"') if page in self.pages_with_charts else Md("")
+            self.pages_with_charts.add(page)
+            shown = Md(
+                '<img class="vega-static" src="{src}" alt="" width="{w}" '
+                'height="{h}" decoding="async"{lazy}>'
+                '<button type="button" class="vega-activate" hidden>'
+                "Interactive chart</button>"
+            ).format(src=src, w=width, h=height, lazy=lazy)
+            image = Md(' · <a href="{}" download>SVG image</a>').format(src)
         else:
-            fallback = Md("Charts need JavaScript; the table lists the same numbers.")
+            shown = Md(
+                "<noscript>Charts need JavaScript; the table lists the same "
+                "numbers.</noscript>"
+            )
+            image = Md("")
         # The text alternative: the figure is named by its caption and described by
-        # the line under it, whose link holds every number it plots.
+        # the line under it, whose first link holds every number it plots.
         return Md(
             '\n<div class="vega-chart" data-spec="{spec}" role="figure" '
-            'aria-label="{label}" aria-describedby="chart-{name}">'
-            "<noscript>{fallback}</noscript></div>\n"
+            'aria-label="{label}" aria-describedby="chart-{name}">{shown}</div>\n'
             '<p class="ledger-chart-source" id="chart-{name}">Every number it plots: '
-            '<a href="{spec}">chart as Vega-Lite JSON</a></p>\n'
-        ).format(spec=spec, label=caption, fallback=fallback, name=name)
+            '<a href="{csv}">data as CSV</a> · <a href="{spec}">chart as '
+            "Vega-Lite JSON</a>{image}</p>\n"
+        ).format(spec=spec, label=caption, shown=shown, name=name, csv=csv, image=image)
 
 
 def check_spec(spec: PageSpec) -> None:
@@ -136,7 +163,7 @@ def code_version(spec: PageSpec) -> str:
 def emit(writer: Writer, rendered: Rendered) -> Any:
     """Write a render's charts, files, nav and page index; return its value."""
     containers = [
-        writer.chart(chart.page, chart.built, chart.name, chart.caption, svg=chart.svg)
+        writer.chart(chart.page, chart.built, chart.name, chart.caption)
         for chart in rendered.charts
     ]
     for out in rendered.files:

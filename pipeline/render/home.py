@@ -126,9 +126,7 @@ def _headline(draft: Draft, page: str, item: _Headline, pairs: pl.DataFrame) -> 
             shown.height, spec.noun, scope, headline_numbers(spec.kind, shown), more
         ),
         definition_block(spec),
-        draft.chart(
-            page, item.chart(shown), f"home-{spec.stem}", item.caption, svg=True
-        ),
+        draft.chart(page, item.chart(shown), f"home-{spec.stem}", item.caption),
         Md("The {} largest, one per system:\n").format(HEADLINE_ROWS),
         pair_table(
             one_per_system(shown),

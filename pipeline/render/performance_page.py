@@ -92,9 +92,7 @@ def _draft(model: Model, draft: Draft) -> None:
         built = charts.cost_chart(
             points, title=CHART_CAPTION, target_s=x100_limit(results)
         )
-        chart = draft.chart(
-            f"{GENERATED}/{PAGE}", built, CHART_NAME, CHART_CAPTION, svg=True
-        )
+        chart = draft.chart(f"{GENERATED}/{PAGE}", built, CHART_NAME, CHART_CAPTION)
     draft.page(PAGE, render_performance_page(results, problem, chart=chart))
 
 

@@ -46,7 +46,6 @@ class ChartOut:
     name: str
     caption: str
     page: str
-    svg: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,11 +86,9 @@ class Draft:
         built: tuple[alt.TopLevelMixin | charts.Spec, pl.DataFrame],
         name: str,
         caption: str,
-        *,
-        svg: bool = False,
     ) -> layer.Md:
         """A chart on ``page``: its placeholder (``CHART_MARK``) for the engine."""
-        self._charts.append(ChartOut(built, name, caption, page, svg))
+        self._charts.append(ChartOut(built, name, caption, page))
         return layer.Md("<!--ledger-chart:{}-->").format(len(self._charts) - 1)
 
     def sections(self, page: str, sections: Iterable[Section]) -> list[str]:
@@ -101,11 +98,7 @@ class Draft:
             parts += [section.heading, *section.before]
             if section.chart is not None:
                 shown = section.chart
-                parts.append(
-                    self.chart(
-                        page, shown.built, shown.name, shown.caption, svg=shown.svg
-                    )
-                )
+                parts.append(self.chart(page, shown.built, shown.name, shown.caption))
             parts += section.after
             if section.table:
                 parts.append(section.table)
@@ -147,7 +140,6 @@ class Chart:
     built: tuple[charts.Spec, pl.DataFrame]
     name: str
     caption: str
-    svg: bool = False
 
 
 @dataclass(frozen=True)

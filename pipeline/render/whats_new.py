@@ -124,7 +124,6 @@ def _successor_section(
         ),
         f"{stem}-successors",
         title,
-        svg=True,
     )
     # The numbers first (a reader's first screen), the reading after the chart.
     steps = md_join(

@@ -46,9 +46,20 @@ CHART_STATE = """() => [...document.querySelectorAll('div.vega-chart')].map(el =
   axes: [...el.querySelectorAll('g.role-axis')].map(a => a.getAttribute('aria-label'))
     .filter(Boolean),
 }))"""
+#: Each chart's picture as loaded before Vega: its file and whether it was drawn.
+PICTURES = """() => [...document.querySelectorAll('div.vega-chart img.vega-static')]
+  .map(img => ({src: img.getAttribute('src'), complete: img.complete,
+    width: img.naturalWidth, lazy: img.loading === 'lazy'}))"""
 TABLE_ROWS = "() => [...document.querySelectorAll('article table')].map(t => t.querySelectorAll('tbody tr').length)"
 CHARTS_SETTLED = """() => [...document.querySelectorAll('div.vega-chart')]
   .every(el => el.dataset.state === 'rendered' || el.dataset.state === 'failed')"""
+#: Every chart shows its picture, ready to be reached for (charts.js prepared it), or
+#: is drawn already (a chart without a picture is drawn at once).
+CHARTS_STATIC = """() => [...document.querySelectorAll('div.vega-chart')]
+  .every(el => ['static', 'rendered', 'failed'].includes(el.dataset.state))"""
+#: What a reader's pointer does over each chart: charts.js then draws it with Vega.
+REACH_CHARTS = """() => document.querySelectorAll('div.vega-chart')
+  .forEach(el => el.dispatchEvent(new PointerEvent('pointerenter')))"""
 LINKS = """() => [...document.querySelectorAll('a[href], img[src], script[src], link[href]')]
   .map(el => el.href || el.src).filter(Boolean)"""
 INJECTED = """() => [...document.querySelectorAll('script')]
@@ -66,6 +77,13 @@ SHOWN = f"""() => ({{
   javascript_links: ({JAVASCRIPT_LINKS})(),
   injected: ({INJECTED})(),
 }})"""
+
+
+def reach_charts(page, timeout: int = 20_000) -> None:  # noqa: ANN001
+    """Do what a reader's pointer does over every chart of ``page``; wait till drawn."""
+    page.wait_for_function(CHARTS_STATIC, timeout=timeout)
+    page.evaluate(REACH_CHARTS)
+    page.wait_for_function(CHARTS_SETTLED, timeout=timeout)
 
 
 def site_pages(root: Path) -> list[str]:
@@ -96,6 +114,10 @@ class PageVisit:
     total_bytes: int
     html_bytes: int
     bundle_requests: int
+    #: Vega bundle requests before a reader reached for a chart (none should be).
+    bundle_before_reach: int
+    #: The first-screen pictures' state before any chart was reached for.
+    pictures: list[dict]
     requested: list[str]
     javascript_links: int
     injected: int
@@ -206,6 +228,10 @@ class Visitor:
         self._reset()
         page, current = self.page, self.current
         page.goto(self.site.url + path, wait_until="load")
+        page.wait_for_function(CHARTS_STATIC, timeout=20_000)
+        bundle_before_reach = current["bundle"]
+        pictures = page.evaluate(PICTURES)
+        page.evaluate(REACH_CHARTS)
         page.wait_for_function(CHARTS_SETTLED, timeout=20_000)
         if screenshot is not None:
             page.screenshot(path=screenshot, full_page=path == "index.html")
@@ -226,6 +252,8 @@ class Visitor:
             total_bytes=current["total"],
             html_bytes=(self.site.root / path).stat().st_size,
             bundle_requests=current["bundle"],
+            bundle_before_reach=bundle_before_reach,
+            pictures=pictures,
             requested=list(current["paths"]),
             javascript_links=shown["javascript_links"],
             injected=shown["injected"],
@@ -443,8 +471,15 @@ class PageChecks:
         # specs (test_site.py checks one in detail).
         assert max(v.total_bytes for v in pages) > 300_000
 
-    def test_only_pages_with_charts_load_the_vega_bundle(self, visits: Visits) -> None:
+    def test_charts_show_their_picture_and_load_vega_only_when_reached(
+        self, visits: Visits
+    ) -> None:
+        # Every chart shows its build-time SVG first; no page loads the ~900 KB Vega
+        # bundle until a reader reaches for a chart, then once.
         pages = visits.pages.values()
+        assert {
+            v.path: v.bundle_before_reach for v in pages if v.bundle_before_reach
+        } == {}
         wrong = {
             v.path: v.bundle_requests
             for v in pages
@@ -452,3 +487,15 @@ class PageChecks:
         }
         assert wrong == {}
         assert len([v for v in pages if not v.charts]) > 50
+        missing = {
+            v.path: len(v.charts) - len(v.pictures)
+            for v in pages
+            if len(v.pictures) != len(v.charts)
+        }
+        assert missing == {}
+        # The first picture of a page is not lazy, and it was drawn at load.
+        first = [v.pictures[0] for v in pages if v.pictures]
+        assert len(first) > 20
+        assert [
+            p for p in first if p["lazy"] or not p["complete"] or not p["width"]
+        ] == []

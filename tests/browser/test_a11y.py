@@ -24,7 +24,7 @@ import pytest
 
 from tests.browser.axe import axe_source, describe, run_axe
 from tests.browser.conftest import BuiltSite
-from tests.browser.pages import CHARTS_SETTLED, empty_search_index
+from tests.browser.pages import empty_search_index, reach_charts
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -138,7 +138,7 @@ class Audit:
 
 
 def _settle(page, path: str) -> None:  # noqa: ANN001
-    page.wait_for_function(CHARTS_SETTLED, timeout=30_000)
+    reach_charts(page, timeout=30_000)
     if path == "generated/explorer.html":
         page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
 

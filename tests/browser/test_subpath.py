@@ -23,7 +23,7 @@ import polars as pl
 import pytest
 
 from tests.browser.conftest import BuiltSite
-from tests.browser.pages import CHARTS_SETTLED
+from tests.browser.pages import reach_charts
 from tests.browser.server import SITE_PREFIX, serve
 
 pytestmark = pytest.mark.browser
@@ -105,7 +105,7 @@ def test_pages_load_every_asset_from_under_the_path(
     page = recorder.page
     for path in PAGES:
         page.goto(built_site.url + path, wait_until="load")
-        page.wait_for_function(CHARTS_SETTLED, timeout=20_000)
+        reach_charts(page, timeout=20_000)
         assert page.evaluate(STYLED) == {
             "header": "sticky",
             "ledger": True,

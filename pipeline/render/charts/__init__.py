@@ -5,8 +5,8 @@ artefact that can be diffed, downloaded and opened in any Vega-Lite tool. Design
 that hold for every chart:
 
 * colour tells apart what the chart compares (``compare_scale_spec``: accelerators,
-  chip pairs, system families); accelerator lines keep their vendor's hue
-  (``VENDOR_COLOURS``, ``accelerator_scale_spec``);
+  chip pairs, system families) and the lines of a history, from one
+  colour-blind-safe palette (``SERIES_COLOURS``, ``accelerator_scale_spec``);
 * one unit per axis: measured values are split by scenario and unit
   (``split_by_unit``); ratios and efficiencies are unitless;
 * reference lines: a dashed rule at 1× on ratio axes, linear scaling on scaling
@@ -56,21 +56,20 @@ from pipeline.render.charts.spec import (
     fill,
     html_safe_json,
     slot,
+    svg_size,
     write_chart,
 )
 from pipeline.render.charts.style import (
     LABEL_CHARS,
     ROW_HEIGHT,
-    VENDOR_COLOURS,
+    SERIES_COLOURS,
     accelerator_scale_spec,
     axis_title,
     compare_scale_spec,
     is_log,
     needs_log,
     reading_label,
-    shades,
     value_scale,
-    vendor_colour,
 )
 
 __all__ = [
@@ -82,8 +81,8 @@ __all__ = [
     "MAX_LABELLED_ROWS",
     "OMIT",
     "ROW_HEIGHT",
+    "SERIES_COLOURS",
     "SVG_WIDTH",
-    "VENDOR_COLOURS",
     "ChartFile",
     "Lines",
     "Spec",
@@ -103,12 +102,11 @@ __all__ = [
     "release_lines_chart",
     "scaling_chart",
     "scaling_label",
-    "shades",
     "slot",
     "split_by_unit",
     "system_family_label",
     "value_scale",
-    "vendor_colour",
     "with_pair_rows",
+    "svg_size",
     "write_chart",
 ]

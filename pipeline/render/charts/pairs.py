@@ -109,6 +109,19 @@ def _pair_frame(
         frame = pairs.select(pl.col(prepared).struct.unnest())
     else:
         frame = _pair_rows(pairs, label, compare)
+    # A chart mixing rounds marks each row with its round ("v6.0 · …", or
+    # "v5.1→v6.0 · …" for pairs across two): a v5.1 and a v6.0 pair of one system
+    # would read alike.
+    rounds = (
+        pl.when(pl.col("release_old") == pl.col("release_new"))
+        .then(pl.col("release_new"))
+        .otherwise(pl.format("{}→{}", pl.col("release_old"), pl.col("release_new")))
+    )
+    if frame.select(rounds.n_unique()).item() > 1:
+        frame = frame.with_columns(
+            label=pl.format("{} · {}", rounds, pl.col("label")),
+            short=pl.format("{} · {}", rounds, pl.col("short")),
+        )
     # Two pairs can share a label (same system, two scenarios); number the repeats.
     repeat = pl.col("short").cum_count().over("short")
     suffix = pl.when(repeat > 1).then(pl.format(" #{}", repeat)).otherwise(pl.lit(""))

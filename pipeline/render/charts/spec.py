@@ -171,13 +171,29 @@ def accessible(spec: Spec) -> Spec:
     return out
 
 
+_SVG_SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
+
+
+def svg_size(path: Path) -> tuple[int, int]:
+    """The pixel width and height vl-convert wrote on an SVG's root element.
+
+    A page gives them to its ``<img>``, so the image holds its place before it loads
+    (no layout shift).
+    """
+    head = path.read_text(encoding="utf-8")[:2000]
+    found = _SVG_SIZE.search(head)
+    if found is None:
+        raise ValueError(f"{path}: no width and height on the SVG's root element")
+    return round(float(found[1])), round(float(found[2]))
+
+
 def write_chart(
     chart: alt.TopLevelMixin | Spec,
     data: pl.DataFrame,
     charts_dir: Path,
     name: str,
     *,
-    svg: bool = False,
+    svg: bool = True,
 ) -> ChartFile:
     """Write a chart's Vega-Lite spec (and data file, and SVG) under ``charts_dir``.
 
@@ -187,7 +203,8 @@ def write_chart(
         data: The rows to plot.
         charts_dir: Folder of chart specs; data files go to ``charts_dir/data``.
         name: File stem, unique per site build.
-        svg: Also render a static SVG fallback.
+        svg: Also render the static SVG a page shows first (tests that build
+            charts vl-convert cannot draw turn it off).
 
     Returns:
         The paths written.

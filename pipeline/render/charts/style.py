@@ -1,14 +1,14 @@
 """What every chart shares: colours, scales, titles, reference rules and layout.
 
 Colour tells apart what a chart compares (``compare_scale_spec``: accelerators, chip
-pairs, system families); accelerator lines keep their vendor's hue (``VENDOR_COLOURS``,
-``accelerator_scale_spec``). An axis title says "log scale" exactly when it is one.
+pairs, system families) and the accelerators of a history (``accelerator_scale_spec``),
+from one colour-blind-safe palette (``SERIES_COLOURS``): one vendor's chips used to be
+shades of its hue, and five NVIDIA lines were five near-identical greens. An axis
+title says "log scale" exactly when it is one.
 """
 
 from __future__ import annotations
 
-import colorsys
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,19 +19,20 @@ from pipeline.render import safe
 from pipeline.render.charts.spec import DATA_NAME, NO_LABEL_LIMIT, Spec, slot
 from pipeline.render.site_data import CPU_ONLY_VENDOR, OTHER_VENDOR
 
-#: Vendor -> colour, fixed so a vendor looks the same on every chart and page.
-VENDOR_COLOURS: dict[str, str] = {
-    "NVIDIA": "#76b900",
-    "AMD": "#e4002b",
-    "Intel": "#0071c5",
-    "Google": "#fbbc04",
-    "Qualcomm": "#3253dc",
-    "UntetherAI": "#8e44ad",
-    CPU_ONLY_VENDOR: "#7f7f7f",
-    OTHER_VENDOR: "#8c564b",
-}
-#: Colours for vendors not listed above, picked by a stable hash of the name.
-FALLBACK_COLOURS = ("#17becf", "#e377c2", "#bcbd22", "#ff7f0e", "#1f77b4", "#9467bd")
+#: The order vendors' accelerators are listed in a history's legend; others follow
+#: alphabetically.
+VENDOR_ORDER = (
+    "NVIDIA", "AMD", "Intel", "Google", "Qualcomm", "UntetherAI", CPU_ONLY_VENDOR,
+    OTHER_VENDOR,
+)  # fmt: skip
+#: Series colours, in order: Okabe and Ito's palette for colour-vision deficiency
+#: (https://jfly.uni-koeln.de/color/, "Color Universal Design"), its yellow (1.2:1 on
+#: the charts' white) swapped for Paul Tol's wine (https://personal.sron.nl/~pault/).
+#: Past eight series colours repeat; lines and points then differ by shape too.
+SERIES_COLOURS = (
+    "#0072b2", "#d55e00", "#009e73", "#cc79a7",
+    "#e69f00", "#56b4e9", "#000000", "#882255",
+)  # fmt: skip
 #: Ratio max/min above which an axis switches to a log scale.
 LOG_SPAN = 20.0
 #: Characters of a y-axis label; a longer name is shortened with "…" (its tooltip has
@@ -48,15 +49,6 @@ UNFLAGGED, FLAGGED = "unflagged", "flagged"
 def vendor_key(vendor: str) -> str:
     """Normalise a vendor name: "Untether AI" and "UntetherAI" are one vendor."""
     return "".join(vendor.lower().split())
-
-
-def vendor_colour(vendor: str) -> str:
-    """The colour of a vendor: fixed for known vendors, stable hash for the rest."""
-    known = {vendor_key(k): v for k, v in VENDOR_COLOURS.items()}
-    if vendor_key(vendor) in known:
-        return known[vendor_key(vendor)]
-    digest = hashlib.sha256(vendor.encode()).digest()
-    return FALLBACK_COLOURS[digest[0] % len(FALLBACK_COLOURS)]
 
 
 def needs_log(values: pl.Series, span: float = LOG_SPAN) -> bool:
@@ -102,8 +94,12 @@ def compare_scale_spec(values: pl.Series) -> dict[str, Any]:
     chips still tells them apart.
     """
     domain = sorted({str(v) for v in values.drop_nulls().to_list()})
-    scheme = "tableau10" if len(domain) <= 10 else "tableau20"
-    return {"domain": domain, "scheme": scheme}
+    return {"domain": domain, "range": series_colours(len(domain))}
+
+
+def series_colours(count: int) -> list[str]:
+    """``count`` colours from ``SERIES_COLOURS``, repeating past its end."""
+    return [SERIES_COLOURS[i % len(SERIES_COLOURS)] for i in range(count)]
 
 
 def compare_colour() -> alt.Color:
@@ -158,10 +154,18 @@ def reading_label(levels: pl.Expr, kind: pl.Expr) -> pl.Expr:
 
 
 def shorten(label: pl.Expr, chars: int = LABEL_CHARS) -> pl.Expr:
-    """A label of at most ``chars`` characters, cut with "…" (never by Vega)."""
+    """A label of at most ``chars`` characters, its middle cut with "…" (never by Vega).
+
+    The middle, not the end: names of one family differ at their ends ("… NVL72 (4x
+    GB300)" and "… NVL72 (72x GB300)"), and a cut end made them read alike.
+    """
+    head = chars * 2 // 5
+    tail = chars - 1 - head
     return (
         pl.when(label.str.len_chars() > chars)
-        .then(pl.concat_str(label.str.slice(0, chars - 1), pl.lit("…")))
+        .then(
+            pl.concat_str(label.str.slice(0, head), pl.lit("…"), label.str.slice(-tail))
+        )
         .otherwise(label)
     )
 
@@ -196,27 +200,11 @@ def layered(*layers: alt.Chart) -> Spec:
     return spec
 
 
-def shades(colour: str, count: int) -> list[str]:
-    """``count`` colours of one hue, dark to light: one vendor's chips stay related."""
-    red, green, blue = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
-    hue, lightness, saturation = colorsys.rgb_to_hls(red, green, blue)
-    if count == 1:
-        return [colour]
-    low, high = max(0.22, lightness - 0.2), min(0.72, lightness + 0.2)
-    out = []
-    for i in range(count):
-        level = low + (high - low) * i / (count - 1)
-        r, g, b = colorsys.hls_to_rgb(hue, level, saturation)
-        out.append(f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}")
-    return out
-
-
 def accelerator_scale_spec(frame: pl.DataFrame) -> dict[str, Any]:
-    """One colour per accelerator: its vendor's hue, in a shade of its own."""
+    """One colour per accelerator, listed vendor by vendor (the legend's order)."""
     pairs = frame.select("vendor", "accelerator").unique().sort("accelerator")
-    order = {vendor_key(v): i for i, v in enumerate(VENDOR_COLOURS)}
+    order = {vendor_key(v): i for i, v in enumerate(VENDOR_ORDER)}
     domain: list[str] = []
-    colours: list[str] = []
     vendors = sorted(
         pairs["vendor"].unique().to_list(),
         key=lambda v: (order.get(vendor_key(v), len(order)), v),
@@ -224,5 +212,4 @@ def accelerator_scale_spec(frame: pl.DataFrame) -> dict[str, Any]:
     for vendor in vendors:
         names = pairs.filter(pl.col("vendor") == vendor)["accelerator"].to_list()
         domain += names
-        colours += shades(vendor_colour(vendor), len(names))
-    return {"domain": domain, "range": colours}
+    return {"domain": domain, "range": series_colours(len(domain))}

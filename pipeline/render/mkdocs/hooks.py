@@ -11,10 +11,10 @@ Material writes a page's front-matter ``title``, ``description`` and ``author`` 
 matter can inject markup (``site/overrides/main.html`` does the same for titles
 taken from headings).
 
-The Vega bundle (~900 KB) is not in ``extra_javascript``: ``on_post_page`` puts a
-deferred ``<script>`` for it in the head of pages that hold a chart only, and
-``site/assets/js/charts.js`` loads it on demand when instant navigation swaps in a
-chart page. ``on_post_build`` precompresses every large text file (``<file>.gz``
+The Vega bundle (~900 KB) is not in ``extra_javascript`` nor in any page's head:
+every chart is shown first as its build-time SVG, and ``site/assets/js/charts.js``
+loads the bundle only when a reader reaches for a chart (pointer, touch, keyboard).
+``on_post_build`` precompresses every large text file (``<file>.gz``
 next to it, byte-identical across builds): a static server that serves those
 (nginx ``gzip_static on;``, Caddy ``file_server { precompressed gzip }``) sends a
 first visit in a fraction of the bytes; ``python -m http.server`` ignores them.
@@ -44,7 +44,6 @@ import html as html_text
 import json
 import logging
 import os
-import posixpath
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -59,12 +58,8 @@ log = logging.getLogger("mkdocs.hooks.mlperf_ledger")
 NAV_FILE = Path("generated") / "partials" / "nav.json"
 #: Front-matter keys Material prints into HTML unescaped.
 META_TEXT = ("title", "description", "author")
-#: The Vega bundle (``pipeline.render.bundle``), relative to the site root.
-VEGA_BUNDLE = "generated/assets/js/vega-bundle.js"
-#: What marks a page with a chart (``pipeline.render.engine.Writer.chart``).
-CHART_MARK = 'class="vega-chart"'
 #: Files precompressed after the build: text a browser loads, from this size on.
-COMPRESSED_SUFFIXES = (".html", ".js", ".css", ".json", ".svg", ".xml")
+COMPRESSED_SUFFIXES = (".html", ".js", ".css", ".json", ".svg", ".xml", ".csv")
 COMPRESS_FROM_BYTES = 10_000
 #: The page-cache hook as ``mkdocs.yml`` lists it (it keeps gzip output too).
 CACHE_HOOK = "pipeline/render/mkdocs/cache.py"
@@ -312,14 +307,9 @@ def compact_html(html: str) -> str:
 
 
 def on_post_page(output: str, page: Any, config: Any, **_: Any) -> str:
-    """Put the fragments back; compact; load Vega (deferred) where a chart is."""
+    """Put the fragments back; compact."""
     output = join_fragments(output, getattr(page, "ledger_fragments", {}), page.url)
-    output = compact_html(output)
-    if CHART_MARK not in output:
-        return output
-    src = posixpath.relpath(VEGA_BUNDLE, posixpath.dirname(page.url) or ".")
-    tag = f'<script defer src="{src}"></script>'
-    return output.replace("</head>", f"{tag}\n</head>", 1)
+    return compact_html(output)
 
 
 def _gzip(data: bytes) -> bytes:

@@ -1,17 +1,18 @@
 /*
- * Embed every Vega-Lite chart on the page with vega-embed.
+ * Charts: shown at once as their build-time SVG, made interactive on demand.
  *
- * A chart container is <div class="vega-chart" data-spec="../charts/name.json">; the
- * path is relative to the page. Data files named in a spec ("data/name.json") are
- * resolved against the spec's folder, so specs stay valid wherever a page lives.
+ * A chart container is <div class="vega-chart" data-spec="../charts/name.json"> holding
+ * <img class="vega-static"> (the chart as the build drew it) and a hidden "Interactive
+ * chart" button; the spec path is relative to the page. Nothing is compiled on load: a
+ * phone shows the picture without running Vega. When a reader reaches for a chart
+ * (pointer over it, a touch, focus or the button), the Vega bundle (~900 KB, once per
+ * visit) is loaded and that chart is drawn with vega-embed over its picture: values on
+ * hover, points that link to their results. If that fails, the picture stays.
  *
- * Material's instant navigation swaps page content without reloading scripts; its
- * document$ observable emits after every swap, so we (re-)embed there.
- *
- * The Vega bundle (~900 KB) is only loaded where there is a chart: the build puts a
- * deferred <script> for it in the head of chart pages (pipeline/render/
- * mkdocs_hooks.py), and a chart page reached by instant navigation from a page
- * without charts loads it here, once.
+ * Data files named in a spec ("data/name.json") are resolved against the spec's folder,
+ * so specs stay valid wherever a page lives. Material's instant navigation swaps page
+ * content without reloading scripts; its document$ observable emits after every swap,
+ * so the new page's charts are prepared there.
  */
 (function () {
   "use strict";
@@ -96,11 +97,25 @@
     el.textContent = "Chart could not be drawn: " + message;
   }
 
+  function failBeside(el, message) {
+    // The picture stays; a line under it says the interactive chart is not there.
+    var note = document.createElement("p");
+    note.className = "vega-chart__note";
+    note.textContent = "The interactive chart could not be drawn (" + message +
+      "); the picture and the data links below still hold every number.";
+    el.appendChild(note);
+  }
+
   function embed(el) {
-    if (el.getAttribute("data-state")) return;
+    var state = el.getAttribute("data-state");
+    if (state && state !== "static") return;
     el.setAttribute("data-state", "loading");
+    var image = el.querySelector("img.vega-static");
+    var button = el.querySelector("button.vega-activate");
     var specUrl = new URL(el.getAttribute("data-spec"), document.baseURI);
-    fetch(specUrl)
+    var target = document.createElement("div");
+    loadBundle()
+      .then(function () { return fetch(specUrl); })
       .then(function (response) {
         if (!response.ok) throw new Error(response.status + " for " + specUrl.pathname);
         return response.json();
@@ -109,45 +124,60 @@
         var options = Object.assign({}, EMBED_OPTIONS, {
           loader: { baseURL: new URL(".", specUrl).href },
         });
-        el.replaceChildren();
         var width = el.clientWidth;
         if (width && width < NARROW) fitToWidth(spec, width);
         // Into a child: Vega gives its container the chart's own role and label
         // (graphics-document, the spec's description), and the container is the
         // page's figure, named by its caption and described by the line under it.
-        var target = document.createElement("div");
+        // Drawn out of sight over the picture, which goes once the chart is there.
+        if (image) target.className = "vega-chart__drawing";
         el.appendChild(target);
         return window.vegaEmbed(target, spec, options);
       })
       .then(function () {
+        if (image) image.remove();
+        if (button) button.remove();
+        target.className = "";
         el.setAttribute("data-state", "rendered");
       })
       .catch(function (error) {
         el.setAttribute("data-state", "failed");
-        fail(el, error.message);
+        target.remove();
+        if (image) failBeside(el, error.message);
+        else fail(el, error.message);
         console.error("vega-chart", specUrl.href, error);
       });
   }
 
-  function embedAll() {
-    var charts = document.querySelectorAll("div.vega-chart[data-spec]");
-    if (charts.length === 0) return;
-    loadBundle().then(
-      function () { charts.forEach(embed); },
-      function (error) {
-        charts.forEach(function (el) {
-          el.setAttribute("data-state", "failed");
-          fail(el, error.message);
-        });
-      }
-    );
+  var REACH = ["pointerenter", "touchstart", "focusin"];
+
+  function prepare(el) {
+    if (el.getAttribute("data-state")) return;
+    if (!el.querySelector("img.vega-static")) {
+      embed(el);  // no picture to show first: draw at once
+      return;
+    }
+    el.setAttribute("data-state", "static");
+    function reach() {
+      REACH.forEach(function (name) { el.removeEventListener(name, reach); });
+      embed(el);
+    }
+    REACH.forEach(function (name) {
+      el.addEventListener(name, reach, { passive: true });
+    });
+    var button = el.querySelector("button.vega-activate");
+    if (button) button.hidden = false;  // focus reaches it (focusin above)
+  }
+
+  function prepareAll() {
+    document.querySelectorAll("div.vega-chart[data-spec]").forEach(prepare);
   }
 
   if (typeof window.document$ !== "undefined") {
-    window.document$.subscribe(embedAll);
+    window.document$.subscribe(prepareAll);
   } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", embedAll);
+    document.addEventListener("DOMContentLoaded", prepareAll);
   } else {
-    embedAll();
+    prepareAll();
   }
 })();

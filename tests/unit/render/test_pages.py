@@ -138,8 +138,17 @@ def test_home_headlines_and_latest_release_numbers(site: Path) -> None:
     assert "<div><strong>3</strong>results</div>" in home
     assert "[Everything in v6.0 →](generated/releases/v6.0.md)" in home
     assert 'data-spec="generated/charts/home-software-gains.json"' in home
+    # Shown first as its build-time picture, sized so nothing moves when it loads;
+    # the rows it plots as CSV and the picture itself beside the spec.
+    # The page's first chart loads at once (it is the first screen), later ones lazily.
+    pictures = re.findall(r'<img class="vega-static" src="([^"]+)" alt="" (.*?)>', home)
+    assert len(pictures) >= 2
+    assert re.fullmatch(r'width="\d+" height="\d+" decoding="async"', pictures[0][1])
+    assert all(p[1].endswith(' loading="lazy"') for p in pictures[1:])
+    assert "generated/charts/home-software-gains.svg" in [p[0] for p in pictures]
+    assert '<a href="generated/charts/home-software-gains.csv">data as CSV</a>' in home
     assert (
-        '<img class="vega-fallback" src="generated/charts/home-software-gains.svg"'
+        '<a href="generated/charts/home-software-gains.svg" download>SVG image</a>'
         in home
     )
     assert (site / "charts" / "home-software-gains.svg").read_text().startswith("<svg")
