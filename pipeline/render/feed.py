@@ -295,9 +295,19 @@ def render_feed(entries: list[Entry], site_url: str = "") -> str:
     ordered = sorted(entries, key=lambda e: (e.updated, e.key), reverse=True)
     updated = max((e.updated for e in ordered), default=EPOCH)
     home = site_url or "../index.html"
+    # With a site URL, xml:base names the folder every link is under (readers that
+    # show an entry's HTML out of the feed resolve its links against it); without
+    # one (a local build), the feed says so: its links are relative to its address.
+    root = (
+        f'<feed xmlns="http://www.w3.org/2005/Atom" xml:base={_attr(base)}>'
+        if base
+        else '<feed xmlns="http://www.w3.org/2005/Atom">\n'
+        "  <!-- Built without a site URL (MLPERF_LEDGER_SITE_URL): every link is "
+        "relative to this feed's own address. -->"
+    )
     lines = [
         '<?xml version="1.0" encoding="utf-8"?>',
-        '<feed xmlns="http://www.w3.org/2005/Atom">',
+        root,
         f"  <id>{_entry_id('feed')}</id>",
         f"  <title>{_text(TITLE)}</title>",
         "  <subtitle>Each round of MLPerf Inference results MLCommons publishes, and "

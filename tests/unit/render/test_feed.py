@@ -108,6 +108,9 @@ def parsed(feed_text: str) -> feedparser.FeedParserDict:
     )
 
 
+XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
+
+
 def test_the_feed_is_valid_atom(parsed: feedparser.FeedParserDict) -> None:
     assert parsed.bozo == 0, parsed.get("bozo_exception")
     assert parsed.version == "atom10"
@@ -188,6 +191,9 @@ def test_without_a_site_url_links_are_relative_to_the_feed(feed_text: str) -> No
     hrefs = [link.get("href") for link in root.iter(ATOM + "link")]
     assert "releases/v5.1.html" in hrefs and "../index.html" in hrefs
     assert "changes.html#changes-v6-1" in hrefs
+    # No base to name: the feed says its links are relative to its own address.
+    assert XML_BASE not in root.attrib
+    assert "every link is relative to this feed's own address" in feed_text
 
 
 def test_with_a_site_url_links_are_absolute(
@@ -203,6 +209,9 @@ def test_with_a_site_url_links_are_absolute(
     assert self_link == SITE_URL + "generated/feed.xml"
     (entry,) = [e for e in parsed.entries if "corrected" in e.title]
     assert f'href="{SITE_URL}generated/changes.html#changes-v6-1"' in entry.summary
+    # xml:base names the folder of the links, for readers showing entries alone.
+    root = ET.fromstring(_feed_only(data, tmp_path).encode())
+    assert root.get(XML_BASE) == SITE_URL + "generated/"
 
 
 def test_identical_inputs_give_identical_bytes_whatever_the_clock(
