@@ -204,8 +204,9 @@ def test_every_chart_has_a_text_alternative(audit: Audit) -> None:
         for p, c in charts
         if c["role"] != "figure"
         or not c["name"]
-        or not (c["describedBy"] or "").startswith("Every number it plots")
-        or not (c["numbers"] or "").endswith(".json")
+        or c["describedBy"]
+        != "Every number it plots: data as CSV · chart as Vega-Lite JSON · SVG image"
+        or not (c["numbers"] or "").endswith(".csv")
         or not (c["svg"] or "").startswith("Chart: ")
     ]
     assert bad == []
