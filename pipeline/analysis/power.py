@@ -78,7 +78,7 @@ POWER_SCHEMA: dict[str, pl.DataType] = {
 }
 
 #: What identifies one system's line across rounds. The efficiency unit is not a key:
-#: the scenario and the result unit decide it (``_efficiency``).
+#: the scenario and the result unit decide it (``efficiency_exprs``).
 SYSTEM_KEYS = (
     "submitter", "system_name", "accelerator_key", "total_accelerators",
     "benchmark", "scenario", "division", "result_unit",
@@ -115,7 +115,7 @@ POWER_GAIN_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def _efficiency() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+def efficiency_exprs() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """(value, unit, note) of a result's efficiency, by its power unit and scenario."""
     unit = pl.col("power_unit")
     expected = pl.col("scenario").replace_strict(
@@ -184,7 +184,7 @@ def power_results(
         order, benchmark, scenario and best efficiency first.
     """
     settings = Options(**options)
-    efficiency, efficiency_unit, note = _efficiency()
+    efficiency, efficiency_unit, note = efficiency_exprs()
     return (
         prepare(results, settings)
         .filter(

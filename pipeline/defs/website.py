@@ -18,6 +18,7 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
+import pipeline.analysis.cost as cost_module
 import pipeline.analysis.history as history_module
 import pipeline.labels as labels_module
 import pipeline.publish as publish_module
@@ -205,6 +206,9 @@ def bench_results() -> tuple[dict | None, str | None]:
             if name != MKDOCS_PACKAGE
         ),
         history_module,
+        # Unit costs are computed at render time (downloads, Explorer, What's new),
+        # from the latency limits registry (below).
+        cost_module,
         labels_module,
         # The Performance page shows the committed bench results: a new commit of
         # them must make the pages stale too.
@@ -214,6 +218,7 @@ def bench_results() -> tuple[dict | None, str | None]:
             for path in [
                 settings.PROJECT_ROOT / "benchmarks/results/latest.json",
                 settings.PROJECT_ROOT / "pipeline/registry/benchmark_tasks.toml",
+                settings.PROJECT_ROOT / "pipeline/registry/latency_limits.toml",
             ]
             if path.exists()
         ),

@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from pipeline import settings
+from pipeline.analysis import cost
 from pipeline.manifest import release_for
 from pipeline.registry.releases import ManifestError
 from pipeline.render import safe
@@ -38,7 +39,17 @@ TABLE_DESCRIPTIONS = {
     "between them) and the older is the system's previous appearance; "
     "rounds_not_in_source: the known rounds between them the source holds no "
     "result of.",
-    "generation_ratios": "Derived, unofficial: successor over predecessor accelerator.",
+    "generation_ratios": "Derived, unofficial: successor over predecessor accelerator. "
+    "break_even_price_ratio: the successor costs less per unit of work while its "
+    "price per accelerator-hour is below this × the predecessor's (= ratio).",
+    "unit_costs": "Derived, unofficial: what a unit of work costs, one row per "
+    "result (release, result_key as in results). accelerator_hours_per_million_units"
+    f" = {cost.COST_FORMULA} (throughput results; times your price per "
+    "accelerator-hour, the price of a million units); joules_per_unit and "
+    "kwh_per_million_units from MLPerf-measured power only (never a declared design "
+    "power); each LLM result's latency class and limits (TTFT, TPOT, tokens/s per "
+    f"user at the limit = {cost.USER_RATE_FORMULA}) from the latency limits "
+    "registry. A null number says why in cost_reason / energy_reason.",
     "scaling": "Derived, unofficial: larger over smaller system, same accelerator.",
     "snapshots": "Raw upstream snapshots the build read, with checksums, their "
     "upstream address and commit where known, and where the build read them.",
@@ -239,9 +250,12 @@ def data_page(model: Model, downloads: list[Download], package: str) -> str:
         "instead of running it as a formula; numbers are unchanged, and the Parquet "
         "files keep every value exactly as published.\n\n"
         '!!! note "Derived tables are unofficial"\n'
-        "    `software_gains`, `generation_ratios` and `scaling` are computed by "
-        "mlperf-ledger from MLPerf results; they are not MLPerf results. Each row "
-        "carries the result keys and URLs of both results it divides.\n\n"
+        "    `software_gains`, `generation_ratios`, `scaling` and `unit_costs` are "
+        "computed by "
+        "mlperf-ledger from MLPerf results; they are not MLPerf results. Each pair "
+        "row carries the result keys and URLs of both results it divides; a "
+        "`unit_costs` row names its result by `release` and `result_key`, and a "
+        "cost needs your price per accelerator-hour (none is built in).\n\n"
         "{table}"
         "\n## Data package\n\n"
         "{descriptor} · "
@@ -276,8 +290,9 @@ def render(model: Model) -> Rendered:
         "results": data.results,
         "rejected": data.rejected,
         "software_gains": data.gains,
-        "generation_ratios": data.generations,
+        "generation_ratios": cost.with_break_even(data.generations),
         "scaling": data.scaling,
+        "unit_costs": cost.unit_costs(data.results.lazy()).collect(),
         # Fetch times go to build-info.json: they differ between identical builds.
         # The upstream address and commit instead of the build machine's path.
         "snapshots": with_upstream(data.snapshots).drop("fetched_at", "url"),

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import polars as pl
 
+from pipeline.analysis import cost
 from pipeline.analysis.pairing import PAIR_IDENTITY
 from pipeline.files import write_file
 from pipeline.render.downloads import FORMULA_GUARD, Download
@@ -45,6 +46,7 @@ LICENSES: tuple[dict[str, str], ...] = (
 #: ``pairs.PAIR_IDENTITY`` for pair tables). Declared only where the written file holds.
 PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "results": ("release", "result_key"),
+    "unit_costs": ("release", "result_key"),
     "snapshots": ("release", "path"),
     "systems": SYSTEMS_KEY,
     "system_fields": SYSTEM_FIELDS_KEY,
@@ -65,6 +67,8 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "result_id": _RESULT_ID,
     "result_id_old": f"Older (or baseline) end: {_RESULT_ID}",
     "result_id_new": f"Newer (or compared) end: {_RESULT_ID}",
+    # What a unit of work costs (unit_costs, and generation_ratios' break-even).
+    **cost.COLUMN_DESCRIPTIONS,
 }
 
 #: Frictionless resource names: lower-case letters, digits, "-", "_" and ".".
@@ -232,7 +236,8 @@ def build_datapackage(
             "The canonical table of published MLPerf Inference results, the upstream "
             "records that did not become results (with the reason), and tables derived "
             "from them by mlperf-ledger. Derived tables (software_gains, "
-            "generation_ratios, scaling, accelerator_histories, flagged_pairs) are "
+            "generation_ratios, scaling, unit_costs, accelerator_histories, "
+            "flagged_pairs) are "
             "unofficial: not MLPerf results, not verified or endorsed by MLCommons. "
             "The results come from the MLCommons repositories listed under sources, "
             "which publish their contents under the Apache License 2.0."

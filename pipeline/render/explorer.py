@@ -201,6 +201,12 @@ count the ratio is the total. Either ratio is derived, not an MLPerf result. The
 address bar keeps the pair, so the link shares it. **Grid of one round** shows the
 round chosen in the Round filter the official way: one row per system, a column
 per benchmark × scenario. **Per joule** is work per energy where power was measured.
+**Accelerator-hours per million units** is derived, not an MLPerf result:
+10<sup>6</sup> / (3600 × the per-accelerator throughput), in the result's own unit
+(tokens, samples, queries); times a price per accelerator-hour it is the price of a
+million units. A latency result, a CPU-only or mixed system has none (the cell's
+title says why); the CSV adds joules and kWh per unit (measured power only) and each
+LLM result's latency limits.
 **Description columns** shows what each system's submitter declared (accelerator
 memory in GB, 10<sup>9</sup> bytes, as declared; interconnect, host memory, cooling,
 framework, operating system); a system's name links to its description across

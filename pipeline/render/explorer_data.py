@@ -13,6 +13,7 @@ import json
 import polars as pl
 
 from pipeline.analysis.benchmarks import model_label, model_lineage
+from pipeline.analysis.cost import unit_costs
 from pipeline.render import safe
 from pipeline.render.cite import cite_rounds, with_citation
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
@@ -66,7 +67,24 @@ COLUMNS: dict[str, pl.DataType] = {
     "cooling": pl.String(),
     "framework": pl.String(),
     "operating_system": pl.String(),
+    # Derived, not MLPerf results (``pipeline.analysis.cost``): what a unit of work
+    # takes, with the reason where it cannot be derived, and the LLM latency class.
+    "accelerator_hours_per_million_units": pl.Float64(),
+    "cost_reason": pl.String(),
+    "joules_per_unit": pl.Float64(),
+    "kwh_per_million_units": pl.Float64(),
+    "latency_class": pl.String(),
+    "ttft_limit_ms": pl.Float64(),
+    "tpot_limit_ms": pl.Float64(),
+    "tokens_per_second_per_user_at_limit": pl.Float64(),
 }
+
+#: The derived columns, from ``cost.unit_costs`` by release and result key.
+DERIVED = (
+    "accelerator_hours_per_million_units", "cost_reason", "joules_per_unit",
+    "kwh_per_million_units", "latency_class", "ttft_limit_ms", "tpot_limit_ms",
+    "tokens_per_second_per_user_at_limit",
+)  # fmt: skip
 
 
 #: Identifies the data file's layout; the script refuses any other.
@@ -139,6 +157,7 @@ def explorer_rows(
         for c in OPTIONAL
         if c not in present
     ]
+    costs = unit_costs(results.lazy()).select("release", "result_key", *DERIVED)
     order = release_order(results["release"])
     rank = {r: i for i, r in enumerate(order)}
     shaped = (
@@ -156,6 +175,13 @@ def explorer_rows(
     )
     return (
         with_citation(shaped, cite_rounds())
+        .join(
+            costs,
+            on=["release", "result_key"],
+            how="left",
+            nulls_equal=True,
+            maintain_order="left",
+        )
         .sort(["_rank", "result_key"], descending=[True, False], nulls_last=True)
         .select([pl.col(c).cast(t) for c, t in COLUMNS.items()])
         .collect()

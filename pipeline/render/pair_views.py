@@ -246,7 +246,24 @@ def pair_cells(pairs: pl.DataFrame, rounds: pl.DataFrame | None = None) -> pl.Da
         cite_rounds(),
         suffix="_new",
     ).collect()
+    # Generation pairs carry their break-even price (``cost.with_break_even``).
+    break_even = (
+        {
+            "c_break_even": safe.when(
+                pl.col("break_even_price_ratio").is_not_null(),
+                safe.fmt(
+                    "&lt; {} <small>the predecessor's price per "
+                    "accelerator-hour</small>",
+                    ratio_cell(pl.col("break_even_price_ratio")),
+                ),
+                "—",
+            ).cell()
+        }
+        if "break_even_price_ratio" in pairs.columns
+        else {}
+    )
     return cited.with_columns(
+        **break_even,
         c_ratio=_ratio_cell().cell(),
         c_efficiency=efficiency.cell(),
         c_comparison=(
@@ -262,6 +279,10 @@ def pair_cells(pairs: pl.DataFrame, rounds: pl.DataFrame | None = None) -> pl.Da
         c_old=_end_cell("_old", linked="system_id_old" in pairs.columns).cell(),
         c_new=_end_cell("_new", linked="system_id_new" in pairs.columns).cell(),
     )
+
+
+#: The break-even column's title: derived, and what it bounds.
+BREAK_EVEN_TITLE = "Break-even price (derived)"
 
 
 def pair_table(
@@ -288,11 +309,13 @@ def pair_table(
     columns = {"c_ratio": "Ratio"}
     if with_efficiency:
         columns["c_efficiency"] = efficiency_title
+    if "c_break_even" in cells.columns:
+        columns["c_break_even"] = BREAK_EVEN_TITLE
     columns |= {"c_comparison": "Compared", "c_old": ends[0], "c_new": ends[1]}
     return html_table(
         shown,
         columns,
-        numeric=("c_ratio", "c_efficiency"),
+        numeric=("c_ratio", "c_efficiency", "c_break_even"),
         wide=("c_old", "c_new"),
         searchable=False,
     )

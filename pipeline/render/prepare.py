@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipeline.analysis.cost import with_break_even
 from pipeline.claims import VERDICT_SCHEMA, claim_verdicts
 from pipeline.render import history_views, pair_views, system_ids, whats_new
 from pipeline.render.coverage import round_status
@@ -51,7 +52,9 @@ def build_model(data: SiteData) -> Model:
         )
         for name, frame in (
             ("gains", page_gains),
-            ("generations", data.generations),
+            # Each generation pair's break-even price ratio (its ratio): a column
+            # of its tables and What's new's sentences.
+            ("generations", with_break_even(data.generations)),
             ("scaling", data.scaling),
         )
     }

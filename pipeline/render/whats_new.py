@@ -149,9 +149,77 @@ def _successor_section(
                 "same benchmark, scenario and division at the same accelerator count, "
                 "both measured by one submitter: above 1× the successor is faster.{}\n"
             ).format(lead, release, rest),
+            break_even_sentences(ordered),
         ),
         table=pair_table(ordered, ("Predecessor", "Successor")),
     )
+
+
+def break_even_prices(pairs: pl.DataFrame) -> pl.DataFrame:
+    """The lowest break-even price ratio per chip pair, benchmark and scenario.
+
+    Throughput pairs only (a cost is per unit of work done per hour). Where several
+    same-scale pairs (sizes, submitters, divisions) compare the two chips, the lowest
+    ratio is the bound every one of them meets; ``pairs`` says how many there were.
+    """
+    if "break_even_price_ratio" not in pairs.columns:
+        return pl.DataFrame()
+    return (
+        pairs.lazy()
+        .filter(
+            pl.col("break_even_price_ratio").is_not_null() & pl.col("is_higher_better")
+        )
+        .group_by("chip_new", "chip_old", "benchmark", "scenario", "result_unit")
+        .agg(
+            pl.col("break_even_price_ratio").min().alias("ratio"),
+            pl.len().alias("pairs"),
+        )
+        .with_columns(
+            unit=pl.col("result_unit")
+            .str.strip_suffix("/s")
+            .str.to_lowercase()
+            .str.replace(r"ies$", "y")
+            .str.strip_suffix("s")
+        )
+        .sort("chip_new", "benchmark", "scenario", "chip_old")
+        .collect()
+    )
+
+
+def break_even_sentences(pairs: pl.DataFrame) -> Md:
+    """One sentence per chip pair, benchmark and scenario: the break-even price.
+
+    "NVIDIA Vera Rubin is cheaper per qwen3-vl-235b-a22b Interactive query as long
+    as it costs less than 3.74× NVIDIA GB300's price per accelerator-hour": cost per
+    unit = price per accelerator-hour / work per accelerator-hour, so the bound is
+    the per-accelerator ratio. Derived, not an MLPerf result.
+    """
+    prices = break_even_prices(pairs)
+    if prices.is_empty():
+        return Md("")
+    items = (
+        Md(
+            "- **{}** is cheaper per {} {} {} as long as it costs less than "
+            "**{:.2f}×** {}'s price per accelerator-hour{}\n"
+        ).format(
+            new,
+            benchmark,
+            scenario,
+            unit,
+            ratio,
+            old,
+            Md("") if n == 1 else Md(" (the lowest of {:,} pairs)").format(n),
+        )
+        for new, old, benchmark, scenario, unit, ratio, n in prices.select(
+            "chip_new", "chip_old", "benchmark", "scenario", "unit", "ratio", "pairs"
+        ).iter_rows()
+    )
+    return Md(
+        "\n**Break-even prices** (derived, not an MLPerf result: cost per unit of "
+        "work = price per accelerator-hour / work per accelerator-hour, so the "
+        "successor is cheaper while its price is below ratio × the predecessor's; "
+        "throughput results at the same accelerator count):\n\n{}"
+    ).format(md_join("", items))
 
 
 def _headlines(model: Model, kind: str, release: str) -> pl.DataFrame:

@@ -360,6 +360,12 @@ def test_csv_download_holds_the_filtered_rows(
     ]  # fmt: skip
     # Display-only columns (per joule, the compare button) are not in the CSV.
     assert "_per_joule" not in rows[0] and "_compare" not in rows[0]
+    # The derived cost columns are (issue 54), with the reason where one is null.
+    assert {
+        "accelerator_hours_per_million_units", "cost_reason", "joules_per_unit",
+        "kwh_per_million_units", "latency_class", "tpot_limit_ms",
+    } <= set(rows[0])  # fmt: skip
+    assert {r["latency_class"] for r in rows} == {"no limit", "limited"}
     evil = next(r for r in rows if r["result_key"] == EVIL_KEY)
     # Formula-leading text is neutralised as in the site's CSV files; the rest stays.
     assert evil["system_name"] == "'" + FORMULA_SYSTEM

@@ -241,6 +241,18 @@
       return document.createTextNode(text);
     }
 
+    /* Derived, not an MLPerf result: 10^6 / (3600 × per-accelerator throughput);
+       an empty cell carries the reason the data file gives (cost_reason). */
+    function costCell(cell) {
+      var text = number(cell.getValue());
+      if (text) return document.createTextNode(text);
+      var span = document.createElement("span");
+      span.className = "ledger-explorer__none";
+      span.textContent = "n/a";
+      span.title = show(cell.getRow().getData().cost_reason);
+      return span;
+    }
+
     function resultCell(cell) {
       var row = cell.getRow().getData();
       var text = number(row.result_value) || "—";
@@ -376,6 +388,9 @@
         text("Accelerator", "accelerator", { maxWidth: 260 }),
         numeric("Chips", "total_accelerators"),
         numeric("Per accelerator", "result_per_accelerator"),
+        numeric("Accelerator-hours per million units", "accelerator_hours_per_million_units", {
+          formatter: costCell,
+        }),
         text("Division", "division"),
         text("Category", "category"),
         text("Availability", "availability"),
@@ -407,6 +422,13 @@
         hidden("nodes", false),
         hidden("result_url", true),
         hidden("citation", true),
+        hidden("cost_reason", true),
+        hidden("joules_per_unit", false),
+        hidden("kwh_per_million_units", false),
+        hidden("latency_class", true),
+        hidden("ttft_limit_ms", false),
+        hidden("tpot_limit_ms", false),
+        hidden("tokens_per_second_per_user_at_limit", false),
       ];
     }
 

@@ -37,9 +37,22 @@ def test_the_built_data_package_validates_with_frictionless(site: Path) -> None:
     described = [r["path"] for r in package["resources"]]
     # Every download the page offers is described, and nothing else.
     assert sorted(described) == sorted(csv_files + parquet_files)
-    assert len(csv_files) == 8
+    assert len(csv_files) == 9
     checked = {t.name: t.stats.get("rows") for t in report.tasks}
     assert checked["results"] == 7
+    # One derived cost row per result, keyed like the results.
+    assert checked["unit_costs"] == 7
+    costs = next(r for r in package["resources"] if r["name"] == "unit_costs")
+    assert costs["schema"]["primaryKey"] == ["release", "result_key"]
+    hours = next(
+        f
+        for f in costs["schema"]["fields"]
+        if f["name"] == "accelerator_hours_per_million_units"
+    )
+    assert hours["description"].startswith(
+        "Derived, not an MLPerf result: accelerator-hours a million units of work "
+        "take, 10^6 / (3600 × result_per_accelerator)"
+    )
     assert package["sources"] == [
         {
             "path": "https://github.com/mlcommons/inference_results_v5.1",
@@ -88,7 +101,7 @@ def test_every_download_row_names_its_columns_for_phones(site: Path) -> None:
     page = (site / "data.md").read_text()
     header, *rows = [line for line in page.splitlines() if line.startswith("| ")]
     assert header == "| Table | What | Rows | CSV | Parquet |"
-    assert len(rows) == 8  # one per CSV download
+    assert len(rows) == 9  # one per CSV download
     for row in rows:
         labels = re.findall(r'(?:^|\| )<span data-label="([^"]*)"></span>', row)
         assert labels == ["Table", "What", "Rows", "CSV", "Parquet"], row

@@ -169,3 +169,25 @@ def test_render_site_writes_the_explorer(tmp_path, site_data) -> None:  # noqa: 
     assert {r["result_key"] for r in data["data"]} == set(
         site_data.results["result_key"]
     )
+
+
+def test_each_row_ships_its_derived_cost_energy_and_latency_class() -> None:
+    rows = {
+        r["result_key"]: r
+        for r in _decoded(explorer_data.explorer_data(_three()))["data"]
+    }
+    amd = rows["5.1-0001:llama2-70b-99:Offline"]
+    # 27,803.9 tokens/s on 8 accelerators: 10^6 / (3600 × 3,475.4875).
+    assert amd["accelerator_hours_per_million_units"] == pytest.approx(
+        1e6 / (3600 * 27803.9 / 8)
+    )
+    assert amd["cost_reason"] is None
+    assert (amd["joules_per_unit"], amd["latency_class"]) == (None, "no limit")
+    old = rows["4.1-0002:llama2-70b-99:Offline"]
+    # 5,400 W at 11,000.5 tokens/s, measured.
+    assert old["joules_per_unit"] == pytest.approx(5400 / 11000.5)
+    assert old["kwh_per_million_units"] == pytest.approx(5400 / 11000.5 / 3.6)
+    # v10.0 is no round the limits registry knows.
+    server = rows["10.0-0007:llama2-70b-99:Server"]
+    assert server["latency_class"] == "limit not in the registry"
+    assert server["tpot_limit_ms"] is None

@@ -135,3 +135,33 @@ def test_sections_pick_what_they_say_they_pick(
     assert "1.79×" in scaled and "1.90×" not in scaled  # the 32-chip system
     gained = _section(home, "### Software gains since each system's previous round")
     assert "1.25×" in gained and "3.90×" not in gained
+
+
+def test_break_even_sentences_name_the_lowest_bound_per_chip_pair_and_scenario() -> (
+    None
+):
+    from pipeline.render.whats_new import break_even_sentences
+
+    pairs = pl.DataFrame(
+        {
+            "chip_new": ["NVIDIA Vera Rubin", "NVIDIA Vera Rubin", "<b>X</b>", "Y"],
+            "chip_old": ["NVIDIA GB300", "NVIDIA GB300", "NVIDIA GB300", "Z"],
+            "benchmark": ["qwen3-vl-235b-a22b", "qwen3-vl-235b-a22b", "deepseek-r1",
+                          "resnet"],
+            "scenario": ["Interactive", "Interactive", "Server", "SingleStream"],
+            "result_unit": ["Queries/s", "Queries/s", "Tokens/s", "Latency (ms)"],
+            "is_higher_better": [True, True, True, False],
+            "break_even_price_ratio": [3.74073, 3.9, 1.5, 2.0],
+        }
+    )  # fmt: skip
+    text = str(break_even_sentences(pairs))
+    assert (
+        "- **NVIDIA Vera Rubin** is cheaper per qwen3-vl-235b-a22b Interactive query "
+        "as long as it costs less than **3.74×** NVIDIA GB300's price per "
+        "accelerator-hour (the lowest of 2 pairs)\n"
+    ) in text
+    # Upstream text is escaped; a latency pair makes no cost sentence.
+    assert "<b>X</b>" not in text and "&lt;b&gt;X&lt;/b&gt;" in text
+    assert "per deepseek-r1 Server token" in text
+    assert "resnet" not in text
+    assert text.startswith("\n**Break-even prices** (derived, not an MLPerf result")
