@@ -13,6 +13,7 @@ import json
 import polars as pl
 
 from pipeline.analysis.benchmarks import model_label, model_lineage
+from pipeline.registry.descriptions import load_descriptions
 from pipeline.render import safe
 from pipeline.render.cite import cite_rounds, with_citation
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
@@ -212,7 +213,8 @@ def explorer_data(results: pl.DataFrame, systems: pl.DataFrame | None = None) ->
     """The gzip'd JSON data file: metadata, then every row as an object.
 
     Deterministic: same rows, same bytes (gzip header without name or time).
-    ``undescribed``: ``undescribed_rounds`` (release names are the manifest's).
+    ``undescribed``: ``undescribed_rounds`` (release names are the manifest's);
+    ``no_value``: the vocabulary's placeholders.
     """
     rows = explorer_rows(results, systems)
     meta = {
@@ -222,6 +224,9 @@ def explorer_data(results: pl.DataFrame, systems: pl.DataFrame | None = None) ->
         "formula_start": FORMULA_START,
         "formula_guard": FORMULA_GUARD,
         "undescribed": undescribed_rounds(rows),
+        # Declared texts that declare nothing ("N/A", "-"), trimmed and lower-cased:
+        # their cells say "not declared", not "not in the vocabulary".
+        "no_value": sorted(load_descriptions().no_value),
     }
     head = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
     body = f'{head[:-1]},"data":{rows.write_json()}}}'

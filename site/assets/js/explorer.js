@@ -235,6 +235,8 @@
     /* Per description column, the rounds whose source declares no such field
        (the data file's "undescribed", filled in mount()). */
     var undescribed = {};
+    /* Declared texts that declare nothing ("n/a", "-"): the data file's no_value. */
+    var noValue = [];
 
     /* Why a description cell is empty: the round's source has no such field, the
        declared text is not in the vocabulary, or this system declares nothing. */
@@ -243,6 +245,7 @@
       var span = document.createElement("span");
       span.className = "ledger-explorer__none";
       var declared = NORMALISED[field] ? show(row[NORMALISED[field]]) : "";
+      if (noValue.indexOf(declared.trim().toLowerCase()) >= 0) declared = "";
       if ((undescribed[field] || []).indexOf(release) >= 0) {
         span.textContent = "not in the source this site read";
         span.title = "The source of " + release + " that this site read declares no " +
@@ -491,7 +494,11 @@
         var values = Array.from(seen);
         values.sort(field === "release"
           ? function (a, b) { return versionSorter(b, a); }
-          : function (a, b) { return a.localeCompare(b, "en", { sensitivity: "base" }); });
+          : function (a, b) {
+            // "16 GB" before "128 GB": the memory sizes compare as numbers.
+            return a.localeCompare(b, "en", { sensitivity: "base",
+              numeric: field === "accelerator_memory_size" });
+          });
         values.forEach(function (value) {
           var label = field === "power" ? (value === "yes" ? "with power" : "without power") : value;
           select.appendChild(new Option(label, value));
@@ -819,6 +826,7 @@
       }
       var rows = data.data;
       undescribed = data.undescribed && typeof data.undescribed === "object" ? data.undescribed : {};
+      noValue = Array.isArray(data.no_value) ? data.no_value : [];
       rows.forEach(function (row) {
         row._search = SEARCHED.map(function (f) { return show(row[f]); }).join(" \u0001 ").toLowerCase();
       });

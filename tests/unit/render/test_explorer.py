@@ -227,3 +227,5 @@ def test_descriptions_ship_normalised_beside_declared_and_say_what_is_missing() 
     assert plain["columns"] == data["columns"]
     assert [list(r) for r in plain["data"]] == [list(r) for r in data["data"]]
     assert plain["undescribed"]["cooling_kind"] == ["v4.1", "v5.1", "v10.0"]
+    # Placeholders declare nothing: the script says "not declared" for them.
+    assert {"", "n/a", "-"} <= set(data["no_value"])
