@@ -84,7 +84,9 @@ def declared_fields(store: object, raw: dict, tree: dict) -> tuple[pl.DataFrame,
             description=(
                 "One row per round × division × submitter × system: the declared "
                 "description (system JSON, else the summary's columns), capacities "
-                "in bytes where one is stated, and system_id, the one identity of "
+                "in bytes where one is stated, the normalised interconnect family, "
+                "cooling kind and accelerator memory in GB beside the declared text "
+                "(registry/descriptions.toml), and system_id, the one identity of "
                 "the system across rounds (submitter, platform, accelerator, count, "
                 "nodes). The submitter's declaration, not a measurement."
             ),

@@ -9,6 +9,7 @@ from pipeline.render.audit_sections import (
     accelerator_count_notes,
     accelerator_coverage,
     crosscheck_section,
+    descriptions_section,
     lineage_table,
     loss_table,
     rejection_summary,
@@ -117,6 +118,7 @@ def audit_page(data: SiteData, flagged: pl.DataFrame) -> str:
     if data.rounds is not None:
         parts += rounds_section(data.rounds)
     parts += vocabulary_section(data.results)
+    parts += descriptions_section(data.system_fields)
     if data.submitter_check is not None and data.submitter_check.height:
         parts += submitter_section(data.submitter_check)
     parts += accelerator_coverage(data.results)

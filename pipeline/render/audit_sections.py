@@ -21,6 +21,7 @@ from pipeline.render.tables import (
     markdown_table,
     number_cell,
 )
+from pipeline.transform.descriptions import NOT_REVIEWED, not_in_vocabulary
 from pipeline.transform.provenance import NOT_RECORDED
 from pipeline.transform.submitter_check import agreement
 from pipeline.validate import LOSS_LIMIT
@@ -422,6 +423,53 @@ def vocabulary_section(results: pl.DataFrame) -> list[str]:
             numeric=("c_count",),
         )
         or "_Every availability and division word is in the vocabulary._\n",
+    ]
+
+
+def descriptions_section(system_fields: pl.DataFrame | None) -> list[str]:
+    """Declared description spellings the vocabulary gives no value, never dropped.
+
+    ``system_fields`` is the long table of declared fields
+    (``out_mlperf__system_fields``). A spelling neither mapped nor reviewed says
+    "not reviewed"; a reviewed one gives the registry's reason.
+    """
+    if system_fields is None:
+        return []
+    listed = (
+        not_in_vocabulary(system_fields.lazy())
+        .collect()
+        .with_columns(
+            c_field=safe.fmt("<code>{}</code>", pl.col("field")).cell(),
+            c_spelling=safe.fmt("<code>{}</code>", pl.col("spelling")).cell(),
+            c_rounds=pl.col("releases").list.join(", "),
+            c_count=pl.col("count"),
+            c_why=pl.when(pl.col("status") == NOT_REVIEWED)
+            .then(pl.lit("not reviewed yet"))
+            .otherwise(pl.col("reason")),
+        )
+    )
+    return [
+        "## Declared descriptions not in the vocabulary\n",
+        "Interconnect, cooling and accelerator memory are normalised from what "
+        "each system declares by a reviewed vocabulary (`descriptions.toml`): "
+        "these declared spellings get no normalised value. They are kept as "
+        "declared beside an empty normalised cell (the Explorer says *not in the "
+        "vocabulary*), never dropped; placeholders such as `N/A` declare nothing "
+        "and are not listed. Spellings are compared trimmed, lower-cased, white "
+        "space collapsed.\n",
+        html_table(
+            listed,
+            {
+                "c_field": "Field",
+                "c_spelling": "Declared spelling (first seen)",
+                "c_rounds": "Rounds",
+                "c_count": "Declarations",
+                "c_why": "Why no value",
+            },
+            numeric=("c_count",),
+        )
+        or "_Every declared interconnect, cooling and accelerator memory spelling is "
+        "in the vocabulary._\n",
     ]
 
 

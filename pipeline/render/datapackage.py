@@ -69,6 +69,21 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "result_id_new": f"Newer (or compared) end: {_RESULT_ID}",
     # What a unit of work costs (unit_costs, and generation_ratios' break-even).
     **cost.COLUMN_DESCRIPTIONS,
+    # The systems table's normalised descriptions (registry/descriptions.toml).
+    "interconnect_family": "The declared accelerator_interconnect normalised to a "
+    "family and generation where stated (NVLink 5, NVLink 4, NVLink, Infinity "
+    "Fabric, PCIe 5.0, PCIe 4.0, PCIe 3.0, InfiniBand) by a reviewed vocabulary "
+    "with evidence (registry/descriptions.toml); null where nothing is declared or "
+    "the spelling is not in the vocabulary (the Audit page lists those)",
+    "cooling_kind": "The declared cooling normalised to a kind (air, liquid, "
+    "liquid + air, passive) by the same reviewed vocabulary; null where nothing is "
+    "declared or the spelling is not in it",
+    "accelerator_memory_gb": "The declared accelerator_memory_capacity in GB as "
+    "accelerator memory is sold: GB and GiB written with the same number are the "
+    "same capacity (16 GiB is 16, not 17.18; an 80 GB A100 holds 80 GiB); a whole "
+    "number of GB or GiB is read as written, anything else only through the reviewed "
+    "vocabulary (a driver's '23.5135498046875 GB' on a 24 GB card is 24); "
+    "accelerator_memory_capacity_bytes keeps the declared unit's bytes",
 }
 
 #: Frictionless resource names: lower-case letters, digits, "-", "_" and ".".

@@ -63,9 +63,11 @@ FILTERS: tuple[tuple[str, str], ...] = (
     ("benchmark", "Benchmark"),
     ("scenario", "Scenario"),
     ("power", "Power"),
+    # Normalised by registry/descriptions.toml: a handful of values each, the
+    # declared text beside them in the description columns.
     ("accelerator_memory_size", "Accelerator memory"),
-    ("accelerator_interconnect", "Interconnect"),
-    ("cooling", "Cooling"),
+    ("interconnect_family", "Interconnect"),
+    ("cooling_kind", "Cooling"),
 )
 
 
@@ -91,6 +93,9 @@ def _filter_controls() -> str:
         '<button type="button" class="md-button" data-action="describe" '
         'aria-pressed="false">Description columns</button></div>'
         "</form>"
+        # Filled by the script when a description filter is set: the rounds it
+        # excludes because their source declares no such field.
+        '<p class="ledger-explorer__excluded" aria-live="polite" hidden></p>'
     )
 
 
@@ -156,6 +161,7 @@ def explorer_page(
     }
     attributes = " ".join(f'{k}="{v}"' for k, v in attrs.items())
     downloads = relative(base, "generated/data.md")
+    audit = relative(base, "generated/audit.md")
     coverage = (
         coverage_text(rounds, without_power or [], base) if rounds is not None else ""
     )
@@ -208,10 +214,17 @@ million units. A latency result, a CPU-only or mixed system has none (the cell's
 title says why); the CSV adds joules and kWh per unit (measured power only) and each
 LLM result's latency limits.
 **Description columns** shows what each system's submitter declared (accelerator
-memory in GB, 10<sup>9</sup> bytes, as declared; interconnect, host memory, cooling,
-framework, operating system); a system's name links to its description across
-rounds on the [Systems]({relative(base, "generated/systems.md")}) page. The
-description is the submitter's declaration, not a measurement.
+memory, interconnect, host memory, cooling, framework, operating system); a system's
+name links to its description across rounds on the
+[Systems]({relative(base, "generated/systems.md")}) page. The description is the
+submitter's declaration, not a measurement. Interconnect, cooling and accelerator
+memory are shown twice: normalised (a family such as *NVLink 5* or *PCIe 5.0*, a kind
+such as *air* or *liquid*, memory in GB as sold, so 16 GiB is 16 GB), which the
+filters use, and as declared. The normalisation is reviewed data with evidence
+(`registry/descriptions.toml`); a declared spelling it does not cover is kept, shown
+as *not in the vocabulary*, and listed on the [Audit]({audit}) page. A round whose
+source, as this site read it, declares no such field says *not in the source this
+site read* in those cells, and a filter on the field says which rounds it leaves out.
 """
 
 

@@ -14,10 +14,12 @@ import polars as pl
 
 from pipeline.analysis.benchmarks import model_label, model_lineage
 from pipeline.analysis.cost import unit_costs
+from pipeline.registry.descriptions import load_descriptions
 from pipeline.render import safe
 from pipeline.render.cite import cite_rounds, with_citation
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
 from pipeline.render.site_data import release_order, with_accelerators
+from pipeline.transform.descriptions import NORMALISED, with_normalised
 from pipeline.transform.systems import with_system_id
 
 #: Columns of the data file, in order, with their types. Canonical names (the CSV
@@ -57,14 +59,19 @@ COLUMNS: dict[str, pl.DataType] = {
     "citation": pl.String(),
     # The declared description (out_mlperf__systems), columns off by default: the
     # system's identity across rounds and what a buyer filters by, with units.
+    # Interconnect, cooling and accelerator memory twice: as declared, and normalised
+    # by registry/descriptions.toml (what the filters use; null where the vocabulary
+    # has no value for the declared text).
     "system_id": pl.String(),
     "accelerator_memory": pl.String(),
     "accelerator_memory_size": pl.String(),
     "accelerator_memory_gb": pl.Float64(),
     "accelerator_interconnect": pl.String(),
+    "interconnect_family": pl.String(),
     "host_memory": pl.String(),
     "host_memory_gb": pl.Float64(),
     "cooling": pl.String(),
+    "cooling_kind": pl.String(),
     "framework": pl.String(),
     "operating_system": pl.String(),
     # Derived, not MLPerf results (``pipeline.analysis.cost``): what a unit of work
@@ -102,6 +109,15 @@ DESCRIPTION = {
 }
 
 
+#: Each normalised column and the data file's declared column it normalises.
+NORMALISED_FROM = {
+    "interconnect_family": "accelerator_interconnect",
+    "cooling_kind": "cooling",
+    "accelerator_memory_gb": "accelerator_memory",
+    "accelerator_memory_size": "accelerator_memory",
+}
+
+
 #: Canonical columns a caller may leave out (``SiteData`` requires fewer than
 #: ``RESULTS_SCHEMA``); they ship as nulls.
 OPTIONAL = (
@@ -123,18 +139,24 @@ def with_description(
     if systems is None or not set(place) <= set(keyed.columns):
         return keyed.with_columns(
             pl.lit(None, dtype=COLUMNS[c]).alias(c)
-            for c in (*DESCRIPTION, "accelerator_memory_size", "accelerator_memory_gb",
-                      "host_memory_gb")
-        )  # fmt: skip
+            for c in (*DESCRIPTION, *NORMALISED_FROM, "host_memory_gb")
+        )
+    if not set(NORMALISED) <= set(systems.columns):
+        # A systems table written before the vocabulary: normalise it here.
+        systems = with_normalised(systems.lazy()).collect()
     described = systems.select(
         *place,
         *(pl.col(source).alias(name) for name, source in DESCRIPTION.items()),
-        accelerator_memory_gb=_gigabytes("accelerator_memory_capacity"),
+        *NORMALISED,
         host_memory_gb=_gigabytes("host_memory_capacity"),
     ).with_columns(
+        # The memory filter's words: "288 GB" (GB as sold: 16 GiB is "16 GB").
         accelerator_memory_size=pl.format(
             "{} GB",
-            pl.col("accelerator_memory_gb").cast(pl.String).str.replace(r"\.0$", ""),
+            pl.col("accelerator_memory_gb")
+            .round(3)
+            .cast(pl.String)
+            .str.replace(r"\.0$", ""),
         )
     )
     return keyed.join(
@@ -188,10 +210,37 @@ def explorer_rows(
     )
 
 
+def undescribed_rounds(rows: pl.DataFrame) -> dict[str, list[str]]:
+    """Per description column, the rounds of which no row declares that field.
+
+    Their source (as this site read it) has no such description at all (v4.1 and
+    v6.1's summaries name no interconnect, cooling or accelerator memory): the
+    Explorer says so in those cells and under a filter on the field, rather than
+    showing an empty cell that reads as "removed". A normalised column follows its
+    declared one. Rounds in version order.
+    """
+    order = release_order(rows["release"])
+    declared = (
+        rows.lazy()
+        .group_by("release")
+        .agg(pl.col(c).is_not_null().any() for c in DESCRIPTION)
+    )
+    held = declared.collect()
+    out: dict[str, list[str]] = {}
+    for column in DESCRIPTION:
+        without = set(held.filter(~pl.col(column))["release"].to_list())
+        out[column] = [r for r in order if r in without]
+    for column, source in NORMALISED_FROM.items():
+        out[column] = out[source]
+    return dict(sorted(out.items()))
+
+
 def explorer_data(results: pl.DataFrame, systems: pl.DataFrame | None = None) -> bytes:
     """The gzip'd JSON data file: metadata, then every row as an object.
 
     Deterministic: same rows, same bytes (gzip header without name or time).
+    ``undescribed``: ``undescribed_rounds`` (release names are the manifest's);
+    ``no_value``: the vocabulary's placeholders.
     """
     rows = explorer_rows(results, systems)
     meta = {
@@ -200,6 +249,10 @@ def explorer_data(results: pl.DataFrame, systems: pl.DataFrame | None = None) ->
         "columns": list(COLUMNS),
         "formula_start": FORMULA_START,
         "formula_guard": FORMULA_GUARD,
+        "undescribed": undescribed_rounds(rows),
+        # Declared texts that declare nothing ("N/A", "-"), trimmed and lower-cased:
+        # their cells say "not declared", not "not in the vocabulary".
+        "no_value": sorted(load_descriptions().no_value),
     }
     head = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
     body = f'{head[:-1]},"data":{rows.write_json()}}}'

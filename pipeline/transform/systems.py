@@ -16,7 +16,9 @@ What belongs here (Dagster-free):
 - ``system_identity``: the one system identity across rounds, as the software-gain
   ``system`` level pairs (submitter, platform, accelerator, count, nodes).
 - ``systems_table``: one row per round × division × submitter × system, the
-  canonical fields chosen (system JSON before summary), capacities in bytes.
+  canonical fields chosen (system JSON before summary), capacities in bytes, and
+  the normalised interconnect family, cooling kind and accelerator memory in GB
+  (``pipeline.transform.descriptions``) beside the declared text.
 
 Field names come from ``registry/system_fields.toml`` (reviewed, with evidence; read
 by ``pipeline.registry.system_fields``);
@@ -35,6 +37,7 @@ import polars as pl
 
 from pipeline.extract.json_values import DuplicateKeys, loads
 from pipeline.registry.system_fields import SystemFields, system_fields
+from pipeline.transform.descriptions import NORMALISED, with_normalised
 
 SOURCE_SYSTEM_JSON = "system_json"
 SOURCE_SUMMARY = "summary"
@@ -425,6 +428,8 @@ SYSTEMS_SCHEMA: dict[str, pl.DataType] = {
         for f in CAPACITY_FIELDS
         for name, dtype in ((f"{f}_bytes", pl.Int64), (f"{f}_bytes_note", pl.String))
     },
+    # registry/descriptions.toml's vocabulary (null: not declared or not in it).
+    **{name: dtype for name, (_, dtype) in NORMALISED.items()},
     "description_source": pl.String,
     "source_file": pl.String,
     "snapshot_sha256": pl.String,
@@ -503,6 +508,7 @@ def systems_table(declared: pl.DataFrame, results: pl.DataFrame) -> pl.DataFrame
                 for f in CAPACITY_FIELDS
             ),
         )
+        .pipe(with_normalised)
         .select([pl.col(c).cast(t) for c, t in SYSTEMS_SCHEMA.items()])
         .sort(list(SYSTEMS_KEY))
         .collect()

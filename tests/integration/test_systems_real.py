@@ -162,8 +162,12 @@ def test_the_explorer_filters_gb300_by_memory_and_interconnect(
     assert rows.group_by("release").agg(
         pl.col("accelerator_memory_size").unique(),
         pl.col("accelerator_interconnect").unique(),
+        pl.col("interconnect_family").unique(),
+        pl.col("cooling_kind").unique(),
     ).sort("release").rows() == [
-        ("v5.1", ["288 GB"], ["5th-gen NVLink andNVLink Switches"]),
-        ("v6.0", ["288 GB"], ["5th-gen NVLink andNVLink Switches"]),
-        ("v6.1", [None], [None]),
-    ]
+        ("v5.1", ["288 GB"], ["5th-gen NVLink andNVLink Switches"], ["NVLink 5"],
+         ["liquid + air"]),
+        ("v6.0", ["288 GB"], ["5th-gen NVLink andNVLink Switches"], ["NVLink 5"],
+         ["liquid + air"]),
+        ("v6.1", [None], [None], [None], [None]),
+    ]  # fmt: skip

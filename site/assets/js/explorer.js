@@ -31,16 +31,35 @@
     "platform", "division", "category", "availability", "accelerator",
     "accelerator_name", "host_cpu_name", "software", "result_key", "result_id",
     "accelerator_memory", "accelerator_interconnect", "host_memory", "cooling",
-    "framework", "operating_system",
+    "framework", "operating_system", "interconnect_family", "cooling_kind",
   ];
   /* A phone's width (Material's breakpoint). */
   var NARROW = window.matchMedia("(max-width: 44.984375em)");
   /* The declared description's columns: off until "Description columns" is pressed
      (in the address as describe=1); every download holds them, shown or not. */
   var DESCRIPTION = [
-    "accelerator_memory_gb", "accelerator_memory", "accelerator_interconnect",
-    "host_cpu_name", "host_memory_gb", "cooling", "framework", "operating_system",
+    "accelerator_memory_gb", "accelerator_memory", "interconnect_family",
+    "accelerator_interconnect", "host_cpu_name", "host_memory_gb", "cooling_kind",
+    "cooling", "framework", "operating_system",
   ];
+  /* Normalised description columns (registry/descriptions.toml) and the declared
+     column each reads: its cell's title shows the declared text. */
+  var NORMALISED = {
+    accelerator_memory_gb: "accelerator_memory", accelerator_memory_size: "accelerator_memory",
+    interconnect_family: "accelerator_interconnect", cooling_kind: "cooling",
+  };
+  /* What a description filter is called in the line that says which rounds it
+     leaves out. */
+  var DESCRIBED_FILTERS = {
+    accelerator_memory_size: "accelerator memory", interconnect_family: "interconnect",
+    cooling_kind: "cooling",
+  };
+
+  /* Rounds as words: "v4.1", "v4.1 and v6.1", "v2.1, v4.1 and v6.1". */
+  function series(rounds) {
+    if (rounds.length <= 1) return rounds.join("");
+    return rounds.slice(0, -1).join(", ") + " and " + rounds[rounds.length - 1];
+  }
 
   /* The compare verdict's ratio, B against A, as words (pure: the browser test calls
      it as window.ledgerExplorer.ratioWording). Above 1× B is better, whichever way
@@ -213,11 +232,50 @@
       return span;
     }
 
+    /* Per description column, the rounds whose source declares no such field
+       (the data file's "undescribed", filled in mount()). */
+    var undescribed = {};
+    /* Declared texts that declare nothing ("n/a", "-"): the data file's no_value. */
+    var noValue = [];
+
+    /* Why a description cell is empty: the round's source has no such field, the
+       declared text is not in the vocabulary, or this system declares nothing. */
+    function descriptionCell(field, row) {
+      var release = show(row.release);
+      var span = document.createElement("span");
+      span.className = "ledger-explorer__none";
+      var declared = NORMALISED[field] ? show(row[NORMALISED[field]]) : "";
+      if (noValue.indexOf(declared.trim().toLowerCase()) >= 0) declared = "";
+      if ((undescribed[field] || []).indexOf(release) >= 0) {
+        span.textContent = "not in the source this site read";
+        span.title = "The source of " + release + " that this site read declares no " +
+          "such field for any system; it is not known, not removed.";
+      } else if (declared) {
+        span.textContent = "not in the vocabulary";
+        span.title = "Declared: " + declared + ". The site's vocabulary " +
+          "(registry/descriptions.toml) gives it no value; the Audit page lists it.";
+      } else {
+        span.textContent = "not declared";
+        span.title = "This system's description declares no value.";
+      }
+      return span;
+    }
+
+    /* A normalised value's title is the declared text it comes from. */
+    function declaredTitle(cell) {
+      var source = NORMALISED[cell.getField()];
+      if (!source) return;
+      var declared = show(cell.getRow().getData()[source]);
+      if (declared) cell.getElement().title = "Declared: " + declared;
+    }
+
     function textCell(cell) {
       var value = show(cell.getValue());
       if (value) cell.getElement().title = value;
       var field = cell.getField();
       if (!value && EMPTY_FIELDS.indexOf(field) >= 0) return emptyCell(field, cell.getRow().getData());
+      if (!value && undescribed[field]) return descriptionCell(field, cell.getRow().getData());
+      if (value) declaredTitle(cell);
       return document.createTextNode(value);
     }
 
@@ -238,6 +296,8 @@
       var text = number(cell.getValue());
       var field = cell.getField();
       if (!text && EMPTY_FIELDS.indexOf(field) >= 0) return emptyCell(field, cell.getRow().getData());
+      if (!text && undescribed[field]) return descriptionCell(field, cell.getRow().getData());
+      if (text) declaredTitle(cell);
       return document.createTextNode(text);
     }
 
@@ -404,10 +464,12 @@
         text("Result key", "result_key", { maxWidth: 280 }),
         numeric("Accelerator memory (GB)", "accelerator_memory_gb", { visible: false }),
         text("Accelerator memory (declared)", "accelerator_memory", { visible: false, maxWidth: 200 }),
-        text("Interconnect", "accelerator_interconnect", { visible: false, maxWidth: 240 }),
+        text("Interconnect", "interconnect_family", { visible: false, maxWidth: 200 }),
+        text("Interconnect (declared)", "accelerator_interconnect", { visible: false, maxWidth: 240 }),
         text("Host CPU", "host_cpu_name", { visible: false, maxWidth: 240 }),
         numeric("Host memory (GB)", "host_memory_gb", { visible: false }),
-        text("Cooling", "cooling", { visible: false, maxWidth: 200 }),
+        text("Cooling", "cooling_kind", { visible: false, maxWidth: 160 }),
+        text("Cooling (declared)", "cooling", { visible: false, maxWidth: 200 }),
         text("Framework", "framework", { visible: false, maxWidth: 280 }),
         text("Operating system", "operating_system", { visible: false, maxWidth: 200 }),
         hidden("host_memory", true),
@@ -454,7 +516,11 @@
         var values = Array.from(seen);
         values.sort(field === "release"
           ? function (a, b) { return versionSorter(b, a); }
-          : function (a, b) { return a.localeCompare(b, "en", { sensitivity: "base" }); });
+          : function (a, b) {
+            // "16 GB" before "128 GB": the memory sizes compare as numbers.
+            return a.localeCompare(b, "en", { sensitivity: "base",
+              numeric: field === "accelerator_memory_size" });
+          });
         values.forEach(function (value) {
           var label = field === "power" ? (value === "yes" ? "with power" : "without power") : value;
           select.appendChild(new Option(label, value));
@@ -781,6 +847,8 @@
         return start.test(value) ? guardText + value : value;
       }
       var rows = data.data;
+      undescribed = data.undescribed && typeof data.undescribed === "object" ? data.undescribed : {};
+      noValue = Array.isArray(data.no_value) ? data.no_value : [];
       rows.forEach(function (row) {
         row._search = SEARCHED.map(function (f) { return show(row[f]); }).join(" \u0001 ").toLowerCase();
       });
@@ -843,6 +911,25 @@
           total.toLocaleString("en-US") + " results match.";
       }
 
+      /* Under the filters: which rounds a description filter leaves out because
+         their source declares no such field (so 0 rows of v6.1 is not a silence). */
+      var excluded = root.querySelector(".ledger-explorer__excluded");
+      function noteExcluded(filters) {
+        if (!excluded) return;
+        var lines = Object.keys(DESCRIBED_FILTERS).filter(function (field) {
+          return filters[field] && (undescribed[field] || []).length;
+        }).map(function (field) {
+          var rounds = undescribed[field].map(show);
+          return series(rounds) + (rounds.length === 1 ? " has" : " have") +
+            " no declared " + DESCRIBED_FILTERS[field] + " in the source this site " +
+            "read; filtering by " + DESCRIBED_FILTERS[field] + " excludes " +
+            (rounds.length === 1 ? "it." : "them.");
+        });
+        excluded.textContent = lines.join(" ");
+        excluded.hidden = !lines.length;
+      }
+      noteExcluded(state.filters);
+
       var applied = JSON.stringify(formState());
       function refilter() {
         // Leaving the search box fires "change" too: filtering again unchanged would
@@ -851,6 +938,7 @@
         var key = JSON.stringify(current);
         if (key === applied) return;
         applied = key;
+        noteExcluded(current.filters);
         table.setFilter(matcher(current));
       }
 

@@ -191,3 +191,63 @@ def test_each_row_ships_its_derived_cost_energy_and_latency_class() -> None:
     server = rows["10.0-0007:llama2-70b-99:Server"]
     assert server["latency_class"] == "limit not in the registry"
     assert server["tpot_limit_ms"] is None
+
+
+def _described(rows: pl.DataFrame) -> pl.DataFrame:
+    """A systems table for ``_three``: v5.1 declares all three fields, v10.0 only an
+    unreviewed cooling spelling, v4.1 nothing (as the mirror's v4.1 and v6.1)."""
+    from pipeline.transform.systems import DECLARED_SCHEMA, systems_table
+
+    declared = []
+    for release, field, value in (
+        ("v5.1", "accelerator_interconnect", "XGMI"),
+        ("v5.1", "cooling", "Air-cooled"),
+        ("v5.1", "accelerator_memory_capacity", "192 GB"),
+        ("v10.0", "cooling", "Tubes"),
+    ):
+        one = rows.filter(pl.col("release") == release).row(0, named=True)
+        declared.append(
+            {
+                "release": release, "division": one["division"],
+                "submitter": one["submitter"], "platform": one["platform"],
+                "source_kind": "system_json", "source_file": "s.json",
+                "field_order": len(declared), "field_upstream": field,
+                "field": field, "is_known": True, "value": value,
+                "value_kind": "text",
+            }
+        )  # fmt: skip
+    return systems_table(pl.DataFrame(declared, schema=DECLARED_SCHEMA), rows)
+
+
+def test_descriptions_ship_normalised_beside_declared_and_say_what_is_missing() -> None:
+    rows = _three()
+    data = _decoded(explorer_data.explorer_data(rows, _described(rows)))
+    by_round = {r["release"]: r for r in data["data"]}
+    amd = by_round["v5.1"]
+    assert (amd["accelerator_interconnect"], amd["interconnect_family"]) == (
+        "XGMI",
+        "Infinity Fabric",
+    )
+    assert (amd["cooling"], amd["cooling_kind"]) == ("Air-cooled", "air")
+    assert (amd["accelerator_memory"], amd["accelerator_memory_gb"]) == ("192 GB", 192)
+    assert amd["accelerator_memory_size"] == "192 GB"
+    # An unreviewed spelling: declared text kept, no normalised value.
+    assert (by_round["v10.0"]["cooling"], by_round["v10.0"]["cooling_kind"]) == (
+        "Tubes",
+        None,
+    )
+    # Rounds whose source declares no such field, in version order; a normalised
+    # column (and the memory filter) follows its declared one.
+    undescribed = data["undescribed"]
+    assert undescribed["accelerator_interconnect"] == ["v4.1", "v10.0"]
+    assert undescribed["interconnect_family"] == ["v4.1", "v10.0"]
+    assert undescribed["cooling"] == ["v4.1"]
+    assert undescribed["cooling_kind"] == ["v4.1"]
+    assert undescribed["accelerator_memory_size"] == ["v4.1", "v10.0"]
+    # One schema, described or not.
+    plain = _decoded(explorer_data.explorer_data(rows))
+    assert plain["columns"] == data["columns"]
+    assert [list(r) for r in plain["data"]] == [list(r) for r in data["data"]]
+    assert plain["undescribed"]["cooling_kind"] == ["v4.1", "v5.1", "v10.0"]
+    # Placeholders declare nothing: the script says "not declared" for them.
+    assert {"", "n/a", "-"} <= set(data["no_value"])

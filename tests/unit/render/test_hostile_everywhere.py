@@ -38,6 +38,7 @@ from pipeline.transform.crosscheck import REPORT_SCHEMA
 from pipeline.transform.measured import MEASURED_SCHEMA
 from pipeline.transform.results import REJECTED_SCHEMA
 from pipeline.transform.submitter_check import CHECK_SCHEMA
+from pipeline.transform.systems import DECLARED_SCHEMA
 
 #: Markers no legitimate output contains: each must appear only escaped.
 TAG, ATTRIBUTE, SCHEME = "<x-evil", "data-evil=", "javascript:"
@@ -251,6 +252,17 @@ def hostile_data(site_data: SiteData) -> SiteData:
         ]
     )
     frames |= {name: hostile(frame) for name, frame in extra.items()}
+    # A declared description whose spelling is hostile (its field name kept, so the
+    # Audit page's "not in the vocabulary" section lists it).
+    frames["system_fields"] = hostile(
+        _one_row(
+            DECLARED_SCHEMA, release="v5.1", division="closed", submitter="AMD",
+            platform="p", source_kind="system_json", field_order=0,
+            source_file="closed/AMD/systems/p.json", field_upstream="cooling",
+            field="cooling", is_known=True, value="Air", value_kind="text",
+        ),
+        keep=frozenset({"field"}),
+    )  # fmt: skip
     claims, evaluations = _claims(site_data)
     return SiteData(
         **{
