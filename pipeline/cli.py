@@ -19,6 +19,7 @@ from pipeline.manifest import is_version
 from pipeline.redact import redact_text
 from pipeline.registry.releases import ManifestError, load_manifest
 from pipeline.runlock import BusyError, FolderError
+from pipeline.snapshots import StoreError
 from pipeline.source import SourceError
 
 #: Exit codes besides 0 (success) and 1 (a run failed).
@@ -442,6 +443,11 @@ def _main(argv: Sequence[str] | None) -> int:
     except (UsageError, settings.SettingError, ManifestError, FolderError) as exc:
         print(printable(f"error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
+    except StoreError as exc:
+        # A write the data folder or Dagster's storage refused; what was seen
+        # upstream stays pending (``pipeline.pending``) for the next update.
+        print(printable(f"error: {exc}"), file=sys.stderr)
+        return 1
     except SourceError as exc:
         # Discovery probes outside any run (update, watch): the source is unreachable.
         print(printable(f"error: the source could not be read: {exc}"), file=sys.stderr)
