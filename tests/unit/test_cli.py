@@ -465,7 +465,7 @@ def test_update_full_compares_stored_rounds_by_content(
 ) -> None:
     import contextlib
 
-    from pipeline import discovery, runner
+    from pipeline import discovery, origin, runner
     from pipeline import update as update_module
 
     asked: list[tuple[str, bool]] = []
@@ -482,6 +482,8 @@ def test_update_full_compares_stored_rounds_by_content(
     monkeypatch.setattr(update_module, "update", update)
     monkeypatch.setattr(runner, "exclusive", lambda **_: contextlib.nullcontext())
     monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))
+    # A folder read from this source before (a new one is never a quiet tick).
+    origin.claim(tmp_path / "data", str(tmp_path))
     assert main(["update", "--full", "--data-dir", str(tmp_path / "data")]) == 0
     assert main(["update", "--data-dir", str(tmp_path / "data")]) == 0
     assert asked == [
