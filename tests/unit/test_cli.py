@@ -514,3 +514,17 @@ def test_the_console_script_ends_without_teardown_but_runs_exit_handlers(
     assert done.stdout == "buffered before main"
     assert done.stderr == "error: --release 'bogus': expected a version like v6.1\n"
     assert marker.read_text() == "yes"
+
+
+def test_a_source_date_epoch_out_of_range_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "999999999999")
+    monkeypatch.setenv("MLPERF_DATA_DIR", str(tmp_path / "data"))
+    assert main(["site", "--source", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        "error: SOURCE_DATE_EPOCH 999999999999: after the latest date a build can "
+        "carry, 4294967295 (2106-02-07T06:28:15Z: the sitemap's gzip header holds "
+        "32 bits)\n"
+    )
+    assert not (tmp_path / "data").exists()
