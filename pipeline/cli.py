@@ -483,6 +483,14 @@ def _main(argv: Sequence[str] | None) -> int:
         # upstream stays pending (``pipeline.pending``) for the next update.
         print(printable(f"error: {exc}"), file=sys.stderr)
         return 1
+    except OSError as exc:
+        # A file the command itself reads or writes (the discovery cursor, the
+        # partition list): the path and the cause, never a bare errno.
+        from pipeline.pending import disk_cause
+
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(printable(f"error: {where}{disk_cause(exc)}"), file=sys.stderr)
+        return 1
     except SourceError as exc:
         # Discovery probes outside any run (update, watch): the source is unreachable.
         print(printable(f"error: the source could not be read: {exc}"), file=sys.stderr)

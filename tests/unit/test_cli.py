@@ -528,3 +528,22 @@ def test_a_source_date_epoch_out_of_range_is_refused_before_any_work(
         "32 bits)\n"
     )
     assert not (tmp_path / "data").exists()
+
+
+def test_an_os_error_of_a_command_names_its_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from pipeline import cli
+
+    cursor = tmp_path / "data" / "discovery_cursor.json"
+
+    def full(args: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device", str(cursor))
+
+    monkeypatch.setattr(cli, "cmd_status", full)
+    assert main(["status", "--data-dir", str(tmp_path / "data")]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {cursor}: the disk is full (No space left on device)\n"
+    )
