@@ -184,11 +184,10 @@ def _quiet(args: argparse.Namespace) -> bool:
     data = settings.data_dir()
     if pending(data):
         return False  # an unpublished change from an earlier tick is retried
-    if origin.recorded(data) != origin.identity(settings.source_base()):
-        return False  # a new folder, or a switch to record
     source = settings.open_source()
     try:
         with hold(data, args.data_shown):
+            _claim_source(args)  # a quiet tick reads the source too
             return quiet_tick(source, data, thorough=args.full)
     except SourceError:
         return False  # the full tick reports it, with its usual wording
