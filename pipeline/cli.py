@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from pipeline import settings
+from pipeline import origin, settings
 from pipeline.manifest import is_version
 from pipeline.redact import redact_text
 from pipeline.registry.releases import ManifestError, load_manifest
 from pipeline.runlock import BusyError, FolderError
+from pipeline.snapshots import StoreError
 from pipeline.source import SourceError
 
 #: Exit codes besides 0 (success) and 1 (a run failed).
@@ -134,6 +135,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     versions = args.release or [r.version for r in load_manifest()]
     site = args.command == "site"
     with runner.exclusive(data_shown=args.data_shown, build=site) as instance:
+        _claim_source(args)
         say(f"source: {settings.source_base()}")
         say(f"data:   {settings.data_dir()}")
         outcomes = runner.ingest(instance, versions, progress=say, site=site)
@@ -155,9 +157,22 @@ def cmd_update(args: argparse.Namespace) -> int:
     from pipeline import runner, update
 
     with runner.exclusive(data_shown=args.data_shown, build=True) as instance:
+        _claim_source(args)
         outcomes = update.update(instance, progress=say, thorough=args.full)
     failed = [o for o in outcomes if not o.success]
     return 1 if failed else 0
+
+
+def _claim_source(args: argparse.Namespace) -> None:
+    """Record the source this data folder is read from (see ``pipeline.origin``)."""
+    data = settings.data_dir()
+    try:
+        origin.claim(data, settings.source_base(), switch=args.switch_source)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot record the source in {data / origin.SOURCE_FILE}: "
+            f"{exc.strerror or type(exc).__name__}"
+        ) from None
 
 
 def _quiet(args: argparse.Namespace) -> bool:
@@ -172,6 +187,7 @@ def _quiet(args: argparse.Namespace) -> bool:
     source = settings.open_source()
     try:
         with hold(data, args.data_shown):
+            _claim_source(args)  # a quiet tick reads the source too
             return quiet_tick(source, data, thorough=args.full)
     except SourceError:
         return False  # the full tick reports it, with its usual wording
@@ -207,6 +223,7 @@ def _watch(args: argparse.Namespace) -> None:
         )
         try:  # held per tick, so an `ingest` may run between ticks
             with runner.exclusive(data_shown=args.data_shown, build=True) as instance:
+                _claim_source(args)
                 update.update(instance, progress=say, thorough=thorough)
             if thorough:
                 verified = time.monotonic()
@@ -336,9 +353,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--data-dir",
         help="where snapshots and tables go (default: $MLPERF_DATA_DIR or data/)",
     )
+    # Commands that read the source into the data folder (``WRITING``).
+    reading = argparse.ArgumentParser(add_help=False, parents=[common])
+    reading.add_argument(
+        origin.SWITCH_FLAG,
+        action="store_true",
+        help="read this data folder from another source than it was built from, "
+        "from now on; the differences are not counted as upstream corrections",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     ingest = sub.add_parser(
-        "ingest", parents=[common], help="fetch and normalise releases"
+        "ingest", parents=[reading], help="fetch and normalise releases"
     )
     ingest.add_argument(
         "--release",
@@ -349,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.set_defaults(func=cmd_ingest)
     site = sub.add_parser(
         "site",
-        parents=[common],
+        parents=[reading],
         help="ingest every release, then render, build and publish the website",
     )
     site.set_defaults(func=cmd_ingest, release=None)
@@ -359,7 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     status.set_defaults(func=cmd_status)
     update = sub.add_parser(
         "update",
-        parents=[common],
+        parents=[reading],
         help="discover new or corrected releases and rebuild what they change",
     )
     update.add_argument(
@@ -376,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     forget.add_argument("version", metavar="vX.Y", help="the release, e.g. v6.1")
     forget.set_defaults(func=cmd_forget)
-    watch = sub.add_parser("watch", parents=[common], help="update on an interval")
+    watch = sub.add_parser("watch", parents=[reading], help="update on an interval")
     watch.add_argument(
         "--interval", type=int, default=3600, help="seconds between ticks (3600)"
     )
@@ -435,13 +460,36 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         _check_args(args)
         _apply_environment(args)
+        if args.command in WRITING:  # refused before any work; recorded when held
+            origin.check(
+                settings.data_dir(), settings.source_base(), switch=args.switch_source
+            )
         return args.func(args)
     except BusyError as exc:
         print(printable(f"error: {exc}"), file=sys.stderr)
         return EXIT_BUSY
-    except (UsageError, settings.SettingError, ManifestError, FolderError) as exc:
+    except (
+        UsageError,
+        settings.SettingError,
+        ManifestError,
+        FolderError,
+        origin.OtherSource,
+    ) as exc:
         print(printable(f"error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
+    except StoreError as exc:
+        # A write the data folder or Dagster's storage refused; what was seen
+        # upstream stays pending (``pipeline.pending``) for the next update.
+        print(printable(f"error: {exc}"), file=sys.stderr)
+        return 1
+    except OSError as exc:
+        # A file the command itself reads or writes (the discovery cursor, the
+        # partition list): the path and the cause, never a bare errno.
+        from pipeline.pending import disk_cause
+
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(printable(f"error: {where}{disk_cause(exc)}"), file=sys.stderr)
+        return 1
     except SourceError as exc:
         # Discovery probes outside any run (update, watch): the source is unreachable.
         print(printable(f"error: the source could not be read: {exc}"), file=sys.stderr)

@@ -12,16 +12,18 @@ small JSON file, or the sensor's) only remembers what candidate rounds looked li
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.manifest import (
     SUMMARY_NAMES,
     discovered_release,
+    is_version,
     next_versions,
     release_for,
 )
-from pipeline.registry.releases import ManifestError, Release
+from pipeline.registry.releases import ManifestError, Release, version_key
 from pipeline.served import (
     SUMMARY_CHECK,
     TREE_FILE,
@@ -97,43 +99,81 @@ def _serves_a_summary(source: Source, release: Release, name: str) -> bool:
 
 
 def _probe_new(
-    source: Source, newest: str, found: Discovery, validators: dict[str, dict]
+    source: Source,
+    known: list[str],
+    found: Discovery,
+    validators: dict[str, dict],
 ) -> None:
-    frontier = newest
-    # On the git source a round exists when its repository does: one ls-remote.
-    names = ("",) if source.pins_commits else SUMMARY_NAMES
+    """New rounds: the successors of the newest known one, and listed folders.
+
+    Successors (next minor, next major) are guessed, chained up to
+    ``MAX_NEW_PER_TICK``; a mirror folder is also listed (one ``scandir``), so a
+    round named otherwise (``v6.10`` beside ``v6.1``, never a guessed successor)
+    is probed like any new round.
+    """
+    frontier = max(known, key=version_key)
     for _ in range(MAX_NEW_PER_TICK):
-        hit = None
-        for candidate in next_versions(frontier):
-            release = discovered_release(candidate)
-            for name in names:
-                found.probes += 1
-                url = source.url_for(release.repository, name)
-                previous = validators.get(url, {})
-                probe = source.probe(
-                    release.repository,
-                    name,
-                    etag=previous.get("etag"),
-                    last_modified=previous.get("last_modified"),
-                )
-                if not probe.exists:
-                    continue
-                if previous.get("refused") and probe.not_modified:
-                    found.validators[url] = previous  # still not a summary: no GET
-                    continue
-                if not _serves_a_summary(source, release, name):
-                    # Remembered, so a quiet tick does not download it again.
-                    found.validators[url] = _validators(probe) | {"refused": True}
-                    continue
-                hit = candidate
-                found.validators[url] = _validators(probe)
-                break
-            if hit:
-                break
+        hit = next(
+            (
+                candidate
+                for candidate in next_versions(frontier)
+                if _probe_candidate(source, candidate, found, validators)
+            ),
+            None,
+        )
         if hit is None:
-            return
+            break
         found.new_releases.append(hit)
         frontier = hit
+    seen = set(known) | set(found.new_releases)
+    for candidate in _listed_rounds(source):
+        if len(found.new_releases) >= MAX_NEW_PER_TICK:
+            return
+        if candidate not in seen and _probe_candidate(
+            source, candidate, found, validators
+        ):
+            found.new_releases.append(candidate)
+
+
+#: A mirror folder named like a round's repository.
+_ROUND_FOLDER = re.compile(r"inference_results_(v\d+\.\d+)")
+
+
+def _listed_rounds(source: Source) -> list[str]:
+    """Versions of the round folders a mirror lists, oldest first ([] if none)."""
+    names = getattr(source, "round_folders", lambda: None)() or []
+    versions = [m.group(1) for n in names if (m := _ROUND_FOLDER.fullmatch(n))]
+    return sorted(filter(is_version, versions), key=version_key)
+
+
+def _probe_candidate(
+    source: Source, candidate: str, found: Discovery, validators: dict[str, dict]
+) -> bool:
+    """Whether an unknown round serves a summary (its validators are remembered)."""
+    release = discovered_release(candidate)
+    # On the git source a round exists when its repository does: one ls-remote.
+    for name in ("",) if source.pins_commits else SUMMARY_NAMES:
+        found.probes += 1
+        url = source.url_for(release.repository, name)
+        previous = validators.get(url, {})
+        probe = source.probe(
+            release.repository,
+            name,
+            etag=previous.get("etag"),
+            last_modified=previous.get("last_modified"),
+        )
+        if not probe.exists:
+            continue
+        if previous.get("refused") and probe.not_modified:
+            found.validators[url] = previous  # still not a summary: no GET
+            continue
+        if not _serves_a_summary(source, release, name):
+            # Remembered, so a quiet tick does not download it again.
+            found.validators[url] = _validators(probe) | {"refused": True}
+            continue
+        found.validators[url] = _validators(probe)
+        return True
+    return False
 
 
 #: Why a known round needs a run, as run requests and progress lines say it.
@@ -159,9 +199,7 @@ def discover(
     """
     found = Discovery(validators=dict(validators))
     if known:
-        _probe_new(
-            source, max(known, key=lambda r: r.sort_key).version, found, validators
-        )
+        _probe_new(source, [r.version for r in known], found, validators)
     verify_known(source, known, store, found, thorough=thorough)
     return found
 

@@ -9,6 +9,7 @@ keeps its SQLite connections (``PooledSqliteEventLogStorage``).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -222,6 +223,20 @@ def get_instance() -> dg.DagsterInstance:
         str(home.resolve()), overrides={"event_log_storage": pooled}
     )
     return dg.DagsterInstance.from_ref(ref)
+
+
+def storage_failure(cause: str) -> str:
+    """A write Dagster's SQLite storage refused, as one sentence naming its folder.
+
+    ``cause`` is SQLite's message, bare or as SQLAlchemy words it
+    ("(sqlite3.OperationalError) disk I/O error" and the statement on later lines).
+    """
+    first = cause.strip().splitlines()[0] if cause.strip() else "unknown error"
+    first = re.sub(r"^\(sqlite3\.\w+\) ", "", first)
+    if "disk is full" in first:
+        first = "the disk is full (SQLite: database or disk is full)"
+    home = os.environ.get("DAGSTER_HOME") or str(settings.data_dir() / "dagster_home")
+    return f"cannot record the run in Dagster's storage under {home}: {first}"
 
 
 def latest_metadata(

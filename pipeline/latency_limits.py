@@ -17,6 +17,9 @@ LIMITS_SCHEMA: dict[str, pl.DataType] = {
     "scenario": pl.String,
     "ttft_ms": pl.Float64,
     "tpot_ms": pl.Float64,
+    # A benchmark answered whole (qwen3-vl): its end-to-end query latency bound;
+    # null where the bounds are TTFT and TPOT.
+    "latency_ms": pl.Float64,
     "source_id": pl.String,
     "source_repository": pl.String,
     "source_path": pl.String,
@@ -40,6 +43,7 @@ def limits_frame(limits: tuple[LatencyLimit, ...] | None = None) -> pl.DataFrame
             "scenario": x.scenario,
             "ttft_ms": x.ttft_ms,
             "tpot_ms": x.tpot_ms,
+            "latency_ms": x.latency_ms,
             "source_id": x.source.id,
             "source_repository": x.source.repository,
             "source_path": x.source.path,

@@ -26,7 +26,7 @@ from pipeline import runlock, settings
 from pipeline.assets import PER_RELEASE, RELEASES
 from pipeline.discovery import KNOWN_FILE
 from pipeline.fetch import NOT_IN_SOURCE, SOURCE_ERROR
-from pipeline.instance import get_instance, latest_metadata
+from pipeline.instance import get_instance, latest_metadata, storage_failure
 from pipeline.manifest import is_version, release_for, unreviewed_note
 from pipeline.redact import redact_url
 from pipeline.registry.releases import load_manifest, version_key
@@ -322,6 +322,8 @@ def failure_message(instance: dg.DagsterInstance, run_id: str) -> str:
             )
             if error.cls_name in PLAIN_ERRORS:
                 return text
+            if text.startswith("(sqlite3."):  # Dagster's storage, through SQLAlchemy
+                return storage_failure(text)
             return f"{error.cls_name}: {text}"
     for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.RUN_FAILURE):
         if entry.dagster_event.message == ORPHAN_MESSAGE:

@@ -189,13 +189,34 @@ def check_environment() -> None:
     site_url()
     tree_api()
     _check_token()
+    source_date_epoch()
+
+
+#: The latest ``SOURCE_DATE_EPOCH`` a build can use: MkDocs writes it into the
+#: sitemap's gzip header, which holds 32 bits (2106-02-07T06:28:15Z); Python's dates
+#: end at year 9999 anyway, and 999999999999 failed deep in the build ("year 33658
+#: is out of range").
+MAX_SOURCE_DATE_EPOCH = 2**32 - 1
+
+
+def source_date_epoch() -> int | None:
+    """``SOURCE_DATE_EPOCH`` as a number, checked; None when unset."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    if epoch and not (epoch.isascii() and epoch.isdigit() and len(epoch) <= 12):
+    if not epoch:
+        return None
+    if not (epoch.isascii() and epoch.isdigit() and len(epoch) <= 12):
         # The site build passes it to MkDocs, which dates the sitemap with it.
         raise SettingError(
             f"SOURCE_DATE_EPOCH {_shown(epoch)}: expected a whole number of seconds "
             "since 1970-01-01 UTC"
         )
+    if int(epoch) > MAX_SOURCE_DATE_EPOCH:
+        raise SettingError(
+            f"SOURCE_DATE_EPOCH {epoch}: after the latest date a build can carry, "
+            f"{MAX_SOURCE_DATE_EPOCH} (2106-02-07T06:28:15Z: the sitemap's gzip "
+            "header holds 32 bits)"
+        )
+    return int(epoch)
 
 
 # -- the settings ---------------------------------------------------------------------

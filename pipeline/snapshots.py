@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from pipeline.blobs import BlobStore, sha256_hex, write_whole
+from pipeline.origin import recorded
 from pipeline.source import Fetched
 
 LICENCE = "Apache-2.0 (MLCommons inference results repositories)"
@@ -121,6 +122,11 @@ class SnapshotStore:
         # The history says which version was current when; content that changes back
         # (A -> B -> A) makes A current again without storing its bytes twice.
         line = {"sha256": digest, "seen_at": fetched.fetched_at.isoformat()}
+        # Which source it was read from: a difference between two sources (a data
+        # folder switched with --switch-source) is no upstream correction.
+        source = recorded(self.root)
+        if source is not None:
+            line["source"] = source
         try:
             folder.mkdir(parents=True, exist_ok=True)
             with (folder / "history.jsonl").open("a") as handle:

@@ -7,14 +7,17 @@ folder between ticks.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import dagster as dg
+from sqlalchemy.exc import SQLAlchemyError
 
 from pipeline import pending, settings
 from pipeline.discovery import CURSOR_FILE
 from pipeline.discovery_tick import discovery_tick
+from pipeline.instance import storage_failure
 from pipeline.manifest import release_for, unreviewed_note
 from pipeline.runner import (
     RunOutcome,
@@ -27,7 +30,7 @@ from pipeline.runner import (
     run_releases,
     unreviewed,
 )
-from pipeline.snapshots import SnapshotStore
+from pipeline.snapshots import SnapshotStore, StoreError
 
 #: The label of the cross-release run (tables and site) among a tick's outcomes.
 DOWNSTREAM = "downstream"
@@ -117,15 +120,36 @@ def update(
     tick = evaluate_discovery(instance, thorough=thorough)
     seen = requested(tick)
     waiting = pending.record_seen(data, seen)
-    outcomes = apply_tick(
-        instance, tick, progress, retry=pending.retries(waiting, list(seen))
-    )
+    try:
+        outcomes = apply_tick(
+            instance, tick, progress, retry=pending.retries(waiting, list(seen))
+        )
+    except (sqlite3.Error, SQLAlchemyError, OSError) as exc:
+        # A write outside any step (Dagster's run records, the files beside them)
+        # failed: the runs' outcome is unknown, so every round of the tick stays
+        # pending with why, and the command ends with that sentence, no traceback.
+        message = bookkeeping_failure(exc)
+        pending.settle(data, dict.fromkeys(waiting, message), [])
+        raise StoreError(message) from None
     settle(data, outcomes)
     if tick.cursor is not None:
         cursor_path().parent.mkdir(parents=True, exist_ok=True)
         cursor_path().write_text(tick.cursor)
     remember_partitions(instance)
     return outcomes
+
+
+def bookkeeping_failure(exc: BaseException) -> str:
+    """A failed write of a run's records as one sentence naming where it went.
+
+    SQLite errors are Dagster's storage under ``DAGSTER_HOME``; an OS error names
+    its own file when it has one.
+    """
+    if isinstance(exc, OSError):
+        where = exc.filename or settings.data_dir()
+        return f"cannot write {where}: {pending.disk_cause(exc)}"
+    cause = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps sqlite3's error
+    return storage_failure(str(cause) or type(cause).__name__)
 
 
 def settle(data: Path, outcomes: list[RunOutcome]) -> None:

@@ -134,10 +134,37 @@ def check_row_count(current: int, previous: int | None, release: str) -> Outcome
     )
 
 
+def check_not_all_rejected(
+    current: int, rejected: pl.DataFrame | None, release: str
+) -> Outcome:
+    """A round that read records and kept none failed, however clean its 0 rows are.
+
+    Without this, 985,000 records all rejected ended "0 rows … checks passed", exit
+    0, and the round's empty table replaced its last good one.
+    """
+    count = 0 if rejected is None else rejected.height
+    meta = {"rows": current, "rejected": count}
+    if current or not count:
+        return Outcome(
+            "not_all_rejected", True, f"{release}: {current} rows kept", meta
+        )
+    reasons = "; ".join(f"{r} ({n})" for r, n in top_reasons(rejected, shown=3))
+    return Outcome(
+        "not_all_rejected",
+        False,
+        f"{release}: every one of the {count:,} records read was rejected, none "
+        f"kept; top reasons: {reasons}",
+        meta | {"top_reasons": reasons},
+    )
+
+
 def check_results(
-    results: pl.DataFrame, release: str, previous_rows: int | None
+    results: pl.DataFrame,
+    release: str,
+    previous_rows: int | None,
+    rejected: pl.DataFrame | None = None,
 ) -> list[Outcome]:
-    """Every blocking rule for one release's canonical rows."""
+    """Every blocking rule for one release's canonical rows (and what it rejected)."""
     return [
         check_schema(results, release),
         check_keys_not_null(results, release),
@@ -145,6 +172,7 @@ def check_results(
         check_known_vocabulary(results, release),
         check_unique_keys(results, release),
         check_row_count(results.height, previous_rows, release),
+        check_not_all_rejected(results.height, rejected, release),
     ]
 
 

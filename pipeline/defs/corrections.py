@@ -12,7 +12,11 @@ from pipeline.defs.partitions import FOLLOW_UPSTREAM
 from pipeline.defs.resources import DataDirResource
 from pipeline.lineage import code_version
 from pipeline.manifest import release_for
-from pipeline.transform.corrections import diff_snapshots, empty_corrections
+from pipeline.transform.corrections import (
+    diff_snapshots,
+    empty_corrections,
+    switched_source,
+)
 from pipeline.transform.provenance import snapshot_commit
 
 
@@ -41,6 +45,8 @@ def out_mlperf__corrections(
         path = snapshot["path"]
         history = store.history(version, path)
         for before, after in zip(history, history[1:], strict=False):
+            if switched_source(before, after):
+                continue
             old = store.get(version, path, before["sha256"])
             new = store.get(version, path, after["sha256"])
             frames.append(

@@ -50,6 +50,7 @@ RESULT_CHECKS = {
     "known_scenarios_and_units": "Scenarios and units are from the known lists.",
     "unique_result_keys": "No result key appears twice in a release.",
     "row_count_stable": "Rows fall by at most 20% versus the previous snapshot.",
+    "not_all_rejected": "A round that read records kept at least one of them.",
 }
 
 
@@ -228,7 +229,7 @@ def core_mlperf__results(
             )
             layout = "raw tree" if results.height or rejected.height else None
         outcomes = check_results(
-            results, version, _previous_rows(context.instance, version)
+            results, version, _previous_rows(context.instance, version), rejected
         )
         checked[version] = outcomes
         loss = loss_outcome(results.height, rejected, version)

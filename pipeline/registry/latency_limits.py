@@ -1,4 +1,8 @@
-"""``latency_limits.toml``: LLM latency limits (TTFT, TPOT) per round and scenario.
+"""``latency_limits.toml``: latency limits of the LLM and VLM benchmarks per round.
+
+A token-streaming benchmark is bounded by its time to first token and time per
+output token (TTFT, TPOT); a benchmark answered whole (qwen3-vl-235b-a22b) by its
+end-to-end query latency. Both are on the run's 99th percentile.
 
 The limits are upstream rules, not something the ledger measures: every entry names
 the submission checker (repository, path, commit and symbol) that enforces it. A
@@ -20,7 +24,15 @@ REGISTRY_FILE = "latency_limits.toml"
 #: Scenarios an LLM latency limit applies to (Offline has none).
 LIMITED_SCENARIOS = ("Server", "Interactive")
 _SOURCE_KEYS = {"id", "repository", "path", "commit", "symbol", "covers", "note"}
-_LIMIT_KEYS = {"release", "benchmark", "scenario", "ttft_ms", "tpot_ms", "source"}
+_LIMIT_KEYS = {
+    "release",
+    "benchmark",
+    "scenario",
+    "ttft_ms",
+    "tpot_ms",
+    "latency_ms",
+    "source",
+}
 _MS = "a positive number of milliseconds"
 _RELEASE = re.compile(r"v\d+\.\d+")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -51,14 +63,19 @@ class LimitSource:
 
 @dataclass(frozen=True)
 class LatencyLimit:
-    """The 99th-percentile TTFT and TPOT bounds of one scenario in one round."""
+    """The 99th-percentile bounds of one scenario in one round.
+
+    Either TTFT and TPOT (a token-streaming benchmark) or the end-to-end query
+    latency (``latency_ms``: a benchmark answered whole); the others are None.
+    """
 
     release: str
     benchmark: str
     scenario: str
-    ttft_ms: float
-    tpot_ms: float
+    ttft_ms: float | None
+    tpot_ms: float | None
     source: LimitSource
+    latency_ms: float | None = None
 
 
 def _source(entry: Table) -> LimitSource:
@@ -98,6 +115,25 @@ def _limit(entry: Table, sources: Mapping[str, LimitSource]) -> LatencyLimit:
         raise entry.fail(
             "source",
             f"{source_id!r} covers {', '.join(source.covers)}, not {release}",
+        )
+    if "latency_ms" in entry:
+        for token in ("ttft_ms", "tpot_ms"):
+            if token in entry:
+                raise entry.fail(
+                    token,
+                    "an end-to-end latency_ms limit has no TTFT or TPOT; give one "
+                    "form or the other",
+                )
+        return LatencyLimit(
+            release=release,
+            benchmark=benchmark,
+            scenario=scenario,
+            ttft_ms=None,
+            tpot_ms=None,
+            latency_ms=entry.number(
+                "latency_ms", positive=True, below=1e9, expected=_MS
+            ),
+            source=source,
         )
     return LatencyLimit(
         release=release,

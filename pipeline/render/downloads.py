@@ -47,6 +47,29 @@ FORMULA_START = r"^[=+\-@\t\r|\uFF1D\uFF0B\uFF0D\uFF20]"
 CSV_CONTROL = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
 #: Prefixed to such text cells so spreadsheets show them as text.
 FORMULA_GUARD = "'"
+#: Keys we build join their parts with the unit separator (0x1f, e.g.
+#: ``transform.systems.identity_key``), which CSV cells may not carry: the CSV made
+#: it U+FFFD and its key no longer matched the Parquet one. In every download, CSV
+#: and Parquet alike, it is written as its visible symbol.
+KEY_SEPARATOR = "\x1f"
+KEY_SEPARATOR_SHOWN = "\u241f"  # ␟ SYMBOL FOR UNIT SEPARATOR
+
+
+def printable_keys(frame: pl.DataFrame) -> pl.DataFrame:
+    """``*_key`` text columns with :data:`KEY_SEPARATOR` as ␟, for both formats.
+
+    Only keys: upstream text keeps its exact bytes in Parquet.
+    """
+    keys = [
+        name
+        for name, dtype in frame.schema.items()
+        if name.endswith("_key") and dtype == pl.String
+    ]
+    if not keys:
+        return frame
+    return frame.with_columns(
+        pl.col(keys).str.replace_all(KEY_SEPARATOR, KEY_SEPARATOR_SHOWN, literal=True)
+    )
 
 
 def neutralise_formula(text: pl.Expr) -> pl.Expr:
@@ -121,7 +144,8 @@ def make_downloads(tables: dict[str, tuple[pl.DataFrame, str]]) -> list[Download
         One ``Download`` per table, in the given order.
     """
     downloads = []
-    for name, (frame, description) in tables.items():
+    for name, (table, description) in tables.items():
+        frame = printable_keys(table)
         buffer = io.BytesIO()
         frame.write_parquet(buffer, statistics=False)
         csv, parquet = flat_for_csv(frame).write_csv().encode(), buffer.getvalue()

@@ -218,6 +218,21 @@ class Source(FolderReads, HttpReads):
             return None
         return Path(self.url_for(repo, "")).is_dir()
 
+    def round_folders(self) -> list[str] | None:
+        """The names of the folders a mirror holds side by side; None if unlistable.
+
+        One ``scandir`` of the base folder, so discovery sees a round whatever its
+        number (``v6.10`` beside ``v6.1``), not only the successors it guesses. An
+        HTTP base or a ``{repo}`` pattern cannot be listed this cheaply.
+        """
+        if self.is_http or "{repo}" in self.base:
+            return None
+        try:
+            with os.scandir(self.base) as entries:
+                return sorted(e.name for e in entries if e.is_dir())
+        except OSError:
+            return None
+
     def has_tree(self, repo: str) -> bool:
         """Whether a mirror folder holds any division folder (no walk, no listing)."""
         root = Path(self.url_for(repo, ""))

@@ -12,7 +12,7 @@ import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from stat import S_ISREG
+from stat import S_ISDIR, S_ISREG
 
 from pipeline.source.common import (
     Fetched,
@@ -139,10 +139,19 @@ class FolderReads:
         descriptor = self._open_local(repo, path, url)
         if descriptor is None:
             raise NotPublished(f"{url}: not published (no such file in the mirror)")
-        with open(descriptor, "rb") as handle:  # noqa: PTH123 (a descriptor)
+        # Stat-ed before the descriptor becomes a file object: a folder opens
+        # read-only, and reading it raised "IsADirectoryError: [Errno 21] Is a
+        # directory: 21", naming the descriptor, not the path.
+        try:
             stat = os.fstat(descriptor)
-            if not S_ISREG(stat.st_mode):
-                raise NotPublished(f"{url}: not published (no such file in the mirror)")
+        except OSError:
+            os.close(descriptor)
+            raise
+        if not S_ISREG(stat.st_mode):
+            os.close(descriptor)
+            kind = "a folder" if S_ISDIR(stat.st_mode) else "not a regular file"
+            raise NotPublished(f"{url}: not published ({kind} in the mirror)")
+        with open(descriptor, "rb") as handle:  # noqa: PTH123 (a descriptor)
             if stat.st_size > self.max_bytes:
                 raise TooLarge(url, f"{stat.st_size} bytes", self.max_bytes)
             # Read with the cap checked as it reads: a file growing after the stat

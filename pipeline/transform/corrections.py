@@ -134,6 +134,17 @@ def diff_snapshots(
     )
 
 
+def switched_source(before: dict, after: dict) -> bool:
+    """Whether two consecutive history lines were read from different sources.
+
+    The data folder was moved to another source (``--switch-source``,
+    ``pipeline.origin``): what differs is the sources, not an upstream correction.
+    Lines written before sources were recorded name none and count as one source.
+    """
+    old, new = before.get("source"), after.get("source")
+    return bool(old and new and old != new)
+
+
 def empty_corrections() -> pl.DataFrame:
     """No corrections (a release with a single snapshot)."""
     return pl.DataFrame(schema=CORRECTIONS_SCHEMA)

@@ -74,3 +74,33 @@ def test_the_rejected_table_names_each_record_and_field(ingested: dict) -> None:
             "Result 1e+308 is outside the plausible range [1e-06, 1e+12] for Queries/s",
         ),
     ]
+
+
+def test_a_round_whose_every_record_is_rejected_fails_and_exits_non_zero(
+    mirror: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from pipeline.cli import main
+
+    records = json.loads(
+        (mirror / "inference_results_v6.1" / "summary.json").read_text()
+    )
+    for record in records.values():
+        record["Result"] = 1e308
+    source = tmp_path / "source" / "inference_results_v6.1"
+    source.mkdir(parents=True)
+    (source / "summary.json").write_text(json.dumps(records))
+    data = tmp_path / "data"
+    monkeypatch.setenv("MLPERF_DATA_DIR", str(data))
+    monkeypatch.setenv("DAGSTER_HOME", str(data / "dagster_home"))
+    monkeypatch.setenv("MLPERF_SOURCE", str(source.parent))
+    assert main(["ingest", "--release", "v6.1"]) == 1
+    said = capsys.readouterr()
+    (line,) = [line for line in said.out.splitlines() if line.startswith("[1/1] ")]
+    assert line.startswith(
+        f"[1/1] v6.1: FAILED: v6.1: every one of the {RECORDS} records read was "
+        "rejected, none kept; top reasons: Result Ne+N is outside the plausible "
+        "range [Ne-N, Ne+N] for Tokens/s (354); "
+    )
+    assert line.endswith("(blocking check failed; the previous table stays published)")
+    assert said.err.splitlines()[-1] == "1 run(s) failed: v6.1"
+    assert not (data / "assets" / "core_mlperf__results" / "v6.1.parquet").exists()

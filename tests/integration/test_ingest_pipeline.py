@@ -71,7 +71,7 @@ def test_every_release_is_reported(pipeline_env: dict) -> None:
         assert status[release]["status"] == "ingested"
         assert status[release]["rows"] == count  # no record rejected in these files
         assert status[release]["rejected"] == 0
-        assert status[release]["checks"] == "6/6 passed"
+        assert status[release]["checks"] == "7/7 passed"
     lines = pipeline_env["lines"]
     v60 = next(line for line in lines if line.startswith("[5/6] v6.0: "))
     assert v60.startswith("[5/6] v6.0: 520 rows, 0 rejected")

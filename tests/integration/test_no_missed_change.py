@@ -190,7 +190,7 @@ def test_a_summary_turned_into_a_link_is_lost_not_unchanged(
     assert f"summary.json: {why}); rows from the kept snapshot {_sha(OLD)[:12]} " in (
         line
     )
-    assert line.endswith(": 492 rows, 0 rejected, checks 6/6 passed")
+    assert line.endswith(": 492 rows, 0 rejected, checks 7/7 passed")
     assert "unchanged" not in line
     code, lines = _run(capsys, "update")
     assert (code, lines) == (0, ["nothing new or changed upstream: no run requested"])

@@ -73,8 +73,8 @@ def test_a_cold_build_of_three_releases_is_two_runs_with_per_release_records(
     # One run for the two release partitions, one for the cross-release assets.
     assert len(instance.get_runs()) == 2
     assert lines[1] == "2 releases, v4.1 to v6.1, in one run ..."
-    assert lines[2].startswith("[1/2] v4.1: 937 rows, 0 rejected, checks 6/6 passed")
-    assert lines[3].startswith("[2/2] v6.1: 492 rows, 0 rejected, checks 6/6 passed")
+    assert lines[2].startswith("[1/2] v4.1: 937 rows, 0 rejected, checks 7/7 passed")
+    assert lines[3].startswith("[2/2] v6.1: 492 rows, 0 rejected, checks 7/7 passed")
     for version, rows in (("v4.1", 937), ("v6.1", 492)):
         records = instance.fetch_materializations(
             dg.AssetRecordsFilter(
@@ -127,7 +127,7 @@ def test_one_bad_release_fails_alone_and_the_others_publish(
     # v4.1's snapshot was stored by the failed range run, so its own rerun found it
     # unchanged: it is still new to this command (it said "unchanged" before).
     assert lines[2] == (
-        "[1/3] v4.1: 937 rows, 0 rejected, checks 6/6 passed, sha256 8ec7a5b032f7 "
+        "[1/3] v4.1: 937 rows, 0 rejected, checks 7/7 passed, sha256 8ec7a5b032f7 "
         "(new snapshot)"
     )
     assert lines[4].endswith("sha256 f40d71a728a8 (new snapshot)")
@@ -165,7 +165,7 @@ def test_a_round_not_in_source_gets_its_partition_when_it_appears(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "new release partition(s): v6.1"
     assert lines[1].startswith(
-        "[1/1] changed upstream: v6.1: 492 rows, 0 rejected, checks 6/6 passed"
+        "[1/1] changed upstream: v6.1: 492 rows, 0 rejected, checks 7/7 passed"
     )
     with runner.exclusive() as instance:
         assert instance.get_dynamic_partitions("release") == ["v4.1", "v6.1"]

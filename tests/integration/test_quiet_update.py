@@ -81,10 +81,15 @@ def test_without_recorded_state_the_full_tick_runs(tmp_path: Path):
 
 
 def test_an_unreachable_source_is_an_error_message_not_a_traceback(built):
-    env, _ = built
+    env, root = built
+    # A data folder of its own: the module's is read from its mirror only
+    # (pipeline.origin refuses another source there).
+    other = root / "other-data"
     done = _update(
         env
         | {
+            "MLPERF_DATA_DIR": str(other),
+            "DAGSTER_HOME": str(other / "dagster_home"),
             "MLPERF_SOURCE": "http://127.0.0.1:9",
             "MLPERF_HTTP_TIMEOUT_S": "0.5",
             "MLPERF_HTTP_DEADLINE_S": "2",

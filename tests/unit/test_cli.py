@@ -465,7 +465,7 @@ def test_update_full_compares_stored_rounds_by_content(
 ) -> None:
     import contextlib
 
-    from pipeline import discovery, runner
+    from pipeline import discovery, origin, runner
     from pipeline import update as update_module
 
     asked: list[tuple[str, bool]] = []
@@ -482,6 +482,8 @@ def test_update_full_compares_stored_rounds_by_content(
     monkeypatch.setattr(update_module, "update", update)
     monkeypatch.setattr(runner, "exclusive", lambda **_: contextlib.nullcontext())
     monkeypatch.setenv("MLPERF_SOURCE", str(tmp_path))
+    # A folder read from this source before (a new one is never a quiet tick).
+    origin.claim(tmp_path / "data", str(tmp_path))
     assert main(["update", "--full", "--data-dir", str(tmp_path / "data")]) == 0
     assert main(["update", "--data-dir", str(tmp_path / "data")]) == 0
     assert asked == [
@@ -512,3 +514,36 @@ def test_the_console_script_ends_without_teardown_but_runs_exit_handlers(
     assert done.stdout == "buffered before main"
     assert done.stderr == "error: --release 'bogus': expected a version like v6.1\n"
     assert marker.read_text() == "yes"
+
+
+def test_a_source_date_epoch_out_of_range_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "999999999999")
+    monkeypatch.setenv("MLPERF_DATA_DIR", str(tmp_path / "data"))
+    assert main(["site", "--source", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        "error: SOURCE_DATE_EPOCH 999999999999: after the latest date a build can "
+        "carry, 4294967295 (2106-02-07T06:28:15Z: the sitemap's gzip header holds "
+        "32 bits)\n"
+    )
+    assert not (tmp_path / "data").exists()
+
+
+def test_an_os_error_of_a_command_names_its_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from pipeline import cli
+
+    cursor = tmp_path / "data" / "discovery_cursor.json"
+
+    def full(args: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device", str(cursor))
+
+    monkeypatch.setattr(cli, "cmd_status", full)
+    assert main(["status", "--data-dir", str(tmp_path / "data")]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {cursor}: the disk is full (No space left on device)\n"
+    )

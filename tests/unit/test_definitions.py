@@ -40,6 +40,7 @@ def test_asset_graph_snapshot() -> None:
         "core_mlperf__rejected:rejected_share_at_most_1pct",
         "core_mlperf__results:keys_not_null",
         "core_mlperf__results:known_scenarios_and_units",
+        "core_mlperf__results:not_all_rejected",
         "core_mlperf__results:results_finite_positive",
         "core_mlperf__results:row_count_stable",
         "core_mlperf__results:schema",

@@ -315,3 +315,24 @@ def test_over_http_a_listing_without_etag_waits_for_the_thorough_check(
         assert server.requests == []
         assert verify(source, store, RELEASE, thorough=True) == {"v9.9": CHANGED}
         assert [m for m, p in server.requests if not p.startswith("/repos/")] == []
+
+
+def test_a_round_folder_with_a_longer_number_is_probed_like_any_new_round(
+    mirror: Path, tmp_path: Path
+) -> None:
+    # v6.10 is no guessed successor of v6.1 (v6.2, v7.0): the mirror's listing
+    # finds it (issue 56 F: a round renamed v6.1 -> v6.10 was never probed).
+    from pipeline.discovery import discover
+
+    store = SnapshotStore(tmp_path / "data")
+    source = Source(str(mirror.parent.parent))
+    fetch_release(V61, source, store)
+    assert discover(source, [V61], {}, store).new_releases == []
+    beside = mirror.parent.parent / "inference_results_v6.10"
+    beside.mkdir()
+    (beside / "summary.json").write_bytes(NEW)
+    (mirror.parent.parent / "inference_results_v6.3").mkdir()  # no summary: not new
+    (mirror.parent.parent / "notes").mkdir()  # not a round
+    found = discover(source, [V61], {}, store)
+    assert found.new_releases == ["v6.10"]
+    assert found.changed_releases == []

@@ -125,7 +125,23 @@ def test_a_fifo_in_a_listed_folder_is_not_published_and_does_not_hang(
     with pytest.raises(NotPublished) as info:
         source.fetch(REPO, "closed/Acme/systems/pipe.json")
     assert str(info.value).endswith(
-        "closed/Acme/systems/pipe.json: not published (no such file in the mirror)"
+        "closed/Acme/systems/pipe.json: not published (not a regular file in the "
+        "mirror)"
+    )
+
+
+def test_a_folder_named_like_a_file_is_named_by_its_path(tmp_path: Path) -> None:
+    # It opens read-only like a file; reading it said "IsADirectoryError: [Errno
+    # 21] Is a directory: 21" (the descriptor), not which path (issue 56 F).
+    (tmp_path / "mirror" / "inference_results_v6.1" / "summary.json").mkdir(
+        parents=True
+    )
+    source = Source(base=str(tmp_path / "mirror"))
+    with pytest.raises(NotPublished) as info:
+        source.fetch("mlcommons/inference_results_v6.1", "summary.json")
+    assert str(info.value) == (
+        f"{tmp_path}/mirror/inference_results_v6.1/summary.json: not published (a "
+        "folder in the mirror)"
     )
 
 

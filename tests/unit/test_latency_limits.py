@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 
+import polars as pl
 import pytest
 
 from pipeline.latency_limits import limits_frame
@@ -53,10 +54,33 @@ def test_committed_values_are_the_checkers() -> None:
     assert keyed[("v6.1", "deepseek-r1", "Interactive")] == (1500.0, 15.0)
     assert keyed[("v6.1", "llama2-70b-99.9", "Interactive")] == (450.0, 40.0)
     assert keyed[("v6.1", "gpt-oss-120b", "Server")] == (3000.0, 80.0)
-    # Not sourced, so not entered: gptj, qwen3-vl.
+    # Not sourced, so not entered: gptj.
     assert not frame.filter(frame["benchmark"].str.starts_with("gptj")).height
-    assert not frame.filter(frame["benchmark"].str.starts_with("qwen3")).height
-    assert frame.height == 40
+    assert frame.height == 42
+
+
+def test_qwen3_vl_v61_is_bounded_by_its_end_to_end_latency() -> None:
+    """MODEL_CONFIG["v6.1"]["latency-constraint"] at b66003e1: 12e9 and 1.5e9 ns."""
+    frame = limits_frame().filter(benchmark="qwen3-vl-235b-a22b")
+    columns = ("release", "scenario", "ttft_ms", "tpot_ms", "latency_ms")
+    assert frame.select(columns).rows() == [
+        ("v6.1", "Server", None, None, 12000.0),
+        ("v6.1", "Interactive", None, None, 1500.0),
+    ]
+    assert set(frame["source_symbol"]) == {'MODEL_CONFIG["v6.1"]["latency-constraint"]'}
+    assert set(frame["source_commit"]) == {"b66003e10e2db4b8c36a448b0545ec90fcc6e9e9"}
+    # Token-streaming benchmarks keep TTFT and TPOT, no end-to-end bound.
+    others = limits_frame().filter(pl.col("benchmark") != "qwen3-vl-235b-a22b")
+    assert others["latency_ms"].is_null().all()
+    assert others["tpot_ms"].is_not_null().all()
+
+
+def test_an_end_to_end_limit_stands_alone() -> None:
+    entry = {k: v for k, v in LIMIT.items() if k not in ("ttft_ms", "tpot_ms")}
+    (limit,) = parse_limits(
+        {"source": [dict(SOURCE)], "limit": [entry | {"latency_ms": 1500}]}
+    )
+    assert (limit.latency_ms, limit.ttft_ms, limit.tpot_ms) == (1500.0, None, None)
 
 
 def test_every_committed_limit_cites_repository_path_and_commit() -> None:
@@ -120,9 +144,14 @@ LIMIT_1 = "test.toml: [limit 1 (v5.1 llama2-70b-99 Interactive)] "
             "test.toml: [limit 1] benchmark: expected a non-empty string, got ''",
         ),
         (
+            {"latency_s": 5},
+            LIMIT_1 + "latency_s: unknown field (known: benchmark, latency_ms, "
+            "release, scenario, source, tpot_ms, ttft_ms)",
+        ),
+        (
             {"latency_ms": 5},
-            LIMIT_1 + "latency_ms: unknown field (known: benchmark, release, "
-            "scenario, source, tpot_ms, ttft_ms)",
+            LIMIT_1 + "ttft_ms: an end-to-end latency_ms limit has no TTFT or "
+            "TPOT; give one form or the other",
         ),
         (
             {"tpot_ms": None},

@@ -80,14 +80,14 @@ def test_the_release_line_of_a_lost_summary_is_never_unchanged(
             "message": message,
             "sha256": "f40d71a728a8" + "0" * 52,
         },
-        "core_mlperf__results": {"rows": 492, "rejected": 0, "checks": "6/6 passed"},
+        "core_mlperf__results": {"rows": 492, "rejected": 0, "checks": "7/7 passed"},
         "raw_mlperf__tree": {"status": "not requested"},
     }
     monkeypatch.setattr(
         runner, "latest_metadata", lambda instance, key, version=None: metadata[key]
     )
     line = runner.describe_release(None, runner.RunOutcome("v6.1", True, "r", ""))
-    assert line == f"{message}: 492 rows, 0 rejected, checks 6/6 passed"
+    assert line == f"{message}: 492 rows, 0 rejected, checks 7/7 passed"
     assert "unchanged" not in line
 
 

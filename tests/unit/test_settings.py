@@ -142,3 +142,24 @@ def test_a_bad_source_date_epoch_is_named(monkeypatch: pytest.MonkeyPatch) -> No
         "SOURCE_DATE_EPOCH 'yesterday': expected a whole number of seconds since "
         "1970-01-01 UTC"
     )
+
+
+@pytest.mark.parametrize("epoch", ["999999999999", "4294967296"])
+def test_a_source_date_epoch_beyond_what_a_build_can_carry_is_refused(
+    epoch: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+    with pytest.raises(SettingError) as refused:
+        settings.check_environment()
+    assert str(refused.value) == (
+        f"SOURCE_DATE_EPOCH {epoch}: after the latest date a build can carry, "
+        "4294967295 (2106-02-07T06:28:15Z: the sitemap's gzip header holds 32 bits)"
+    )
+
+
+def test_the_last_source_date_epoch_a_build_can_carry_passes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "4294967295")
+    settings.check_environment()
+    assert settings.source_date_epoch() == 4294967295

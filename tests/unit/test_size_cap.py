@@ -242,7 +242,7 @@ def test_a_tree_whose_source_failed_says_why_in_the_line_and_on_audit(
     )
     metadata = {
         "raw_mlperf__summary": {"status": "ingested", "sha256": "a" * 64},
-        "core_mlperf__results": {"rows": 520, "rejected": 0, "checks": "6/6 passed"},
+        "core_mlperf__results": {"rows": 520, "rejected": 0, "checks": "7/7 passed"},
         "raw_mlperf__tree": {"status": "source error", "message": message},
     }
     monkeypatch.setattr(
@@ -250,7 +250,7 @@ def test_a_tree_whose_source_failed_says_why_in_the_line_and_on_audit(
     )
     line = runner.describe_release(None, runner.RunOutcome("v6.0", True, "r", ""))
     assert line == (
-        "v6.0: 520 rows, 0 rejected, checks 6/6 passed, sha256 aaaaaaaaaaaa "
+        "v6.0: 520 rows, 0 rejected, checks 7/7 passed, sha256 aaaaaaaaaaaa "
         "(unchanged); raw tree not refreshed: git+http://h/x.git@abc:a/b.txt: the "
         "server did not send this file; no new tree snapshot stored"
     )

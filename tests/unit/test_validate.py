@@ -2,6 +2,7 @@ import polars as pl
 
 from pipeline.transform.results import RESULTS_SCHEMA, empty_results
 from pipeline.validate import (
+    check_not_all_rejected,
     check_results,
     check_row_count,
     loss_outcome,
@@ -112,3 +113,30 @@ def test_a_round_losing_more_than_one_percent_is_warned_with_its_reasons() -> No
         "INVALID result ('…') (3)"
     )
     assert loud.metadata["top_reasons"] == {"INVALID result ('…')": 3}
+
+
+def _refused(n: int) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "source_file": ["summary.json"] * n,
+            "source_record": [str(i) for i in range(n)],
+            "reason": ["Result 1e308 is outside the plausible range"] * n,
+        }
+    )
+
+
+def test_a_round_whose_every_record_was_rejected_fails() -> None:
+    outcome = check_not_all_rejected(0, _refused(3), "v6.1")
+    assert not outcome.passed
+    assert outcome.description == (
+        "v6.1: every one of the 3 records read was rejected, none kept; top "
+        "reasons: Result NeN is outside the plausible range (3)"
+    )
+    failed = [o.name for o in check_results(good(0), "v6.1", None, _refused(3))]
+    assert "not_all_rejected" in failed
+
+
+def test_one_kept_record_or_nothing_read_passes() -> None:
+    assert check_not_all_rejected(1, _refused(3), "v6.1").passed
+    assert check_not_all_rejected(0, _refused(0), "v6.1").passed
+    assert check_not_all_rejected(0, None, "v6.1").passed

@@ -94,3 +94,34 @@ def test_header_cells_are_formula_guarded_and_never_collide() -> None:
         '"\'=HYPERLINK(""x"") · Offline","\'=HYPERLINK(""x"") · Offline (2)",plain',
         "1.0,2.0,'@SUM(A1)",
     ]
+
+
+def test_csv_keys_equal_parquet_keys(tmp_path: Path) -> None:
+    # system_key joins its parts with 0x1f, which the CSV made U+FFFD: the two
+    # downloads' keys differed (issue 56 F). Both now show the separator as ␟.
+    from pipeline.transform.systems import identity_key
+
+    systems = pl.DataFrame(
+        {
+            "submitter": ["AMD", "=Evil"],
+            "platform": ["8xMI350X_2xEPYC_9575F", None],
+            "system_name": ["x", "Box"],
+            "accelerator_id": ["amd-mi350x", None],
+            "accelerator_name": ["MI350X", None],
+            "total_accelerators": [8, None],
+            "nodes": [1, 2],
+        }
+    ).with_columns(system_key=identity_key())
+    (download,) = write_downloads({"systems": (systems, "test")}, tmp_path)
+    parquet = pl.read_parquet(download.parquet)["system_key"].to_list()
+    with download.csv.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["system_key"] for row in rows] == [
+        "AMD␟8xMI350X_2xEPYC_9575F␟amd-mi350x␟8␟1",
+        "'=Evil␟Box␟CPU only␟?␟2",  # a formula-leading key is guarded in CSV only
+    ]
+    assert parquet == [
+        "AMD␟8xMI350X_2xEPYC_9575F␟amd-mi350x␟8␟1",
+        "=Evil␟Box␟CPU only␟?␟2",
+    ]
+    assert [row["system_key"].removeprefix("'") for row in rows] == parquet
