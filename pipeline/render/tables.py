@@ -473,6 +473,13 @@ def html_table(
     )
 
 
+#: From this many rows on, a table's styling and layout wait until it is near the
+#: screen (``html_table_of_rows``).
+DEFERRED_FROM_ROWS = 10
+#: The height (em) a deferred table holds per row before it is laid out.
+DEFERRED_ROW_EM = 2.5
+
+
 def html_table_of_rows(
     rows: pl.Series,
     columns: dict[str, str],
@@ -494,7 +501,18 @@ def html_table_of_rows(
     body = "\n".join(rows.to_list())
     opening = "<table>" if searchable else "<table data-search-exclude>"
     head = f"<thead><tr>{heads}</tr></thead>"
-    return Md(f"{opening}\n{head}\n<tbody>\n{body}\n</tbody>\n</table>\n\n")
+    table = f"{opening}\n{head}\n<tbody>\n{body}\n</tbody>\n</table>"
+    if rows.len() < DEFERRED_FROM_ROWS:
+        return Md(f"{table}\n\n")
+    # Off screen, a long table is neither styled nor laid out until a reader scrolls
+    # near it (``content-visibility: auto`` in ledger.css): on a phone, styling every
+    # row of Latest at load was two thirds of its main-thread time. The height it
+    # holds meanwhile is a guess from its rows; the browser keeps the real one after.
+    guess = DEFERRED_ROW_EM * rows.len() + DEFERRED_ROW_EM
+    return Md(
+        f'<div class="ledger-deferred" style="contain-intrinsic-size: auto {guess}em">'
+        f"\n{table}\n</div>\n\n"
+    )
 
 
 def stringify(frame: pl.DataFrame) -> pl.DataFrame:

@@ -124,3 +124,17 @@ def test_a_table_sliced_from_rows_formatted_once_is_the_same_table() -> None:
     first = html_table_of_rows(rows.filter(group="a")["c_row"], columns, ("c_value",))
     assert "&lt;script&gt;alert&#40;1&#41;&lt;/script&gt;" in first
     assert html_table_of_rows(rows.clear()["c_row"], columns) == ""
+
+
+def test_long_tables_wait_off_screen_holding_a_height_from_their_rows() -> None:
+    # From ten rows on, a table sits in a content-visibility block (ledger.css):
+    # a phone styles and lays it out only when a reader scrolls near it.
+    columns = {"k": "System"}
+    nine = html_table(pl.DataFrame({"k": [f"s{i}" for i in range(9)]}), columns)
+    assert nine.startswith("<table>") and "ledger-deferred" not in nine
+    ten = html_table(pl.DataFrame({"k": [f"s{i}" for i in range(10)]}), columns)
+    assert ten.startswith(
+        '<div class="ledger-deferred" style="contain-intrinsic-size: auto 27.5em">\n'
+        "<table>\n"
+    )
+    assert ten.endswith("</table>\n</div>\n\n")
