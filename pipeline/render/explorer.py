@@ -30,7 +30,12 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.render.coverage import round_status
-from pipeline.render.explorer_data import explorer_data
+from pipeline.render.explorer_data import (
+    FIRST_SCREEN_ROWS,
+    data_file,
+    explorer_rows,
+    first_screen,
+)
 from pipeline.render.model import Model
 from pipeline.render.spec import Draft, PageSpec, Rendered
 from pipeline.render.tables import relative
@@ -142,11 +147,13 @@ def explorer_page(
     *,
     rounds: pl.DataFrame | None = None,
     without_power: list[str] | None = None,
+    first: str = "",
 ) -> str:
     """The page's Markdown: intro, filter form and the table's container.
 
-    Holds no upstream text at all (the script fills the options from the data file),
-    so the page stays a few kilobytes however many results there are. ``rounds``
+    The form holds no upstream text (the script fills the options from the data
+    file); ``first`` is the table's first page as plain HTML (``first_screen``),
+    shown until the reader reaches for the table and the data loads. ``rounds``
     (``coverage.round_status``) and ``without_power`` (rounds whose rows carry no
     power value) give the coverage sentence.
     """
@@ -165,6 +172,15 @@ def explorer_page(
     coverage = (
         coverage_text(rounds, without_power or [], base) if rounds is not None else ""
     )
+    shown = min(rows, FIRST_SCREEN_ROWS)
+    status = (
+        f"The first {shown:,} of {rows:,} results, newest round first. Filter, search, "
+        "sort or page to load all of them."
+        '<button type="button" class="ledger-explorer__load" data-action="load" '
+        f"hidden>Load all {rows:,} results</button>"
+        if first
+        else f"Loading {rows:,} results…"
+    )
     return f"""---
 title: {TITLE}
 hide:
@@ -173,11 +189,29 @@ hide:
 
 # {TITLE}
 
+**{rows:,}** rows of the canonical table, as upstream published them (values link to
+the upstream result folder): filter, search and sort; the address bar keeps the
+view. How to read and cite them is [under the table](#reading-the-explorer).
+
+<div id="ledger-explorer" class="ledger-explorer" {attributes}>
+{_filter_controls()}
+<section class="ledger-explorer__compare" aria-live="polite" hidden></section>
+<p class="ledger-explorer__status" role="status" aria-live="polite">
+{status}</p>
+<div class="ledger-explorer__first">
+{first}</div>
+<div class="ledger-explorer__table"></div>
+<div class="ledger-explorer__pages"></div>
+<section class="ledger-explorer__grid" hidden></section>
+<noscript>The explorer needs JavaScript; every result is in the CSV and Parquet
+files on the Data page.</noscript>
+</div>
+
+## Reading the Explorer {{#reading-the-explorer}}
+
 {coverage}
 
-**{rows:,}** rows of the canonical table, as upstream published them (values link to
-the upstream result folder). Filter,
-search and sort; the address bar keeps the view, so a link to it shows the same rows.
+The address bar keeps the view, so a link to it shows the same rows.
 **Download CSV** saves the rows that pass the filters, in the order shown, across all
 pages. The complete table is also on the [Data]({downloads}) page. **Result ID** is
 MLCommons' official ID of a result where its round publishes one (empty cells say
@@ -185,18 +219,6 @@ which rounds publish none): it is what a citation names, while the result key is
 this site's identifier. The CSV's `citation` column and a comparison's **How to
 cite** row give the line to cite a result by (round, division, category, ID,
 publication date, source), following MLCommons' messaging guidelines.
-
-<div id="ledger-explorer" class="ledger-explorer" {attributes}>
-{_filter_controls()}
-<section class="ledger-explorer__compare" aria-live="polite" hidden></section>
-<p class="ledger-explorer__status" role="status" aria-live="polite">
-Loading {rows:,} results…</p>
-<div class="ledger-explorer__table"></div>
-<div class="ledger-explorer__pages"></div>
-<section class="ledger-explorer__grid" hidden></section>
-<noscript>The explorer needs JavaScript; every result is in the CSV and Parquet
-files on the Data page.</noscript>
-</div>
 
 Press **compare**, the first button of a row, on two rows (in any rounds) to see them
 side by side, with the ratio when they can be compared and why not when they cannot,
@@ -232,7 +254,8 @@ def explorer_files(
     results: pl.DataFrame, systems: pl.DataFrame | None = None
 ) -> tuple[str, bytes]:
     """The page's Markdown and its data file (``DATA_FILE``), nothing written."""
-    data = explorer_data(results, systems)
+    rows = explorer_rows(results, systems)
+    data = data_file(rows)
     present = results.lazy().select("release").unique().collect()["release"]
     with_power = (
         results.lazy()
@@ -250,7 +273,12 @@ def explorer_files(
         for r in rounds.filter(pl.col("has_rows"))["release"].to_list()
         if r not in with_power
     ]
-    text = explorer_page(results.height, rounds=rounds, without_power=without_power)
+    text = explorer_page(
+        results.height,
+        rounds=rounds,
+        without_power=without_power,
+        first=first_screen(rows),
+    )
     return text, data
 
 

@@ -86,6 +86,22 @@ def reach_charts(page, timeout: int = 20_000) -> None:  # noqa: ANN001
     page.wait_for_function(CHARTS_SETTLED, timeout=timeout)
 
 
+EXPLORER_SETTLED = """() => ['static', 'ready', 'failed'].includes(
+  (document.getElementById('ledger-explorer') || {dataset: {}}).dataset.state)"""
+
+
+def open_explorer(page, timeout: int = 30_000) -> None:  # noqa: ANN001
+    """Have the Explorer on ``page`` load its data as a reader does; wait till ready.
+
+    Without a view in its address the page shows its first rows as plain HTML and
+    loads the data when the reader reaches for the table ("Load all" here).
+    """
+    page.wait_for_function(EXPLORER_SETTLED, timeout=timeout)
+    if page.locator("#ledger-explorer").get_attribute("data-state") == "static":
+        page.locator("#ledger-explorer [data-action=load]").click()
+    page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=timeout)
+
+
 def site_pages(root: Path) -> list[str]:
     """Every page of the built site (but the 404 page), sorted."""
     return sorted(

@@ -24,7 +24,7 @@ import pytest
 
 from tests.browser.axe import axe_source, describe, run_axe
 from tests.browser.conftest import BuiltSite
-from tests.browser.pages import empty_search_index, reach_charts
+from tests.browser.pages import empty_search_index, open_explorer, reach_charts
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -140,7 +140,7 @@ class Audit:
 def _settle(page, path: str) -> None:  # noqa: ANN001
     reach_charts(page, timeout=30_000)
     if path == "generated/explorer.html":
-        page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+        open_explorer(page)
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ import pytest
 from pipeline.render.explorer import DATA_FILE, PAGE, explorer_files
 from pipeline.render.vendor import TABULATOR
 from tests.browser.conftest import SCREENSHOTS
+from tests.browser.pages import EXPLORER_SETTLED
 from tests.browser.server import serve
 from tests.conftest import ROOT
 
@@ -112,6 +113,7 @@ def explorer_site(
     (docs / "generated" / "data.md").write_text("# Data\n")
     # The Explorer links each system's description on the Systems page.
     (docs / "generated" / "systems.md").write_text("# Systems\n")
+    (docs / "generated" / "audit.md").write_text("# Audit\n")
     # The coverage sentence links the Releases index.
     (docs / "generated" / "releases").mkdir()
     (docs / "generated" / "releases" / "index.md").write_text("# Releases\n")
@@ -159,6 +161,9 @@ def chromium(chromium_browser: object) -> Browser:
 
 def _open(page, url: str) -> None:  # noqa: ANN001
     page.goto(url, wait_until="load")
+    page.wait_for_function(EXPLORER_SETTLED, timeout=20_000)
+    if page.locator("#ledger-explorer").get_attribute("data-state") == "static":
+        page.locator("#ledger-explorer [data-action=load]").click()
     page.wait_for_function(
         "() => ['ready', 'failed'].includes("
         "document.getElementById('ledger-explorer').dataset.state)",
@@ -410,6 +415,39 @@ def test_page_is_small_self_hosted_and_error_free(
     assert chromium.errors == []
 
 
+@pytest.mark.parametrize("width", [1440, 390])
+def test_first_rows_show_at_once_and_the_data_waits_for_the_reader(
+    explorer_site: ExplorerSite, chromium: Browser, width: int
+) -> None:
+    # The first page of rows is in the page itself: no data file, no table library
+    # until the reader reaches for the table (here: focus on the search box).
+    page = chromium.page(width)
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(urlparse(r.url).path))
+    page.goto(explorer_site.url + "generated/" + URL_PATH, wait_until="load")
+    page.wait_for_function(EXPLORER_SETTLED, timeout=20_000)
+    root = page.locator("#ledger-explorer")
+    assert root.get_attribute("data-state") == "static"
+    first = page.locator(".ledger-explorer__first tbody tr")
+    assert first.count() == 25
+    # Newest round first, as the interactive table's first page; values linked.
+    assert first.first.locator("td").first.inner_text() == "v6.1"
+    assert first.first.locator("a").first.get_attribute("href").startswith("https://")
+    assert not [p for p in requested if p.endswith((DATA_FILE, "tabulator.min.js"))]
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    assert (
+        page.locator(".ledger-explorer__status")
+        .inner_text()
+        .startswith("The first 25 of 3,398 results, newest round first.")
+    )
+    page.locator('input[name="q"]').focus()
+    page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=20_000)
+    assert [p for p in requested if p.endswith(DATA_FILE)] != []
+    assert page.locator(".ledger-explorer__first").count() == 0
+    assert _matching(page) == 3398
+    page.context.close()
+
+
 def test_instant_navigation_mounts_the_explorer(
     explorer_site: ExplorerSite, chromium: Browser
 ) -> None:
@@ -420,6 +458,11 @@ def test_instant_navigation_mounts_the_explorer(
     page.evaluate("() => { window.__sameDocument = true; }")
     page.locator("article a", has_text="Explorer").click()
     page.wait_for_url("**/explorer.html")
+    page.wait_for_function(
+        "() => document.getElementById('ledger-explorer')?.dataset.state === 'static'",
+        timeout=20_000,
+    )
+    page.locator("#ledger-explorer [data-action=load]").click()
     page.wait_for_function(
         "() => document.getElementById('ledger-explorer')?.dataset.state === 'ready'",
         timeout=20_000,

@@ -22,7 +22,13 @@ import pytest
 from pipeline.registry.releases import load_manifest
 from pipeline.render.charts.spec import NO_LABEL_LIMIT
 from tests.browser.conftest import BuiltSite
-from tests.browser.pages import FIRST_VISIT_BUDGET, HTML_BUDGET, Visitor, site_pages
+from tests.browser.pages import (
+    FIRST_VISIT_BUDGET,
+    HTML_BUDGET,
+    Visitor,
+    open_explorer,
+    site_pages,
+)
 from tests.browser.server import serve
 
 #: The newest round of the mirror, whose story Home must tell.
@@ -163,7 +169,7 @@ def test_compare_link_round_trips(
     page = context.new_page()
     explorer = full_site.url + "generated/explorer.html"
     page.goto(explorer + "?q=" + quote(old["result_key"]))
-    page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    open_explorer(page)
     page.locator(".ledger-explorer__pick").first.evaluate("b => b.click()")
     page.fill("input[name=q]", new["result_key"])
     page.wait_for_timeout(400)
@@ -183,14 +189,14 @@ def test_compare_link_round_trips(
     # The link alone restores the pair.
     again = context.new_page()
     again.goto(shared)
-    again.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    open_explorer(again)
     assert again.inner_text(".ledger-explorer__verdict") == verdict
     # Two results that cannot be divided say why, with no ratio.
     other = next(r for r in rows if r["benchmark"] != old["benchmark"])
     again.goto(
         explorer + "?compare=" + quote(old["result_key"] + "," + other["result_key"])
     )
-    again.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    open_explorer(again)
     text = again.inner_text(".ledger-explorer__verdict")
     assert text.startswith("Not comparable: different benchmarks")
     # Two open-division runs of llama2-70b-99 in v4.1 by different submitters (GPTQ
@@ -207,14 +213,14 @@ def test_compare_link_round_trips(
     again.goto(
         explorer + "?compare=" + quote(gptq["result_key"] + "," + pruned["result_key"])
     )
-    again.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    open_explorer(again)
     text = again.inner_text(".ledger-explorer__verdict")
     assert text.startswith(
         "Not comparable: open division: the models as run are not shown to be the same"
     )
     # Keys from the address are looked up in a Map: the prototype is no result.
     again.goto(explorer + "?compare=__proto__,constructor")
-    again.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    open_explorer(again)
     assert again.locator(".ledger-explorer__verdict").count() == 0
     assert "NaN" not in again.inner_text("#ledger-explorer")
     context.close()
@@ -227,7 +233,7 @@ def test_explorer_shows_result_submitter_and_system_together_on_a_phone(
     context = chromium_browser.new_context(viewport=PHONE)
     page = context.new_page()
     page.goto(full_site.url + "generated/explorer.html")
-    page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    open_explorer(page)
     boxes = page.evaluate(
         """() => Object.fromEntries([...document.querySelector('.tabulator-row')
           .querySelectorAll('.tabulator-cell')].map(c => [c.getAttribute('tabulator-field'),
@@ -263,7 +269,7 @@ def test_the_explorer_shows_a_rounds_official_style_grid(
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(full_site.url + f"generated/explorer.html?release={NEWEST}&view=grid")
-    page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    open_explorer(page)
     grid = page.locator(".ledger-explorer__grid")
     assert grid.locator("tbody tr").count() == len(systems)
     assert grid.locator("thead th").count() == 5 + len(columns)
@@ -442,7 +448,7 @@ def test_the_description_toggle_is_in_the_address_and_the_csv_keeps_one_schema(
     context = chromium_browser.new_context(viewport=DESKTOP, accept_downloads=True)
     page = context.new_page()
     page.goto(full_site.url + "generated/explorer.html?release=v6.1")
-    page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    open_explorer(page)
 
     def csv_header() -> list[str]:
         with page.expect_download() as download:
@@ -458,6 +464,6 @@ def test_the_description_toggle_is_in_the_address_and_the_csv_keeps_one_schema(
     # The address brings the columns back.
     again = context.new_page()
     again.goto(page.url)
-    again.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=30_000)
+    open_explorer(again)
     assert again.get_attribute("button[data-action=describe]", "aria-pressed") == "true"
     context.close()

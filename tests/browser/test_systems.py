@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.browser.conftest import MALICIOUS_SUBMITTER, MALICIOUS_SYSTEM, BuiltSite
+from tests.browser.pages import open_explorer
 
 pytestmark = pytest.mark.browser
 
@@ -110,7 +111,7 @@ def test_explorer_description_columns_are_off_until_asked_and_filter(
     built_site: BuiltSite,  # noqa: ANN001
 ) -> None:
     page.goto(f"{built_site.url}generated/explorer.html")
-    page.wait_for_selector("#ledger-explorer[data-state=ready]")
+    open_explorer(page)
     header = page.locator(".tabulator-col[tabulator-field=accelerator_memory_gb]")
     assert header.is_hidden()
     page.click("[data-action=describe]")

@@ -1,11 +1,13 @@
 /*
  * The Explorer page: every result of every round in a Tabulator table.
  *
- * The page (pipeline/render/explorer.py) holds a filter form and an empty container
- * whose data-* attributes name the gzip'd JSON data file, the vendored Tabulator
- * script and its styles (all paths relative to the page). This script loads them on
- * this page only, fills the filter options from the data, and keeps the view (filters,
- * search, sort, page) in the address bar, so a copied link restores it.
+ * The page (pipeline/render/explorer.py) holds a filter form, the table's first page
+ * as plain HTML, and a container whose data-* attributes name the gzip'd JSON data
+ * file, the vendored Tabulator script and its styles (all paths relative to the
+ * page). This script loads them on this page only, when the reader reaches for the
+ * table (or at once when the address holds a view), fills the filter options from
+ * the data, and keeps the view (filters, search, sort, page) in the address bar, so
+ * a copied link restores it.
  *
  * Upstream strings are hostile: they are only ever set as textContent, Option text
  * or attribute values; result links must be http(s). The CSV download prefixes text
@@ -87,7 +89,6 @@
   function start() {
     var root = document.getElementById("ledger-explorer");
     if (!root || root.getAttribute("data-state")) return;
-    root.setAttribute("data-state", "loading");
     var form = root.querySelector("form");
     var status = root.querySelector(".ledger-explorer__status");
     var holder = root.querySelector(".ledger-explorer__table");
@@ -1014,10 +1015,41 @@
       root.__table = table;
     }
 
-    loadStyles();
-    Promise.all([loadLibrary(), loadData()])
-      .then(function (loaded) { mount(loaded[1]); })
-      .catch(function (error) { fail(error.message); });
+    function load() {
+      root.setAttribute("data-state", "loading");
+      status.textContent = "Loading " +
+        Number(root.getAttribute("data-rows") || 0).toLocaleString("en-US") + " results…";
+      Promise.all([loadLibrary(), loadData()])
+        .then(function (loaded) {
+          var first = root.querySelector(".ledger-explorer__first");
+          if (first) first.remove();
+          mount(loaded[1]);
+        })
+        .catch(function (error) { fail(error.message); });
+    }
+
+    /* The page shows the table's first page as plain HTML. The data file (11k rows)
+       and the table library load when the reader reaches for the table: focus, a
+       press or a key anywhere in it, or the "Load all" button; a phone renders the
+       page without them. An address that holds a view (filters, sort, a pair) loads
+       them at once: that view is what the link shows. */
+    var button = root.querySelector("[data-action=load]");
+    loadStyles();  // the form's layout; small, unlike the data and the library
+    if (!root.querySelector(".ledger-explorer__first") || window.location.search) {
+      load();
+      return;
+    }
+    root.setAttribute("data-state", "static");
+    var REACH = ["focusin", "pointerdown", "keydown"];
+    function reach() {
+      REACH.forEach(function (name) { root.removeEventListener(name, reach); });
+      load();
+    }
+    REACH.forEach(function (name) { root.addEventListener(name, reach); });
+    if (button) {
+      button.hidden = false;
+      button.addEventListener("click", reach);
+    }
   }
 
   if (typeof window.document$ !== "undefined") {
