@@ -104,7 +104,9 @@ class Writer:
         table = write_file(
             charts_dir / f"{name}.csv", flat_for_csv(frame).write_csv().encode()
         )
-        self.written += [p for p in (files.spec, files.data, files.svg, table) if p]
+        self.written += [
+            p for p in (files.spec, files.data, files.svg, files.svg_narrow, table) if p
+        ]
         # File names are slugs of ours (``capped``); the caption is escaped.
         spec = relative(page, f"{GENERATED}/charts/{files.spec.name}")
         csv = relative(page, f"{GENERATED}/charts/{table.name}")
@@ -116,12 +118,21 @@ class Writer:
             # A page's first chart is often its first screen: loaded at once.
             lazy = Md(' loading="lazy"') if page in self.pages_with_charts else Md("")
             self.pages_with_charts.add(page)
+            # A phone gets the picture drawn at its width (``SVG_NARROW_WIDTH``).
+            narrow = Md("")
+            if files.svg_narrow is not None:
+                small = relative(page, f"{GENERATED}/charts/{files.svg_narrow.name}")
+                narrow_width, narrow_height = svg_size(files.svg_narrow)
+                narrow = Md(
+                    '<source media="(max-width: 600px)" srcset="{}" width="{}" '
+                    'height="{}">'
+                ).format(small, narrow_width, narrow_height)
             shown = Md(
-                '<img class="vega-static" src="{src}" alt="" width="{w}" '
-                'height="{h}" decoding="async"{lazy}>'
+                '<picture>{narrow}<img class="vega-static" src="{src}" alt="" '
+                'width="{w}" height="{h}" decoding="async"{lazy}></picture>'
                 '<button type="button" class="vega-activate" hidden>'
                 "Interactive chart</button>"
-            ).format(src=src, w=width, h=height, lazy=lazy)
+            ).format(narrow=narrow, src=src, w=width, h=height, lazy=lazy)
             image = Md(' · <a href="{}" download>SVG image</a>').format(src)
         else:
             shown = Md(

@@ -9,9 +9,10 @@ against the Vega-Lite schema instead.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ from pipeline.settings import cache_dir
 INLINE_LIMIT = 20_000
 #: Width of static SVG fallbacks (the browser uses the container width instead).
 SVG_WIDTH = 720
+#: Width (px) of a chart's phone picture: a 390 px screen's content column.
+SVG_NARROW_WIDTH = 358
 DATA_NAME = "table"
 
 
@@ -38,6 +41,8 @@ class ChartFile:
     spec: Path
     data: Path | None
     svg: Path | None
+    #: The phone's picture (``SVG_NARROW_WIDTH``), beside ``svg``.
+    svg_narrow: Path | None = None
 
 
 #: A Vega-Lite spec as JSON data (what ``alt.Chart.to_dict`` returns).
@@ -228,11 +233,73 @@ def write_chart(
         charts_dir / f"{name}.json",
         html_safe_json(json.dumps(spec, separators=(",", ":"), ensure_ascii=False)),
     )
-    svg_path = None
+    svg_path = narrow_path = None
     if svg:
-        static = {**spec, "data": {"values": json.loads(rows_json)}, "width": SVG_WIDTH}
+        values = {"values": json.loads(rows_json)}
+        static = {**spec, "data": values, "width": SVG_WIDTH}
         # Slow to render; the machine cache keeps them by spec and versions.
         svg_path = write_file(
             charts_dir / f"{name}.svg", cached_svg(static, cache_dir())
         )
-    return ChartFile(name=name, spec=spec_path, data=data_path, svg=svg_path)
+        # A phone's picture, drawn at its width: the desktop one scaled down to a
+        # phone was unreadable (6 px text).
+        narrow = fit_to_width({**spec, "data": values}, SVG_NARROW_WIDTH)
+        narrow_path = write_file(
+            charts_dir / f"{name}.narrow.svg", cached_svg(narrow, cache_dir())
+        )
+    return ChartFile(
+        name=name, spec=spec_path, data=data_path, svg=svg_path, svg_narrow=narrow_path
+    )
+
+
+def fit_to_width(spec: dict, width: int) -> dict:
+    """``spec`` drawn ``width`` px wide, long names fitted as ``charts.js`` fits them.
+
+    Names on a y axis get at most 45% of the width and legend labels what is left
+    beside the plot's start; Vega ends a shortened label with "…" (the table under
+    the chart and the data links hold every name whole). The same rule as
+    ``fitToWidth`` in ``site/assets/js/charts.js``, for the phone's picture.
+    """
+    out = copy.deepcopy(spec)
+    out["width"] = width
+    # The whole picture that wide, axis names and legend included (Vega's default
+    # made the plot alone that wide: a 440 px picture for a 358 px column).
+    out.setdefault("autosize", {"type": "fit-x", "contains": "padding"})
+    names = round(width * 0.45)
+    named_y = False
+
+    def walk(node: Any, channel: str | None, visit: Callable[..., bool]) -> None:
+        if isinstance(node, list):
+            for child in node:
+                walk(child, channel, visit)
+            return
+        if not isinstance(node, dict):
+            return
+        for key, value in node.items():
+            if key in ("data", "datasets", "values"):
+                continue
+            if isinstance(value, dict) and visit(key, value, channel):
+                continue
+            walk(value, key if key in ("x", "y") else channel, visit)
+
+    def axis(key: str, value: dict, channel: str | None) -> bool:
+        nonlocal named_y
+        if key != "axis" or channel != "y" or "labelLimit" not in value:
+            return False
+        if not value["labelLimit"] or value["labelLimit"] > names:
+            value["labelLimit"] = names
+        named_y = True
+        return True
+
+    walk(out, None, axis)
+    most = (width - names if named_y else width - 60) - 40
+
+    def legend(key: str, value: dict, channel: str | None) -> bool:
+        if key != "legend":
+            return False
+        if not value.get("labelLimit") or value["labelLimit"] > most:
+            value["labelLimit"] = most
+        return True
+
+    walk(out, None, legend)
+    return out

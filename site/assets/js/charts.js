@@ -135,7 +135,7 @@
         return window.vegaEmbed(target, spec, options);
       })
       .then(function () {
-        if (image) image.remove();
+        if (image) (image.closest("picture") || image).remove();
         if (button) button.remove();
         target.className = "";
         el.setAttribute("data-state", "rendered");

@@ -364,3 +364,21 @@ def test_chart_specs_are_filled_from_templates_without_altair(
     assert [spec for spec, _ in again] == [spec for spec, _ in first]
     for spec, _ in again:
         _valid(spec)
+
+
+def test_the_phone_picture_fits_names_as_charts_js_does() -> None:
+    spec = {
+        "width": "container",
+        "encoding": {"y": {"field": "short", "axis": {"labelLimit": 0}}},
+        "layer": [{"encoding": {"color": {"legend": {"labelLimit": 10000}}}}],
+        "data": {"values": [{"y": {"axis": {"labelLimit": 0}}}]},
+    }
+    narrow = charts.spec.fit_to_width(spec, 358)
+    # Names on the y axis get 45% of 358 px, legend labels what is left beside them.
+    assert narrow["width"] == 358
+    assert narrow["autosize"] == {"type": "fit-x", "contains": "padding"}
+    assert narrow["encoding"]["y"]["axis"]["labelLimit"] == 161
+    assert narrow["layer"][0]["encoding"]["color"]["legend"]["labelLimit"] == 157
+    # Data is never walked, and the spec given is left as it was.
+    assert narrow["data"]["values"][0]["y"]["axis"]["labelLimit"] == 0
+    assert spec["encoding"]["y"]["axis"]["labelLimit"] == 0

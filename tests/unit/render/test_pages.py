@@ -146,6 +146,14 @@ def test_home_headlines_and_latest_release_numbers(site: Path) -> None:
     assert re.fullmatch(r'width="\d+" height="\d+" decoding="async"', pictures[0][1])
     assert all(p[1].endswith(' loading="lazy"') for p in pictures[1:])
     assert "generated/charts/home-software-gains.svg" in [p[0] for p in pictures]
+    # A phone gets the chart drawn at its width, not the desktop one scaled to 6 px.
+    assert re.search(
+        r'<picture><source media="\(max-width: 600px\)" '
+        r'srcset="generated/charts/home-software-gains.narrow.svg" width="358" '
+        r'height="\d+"><img class="vega-static" '
+        r'src="generated/charts/home-software-gains.svg"',
+        home,
+    )
     assert '<a href="generated/charts/home-software-gains.csv">data as CSV</a>' in home
     assert (
         '<a href="generated/charts/home-software-gains.svg" download>SVG image</a>'
