@@ -24,8 +24,10 @@ result does give, per accelerator, is the work done per second. From it:
     Every LLM result (``Tokens/s``) carries its scenario's limits from the reviewed
     registry (``pipeline/registry/latency_limits.toml``): the 99th-percentile TTFT and
     TPOT bounds and the token rate a user sees at the TPOT bound (``1000 / TPOT ms``,
-    tokens/s per user). Offline has no limit; a Server or Interactive result whose
-    round and benchmark the registry does not list says so.
+    tokens/s per user). A benchmark answered whole (qwen3-vl-235b-a22b, Queries/s)
+    is bounded by its end-to-end query latency instead (``latency_limit_ms``): its
+    results are classed too. Offline has no limit; a Server or Interactive result
+    whose round and benchmark the registry does not list says so.
 
 A hardware-generation pair's break-even price ratio (``with_break_even``) is its
 ratio: the successor is cheaper per unit of work while its price per
@@ -50,6 +52,8 @@ MILLION = 1e6
 #: The scenario whose LLM results run without a latency bound.
 UNLIMITED_SCENARIO = "Offline"
 
+#: The scenarios a latency-bounded benchmark's results are classed in.
+THROUGHPUT_SCENARIOS = ("Offline", "Server", "Interactive")
 #: ``latency_class`` values.
 NO_LIMIT = "no limit"
 LIMITED = "limited"
@@ -104,6 +108,7 @@ COST_SCHEMA: dict[str, pl.DataType] = {
     "latency_class": pl.String,
     "ttft_limit_ms": pl.Float64,
     "tpot_limit_ms": pl.Float64,
+    "latency_limit_ms": pl.Float64,
     "tokens_per_second_per_user_at_limit": pl.Float64,
     "latency_limit_source_url": pl.String,
 }
@@ -125,13 +130,17 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "where power was not measured; a declared design power is never used",
     "kwh_per_million_units": f"Derived, not an MLPerf result: {KWH_FORMULA}",
     "energy_reason": "Why joules_per_unit is null (null when it is not)",
-    "latency_class": f"LLM results (Tokens/s) only: '{NO_LIMIT}' (Offline), "
+    "latency_class": f"LLM results (Tokens/s, and results of a benchmark the "
+    f"registry bounds by end-to-end latency) only: '{NO_LIMIT}' (Offline), "
     f"'{LIMITED}' (the round's Server or Interactive limits are in the reviewed "
     f"registry) or '{NOT_IN_REGISTRY}'; null for other results",
     "ttft_limit_ms": "The scenario's 99th-percentile time-to-first-token bound in "
     "ms, from pipeline/registry/latency_limits.toml (upstream's submission checker)",
     "tpot_limit_ms": "The scenario's 99th-percentile time-per-output-token bound in "
     "ms, from pipeline/registry/latency_limits.toml",
+    "latency_limit_ms": "The scenario's 99th-percentile end-to-end query latency "
+    "bound in ms, for a benchmark bounded so instead of by TTFT and TPOT "
+    "(qwen3-vl-235b-a22b), from pipeline/registry/latency_limits.toml",
     "tokens_per_second_per_user_at_limit": "Derived: the token rate one user sees "
     f"at the TPOT bound, {USER_RATE_FORMULA}",
     "latency_limit_source_url": "The submission checker file that states the limits",
@@ -225,8 +234,24 @@ def _limits(limits: pl.DataFrame | None) -> pl.LazyFrame:
         "scenario",
         pl.col("ttft_ms").alias("ttft_limit_ms"),
         pl.col("tpot_ms").alias("tpot_limit_ms"),
+        pl.col("latency_ms").alias("latency_limit_ms"),
         pl.col("source_url").alias("latency_limit_source_url"),
         pl.lit(True).alias("_registered"),
+    )
+
+
+def _latency_bounded(limits: pl.DataFrame | None) -> pl.LazyFrame:
+    """Benchmarks the registry bounds by end-to-end latency in some round.
+
+    Any round: a round of such a benchmark whose bound is not reviewed yet says
+    "limit not in the registry", as an LLM round does.
+    """
+    table = limits if limits is not None else limits_frame()
+    return (
+        table.lazy()
+        .filter(pl.col("latency_ms").is_not_null())
+        .select("benchmark", pl.lit(True).alias("_latency_bounded"))
+        .unique()
     )
 
 
@@ -256,9 +281,14 @@ def unit_costs(
     ]
     work_unit, hours, cost_reason = _cost(mixed)
     energy_unit, joules, kwh, energy_reason = _energy()
-    llm = pl.col("result_unit") == LLM_UNIT
+    # Tokens/s, or a throughput result of a benchmark bounded by end-to-end latency
+    # (its Offline too; not an edge SingleStream latency result).
+    llm = (pl.col("result_unit") == LLM_UNIT).fill_null(False) | (
+        pl.col("_latency_bounded").fill_null(False)
+        & pl.col("scenario").is_in(THROUGHPUT_SCENARIOS).fill_null(False)
+    )
     latency_class = (
-        pl.when(~llm.fill_null(False))
+        pl.when(~llm)
         .then(None)
         .when(pl.col("scenario") == UNLIMITED_SCENARIO)
         .then(pl.lit(NO_LIMIT))
@@ -271,6 +301,12 @@ def unit_costs(
         .join(
             _limits(limits),
             on=["release", "benchmark", "scenario"],
+            how="left",
+            maintain_order="left",
+        )
+        .join(
+            _latency_bounded(limits),
+            on="benchmark",
             how="left",
             maintain_order="left",
         )
@@ -289,7 +325,12 @@ def unit_costs(
             # benchmark and scenario does not exist upstream, but is not labelled).
             [
                 pl.when(pl.col("latency_class") == LIMITED).then(pl.col(c)).alias(c)
-                for c in ("ttft_limit_ms", "tpot_limit_ms", "latency_limit_source_url")
+                for c in (
+                    "ttft_limit_ms",
+                    "tpot_limit_ms",
+                    "latency_limit_ms",
+                    "latency_limit_source_url",
+                )
             ]
         )
         .with_columns(

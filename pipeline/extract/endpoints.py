@@ -8,7 +8,8 @@ valid (``pipeline.extract.raw_tree`` does that in Polars, by ``endpoints.toml``)
 The layout (``../shared/mlperf-mirror-endpoints/README.md``): top-level ``qps``,
 ``tps``, ``n_samples_completed``, ``n_samples_failed``, ``duration_ns``,
 ``legacy_loadgen_window_duration_ns``, ``state``, ``complete``, and the
-distributions ``ttft`` and ``tpot`` (nanoseconds; empty objects in Offline), each
+distributions ``ttft`` and ``tpot`` (nanoseconds; empty objects in Offline) and
+``latency`` (end to end, what qwen3-vl-235b-a22b's limits bound), each
 with ``percentiles`` and ``early_stopping_percentiles`` keyed by a percentile as text
 ("99.0"). A file that is not such a document (invalid JSON, a wrong type, a number
 that is not finite) raises :class:`EndpointsFileError` naming the field.
@@ -23,7 +24,7 @@ from pipeline.extract.json_values import OutOfRange, duplicate_problem, json_obj
 
 #: The percentiles kept of each distribution, besides the early-stopping estimate.
 PERCENTILES = (50.0, 90.0, 99.0)
-DISTRIBUTIONS = ("ttft", "tpot")
+DISTRIBUTIONS = ("ttft", "tpot", "latency")
 
 
 class EndpointsFileError(ValueError):

@@ -11,6 +11,7 @@ from pipeline.render.audit_sections import (
     crosscheck_section,
     descriptions_section,
     lineage_table,
+    lookalike_section,
     loss_table,
     rejection_summary,
     rounds_section,
@@ -119,6 +120,7 @@ def audit_page(data: SiteData, flagged: pl.DataFrame) -> str:
         parts += rounds_section(data.rounds)
     parts += vocabulary_section(data.results)
     parts += descriptions_section(data.system_fields)
+    parts += lookalike_section(data.results)
     if data.submitter_check is not None and data.submitter_check.height:
         parts += submitter_section(data.submitter_check)
     parts += accelerator_coverage(data.results)

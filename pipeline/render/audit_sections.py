@@ -22,6 +22,7 @@ from pipeline.render.tables import (
     number_cell,
 )
 from pipeline.transform.descriptions import NOT_REVIEWED, not_in_vocabulary
+from pipeline.transform.lookalikes import lookalike_groups
 from pipeline.transform.provenance import NOT_RECORDED
 from pipeline.transform.submitter_check import agreement
 from pipeline.validate import LOSS_LIMIT
@@ -654,4 +655,64 @@ def accelerator_coverage(results: pl.DataFrame) -> list[str]:
             numeric=("c_rows",),
         )  # fmt: skip
         or "_Every accelerator name is in the registry._\n",
+    ]
+
+
+#: How each compared name column is called on the page.
+LOOKALIKE_FIELDS = {
+    "submitter": "Submitter",
+    "system_name": "System",
+    "accelerator_upstream": "Accelerator",
+}
+
+
+def lookalike_section(results: pl.DataFrame) -> list[str]:
+    """Names that look alike (TS #39 skeletons): listed as possible duplicates.
+
+    Each spelling of a group is a row: its text (invisible characters shown as
+    their code points by ``escape``), the characters it has that another spelling
+    lacks, its first code points, its rounds and how many results carry it.
+    """
+    groups = lookalike_groups(results)
+    listed = groups.with_columns(
+        c_field=pl.col("field").replace_strict(LOOKALIKE_FIELDS, default="Name"),
+        c_name=safe.fmt("<code>{}</code>", pl.col("name")).cell(),
+        c_distinct=safe.when(
+            pl.col("distinct_characters") != "",
+            safe.fmt("<code>{}</code>", pl.col("distinct_characters")),
+            safe.lit("—"),
+        ).cell(),
+        c_points=safe.fmt("<code>{}</code>", pl.col("code_points")).cell(),
+        c_rounds=pl.col("releases")
+        .map_elements(
+            lambda r: ", ".join(release_order(r.to_list())), return_dtype=pl.String
+        )
+        .fill_null(""),
+        c_results=pl.col("results"),
+    )
+    return [
+        "## Names that look alike\n",
+        "Submitter, system and accelerator names that differ as text but look the "
+        "same, by the confusable skeleton of Unicode Technical Standard #39 (ICU's "
+        "`SpoofChecker`: a Cyrillic І for a Latin I, a lower-case l for a capital "
+        "I, a non-breaking hyphen for a hyphen, a soft hyphen or a Hangul filler "
+        "that shows nothing). Each spelling counts as its own name everywhere on "
+        "this site: they are listed here as possible duplicates for a person to "
+        "judge, never merged. Names in NFC and NFD (a composed and a decomposed "
+        "é) are not listed: every name is folded to NFC where it enters the "
+        "canonical table, so they already are one name (the raw snapshot keeps "
+        "the bytes as declared).\n",
+        html_table(
+            listed,
+            {
+                "c_field": "Field",
+                "c_name": "Spelling",
+                "c_distinct": "Characters another spelling lacks",
+                "c_points": "Code points",
+                "c_rounds": "Rounds",
+                "c_results": "Results",
+            },
+            numeric=("c_results",),
+        )
+        or "_No two submitter, system or accelerator names look alike._\n",
     ]

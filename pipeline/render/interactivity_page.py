@@ -40,7 +40,12 @@ from pipeline.render.interactivity_views import (
     system_cells,
     with_limit_texts,
 )
-from pipeline.render.measured_views import measured_cells, measured_rows, measured_table
+from pipeline.render.measured_views import (
+    latency_limits_sentence,
+    measured_cells,
+    measured_rows,
+    measured_table,
+)
 from pipeline.render.model import Model
 from pipeline.render.safe import Md, md_join
 from pipeline.render.slugs import anchor_text, slug, unique_slugs
@@ -228,6 +233,7 @@ def benchmark_page(
                                 "round (its results are in another unit): only the "
                                 "latency as measured is shown.\n"
                             ).format(benchmark, UNIT),
+                            latency_limits_sentence(extra),
                         ),
                     )
                 )
@@ -300,7 +306,9 @@ def _draft(model: Model, draft: Draft) -> None:
             ),
             "\n## Latency limits per round\n",
             "TTFT and TPOT limits (99th percentile) of each LLM benchmark's Server and "
-            "Interactive scenarios, newest round first; — where the scenario does not "
+            "Interactive scenarios, newest round first (a benchmark answered whole, "
+            "qwen3-vl-235b-a22b, is bounded by its end-to-end query latency "
+            "instead); — where the scenario does not "
             "exist in that round. Rounds with LLM results whose limits no reviewed "
             f'source gives say "{NOT_REGISTERED}".\n',
             limits_table(index, registry, table),

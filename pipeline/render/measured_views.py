@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.render import safe
-from pipeline.render.safe import Md, MdExpr
+from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.tables import external_link, html_table, number_cell
 
 #: Milliseconds are shown to two decimals (the files give nanoseconds).
@@ -24,6 +24,7 @@ MEASURED_COLUMNS = {
     "c_scenario": "Scenario",
     "c_ttft": "TTFT (ms)",
     "c_tpot": "TPOT (ms)",
+    "c_latency": "End-to-end latency (ms)",
     "c_user": "Tokens/s per user",
     "c_accuracy": "Accuracy",
 }
@@ -54,6 +55,8 @@ def measured_rows(
                 "scenario",
                 pl.col("ttft_ms").alias("ttft_limit_ms"),
                 pl.col("tpot_ms").alias("tpot_limit_ms"),
+                pl.col("latency_ms").alias("latency_limit_ms"),
+                pl.col("source_url").alias("limit_source_url"),
             ),
             on=["release", "benchmark", "scenario"],
             how="left",
@@ -70,7 +73,12 @@ def _ms(expr: pl.Expr) -> MdExpr:
 
 
 def _distribution(dist: str) -> MdExpr:
-    """p50, p90, p99 and the early-stopping estimate, then the limit it must meet."""
+    """p50, p90, p99 and the early-stopping estimate, then the limit it must meet.
+
+    A benchmark bounded end to end (qwen3-vl-235b-a22b) has no TTFT or TPOT limit,
+    and one bounded by TTFT and TPOT no end-to-end limit: each says so, rather
+    than "not in the registry".
+    """
     stats = safe.fmt(
         "p50 {} · p90 {} · p99 {}<br><small>early stopping (p{}) {}</small>",
         _ms(pl.col(f"{dist}_p50_ms")),
@@ -80,11 +88,28 @@ def _distribution(dist: str) -> MdExpr:
         _ms(pl.col(f"{dist}_es_ms")),
     )
     limit = pl.col(f"{dist}_limit_ms")
+    other = (
+        pl.col("tpot_limit_ms").is_not_null()
+        if dist == "latency"
+        else pl.col("latency_limit_ms").is_not_null()
+    )
     return safe.concat(
         stats,
-        safe.when(
-            limit.is_not_null(),
-            safe.fmt("<br><small>limit ≤ {}</small>", _ms(limit)),
+        safe.choose(
+            [
+                (
+                    limit.is_not_null(),
+                    safe.fmt("<br><small>limit ≤ {}</small>", _ms(limit)),
+                ),
+                (
+                    other,
+                    Md("<br><small>no limit on it</small>")
+                    if dist == "latency"
+                    else Md(
+                        "<br><small>no limit: end-to-end latency is bounded</small>"
+                    ),
+                ),
+            ],
             Md("<br><small>limit not in the registry</small>"),
         ),
     )
@@ -102,6 +127,7 @@ def measured_cells(rows: pl.DataFrame) -> pl.DataFrame:
         c_scenario=safe.fmt("{}", pl.col("scenario")).cell(),
         c_ttft=_distribution("ttft").cell(),
         c_tpot=_distribution("tpot").cell(),
+        c_latency=_distribution("latency").cell(),
         c_user=safe.concat(
             number_cell(pl.col("tokens_per_second_per_user").round(1)),
             safe.when(
@@ -122,6 +148,13 @@ def measured_table(cells: pl.DataFrame) -> Md:
     """One round's measured latency of one benchmark, as an HTML table."""
     if cells.height == 0:
         return Md("")
+    # The end-to-end latency is shown where a limit bounds it (qwen3-vl-235b-a22b);
+    # it is in the downloads for every result.
+    columns = (
+        MEASURED_COLUMNS
+        if cells["latency_limit_ms"].is_not_null().any()
+        else {k: v for k, v in MEASURED_COLUMNS.items() if k != "c_latency"}
+    )
     intro = Md(
         "\n**Latency as measured** (results whose files state their TTFT and TPOT "
         "distributions: the MLPerf endpoints harness's `result_summary.json`, "
@@ -130,8 +163,33 @@ def measured_table(cells: pl.DataFrame) -> Md:
     )
     return intro + html_table(
         cells,
-        MEASURED_COLUMNS,
-        numeric=("c_ttft", "c_tpot", "c_user", "c_accuracy"),
-        wide=("c_system", "c_ttft", "c_tpot"),
+        columns,
+        numeric=("c_ttft", "c_tpot", "c_latency", "c_user", "c_accuracy"),
+        wide=("c_system", "c_ttft", "c_tpot", "c_latency"),
         searchable=False,
     )
+
+
+def latency_limits_sentence(rows: pl.DataFrame) -> Md:
+    """The end-to-end latency limits of one round's measured rows, with a source.
+
+    "" where no row has one (a benchmark bounded by TTFT and TPOT says its limits
+    in its round's own sentence).
+    """
+    limits = (
+        rows.filter(pl.col("latency_limit_ms").is_not_null())
+        .select("scenario", "latency_limit_ms", "limit_source_url")
+        .unique()
+        .sort("scenario", descending=True)  # Server before Interactive
+    )
+    if limits.height == 0:
+        return Md("")
+    parts = [
+        Md("{}: end-to-end query latency ≤ {:,.0f} ms{}").format(
+            scenario,
+            limit,
+            Md("; {}").format(safe.link_md("source", url)) if safe.accepts(url) else "",
+        )
+        for scenario, limit, url in limits.iter_rows()
+    ]
+    return Md("Limits (99th percentile): {}.\n").format(md_join("; ", parts))

@@ -45,7 +45,8 @@ T = TypeVar("T")
 #: pipeline's code and registry, since pages call helpers outside ``render`` too
 #: (plausibility warnings, the manifest, claim verdicts).
 SALT_SOURCES = ("pipeline",)
-SALT_PACKAGES = ("polars", "altair")
+#: ICU too: its confusable data decides which names Audit lists as look-alikes.
+SALT_PACKAGES = ("polars", "altair", "pyicu-wheels")
 
 
 class StaleRender(RuntimeError):

@@ -46,6 +46,7 @@ from pipeline.render.tables import (
     html_table_of_rows,
     joined,
     markdown_table,
+    name_cell,
     number_cell,
     page_links,
     result_cell,
@@ -84,11 +85,11 @@ def result_cells(frame: pl.DataFrame) -> pl.DataFrame:
     linked = "system_id" in frame.columns
     cells = frame.with_columns(
         c_rank=pl.col("rank"),
-        c_submitter=pl.col("submitter"),
+        c_submitter=name_cell(pl.col("submitter")).cell(),
         c_system=safe.fmt(
             "{}<br><small>{}{}</small>",
-            system_label(),
-            pl.col("platform"),
+            name_cell(system_label()),
+            name_cell(pl.col("platform")),
             safe.fmt(" · {}", system_link()) if linked else "",
         ).cell(),
         c_chips=chips("total_accelerators", "accelerator_name", "nodes").cell(),

@@ -282,6 +282,46 @@ def disclosure(value: pl.Expr, chars: int = DISCLOSURE_CHARS) -> MdExpr:
     )
 
 
+#: A name longer than this many characters is shortened in a cell (issue 56: a
+#: 10 KB system name was shown whole on Home and Latest) ...
+LONG_NAME_CHARS = 120
+#: ... to its first this many characters and "…", the whole name in ``title``.
+SHORT_NAME_CHARS = 100
+#: One shown character of escaped text: an entity whole, or one character.
+_SHOWN_CHARACTER = re.compile(r"&#?\w+;|.", re.S)
+
+
+def _shortened(text: str) -> str:
+    """Escaped ``text``: as it is, or its start and "…" with the whole as title."""
+    shown = _SHOWN_CHARACTER.findall(text)
+    if len(shown) <= LONG_NAME_CHARS:
+        return text
+    # Escaped text is inert in a quoted attribute too (no quote, no "<" or "&").
+    start = "".join(shown[:SHORT_NAME_CHARS])
+    return f'<span class="ledger-long" title="{text}">{start}…</span>'
+
+
+def _shortened_column(column: pl.Series) -> pl.Series:
+    """``_shortened`` of each value; one length scan where none is long (most)."""
+    if not (column.str.len_chars() > LONG_NAME_CHARS).any():
+        return column
+    return column.map_elements(_shortened, return_dtype=pl.String)
+
+
+def name_cell(value: pl.Expr) -> MdExpr:
+    """A name (submitter, system), escaped; a long one shortened, whole on hover.
+
+    Past ``LONG_NAME_CHARS`` shown characters (an entity counts as one) a name
+    shows its first ``SHORT_NAME_CHARS`` and "…", the whole text in the ``title``.
+    Only the page is shortened: downloads write the frames, whose text is whole.
+    """
+    return _trusted(
+        escape(value.cast(pl.String)).map_batches(
+            _shortened_column, return_dtype=pl.String, is_elementwise=True
+        )
+    )
+
+
 def joined(column: str, separator: str = ", ") -> MdExpr:
     """A list column's values, each escaped, as one cell: "v5.1, v6.0"."""
     return _trusted(pl.col(column).list.eval(escape(pl.element())).list.join(separator))

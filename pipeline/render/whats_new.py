@@ -33,7 +33,7 @@ from pipeline.render.safe import Md, md_join
 from pipeline.render.site_data import best_results, system_label
 from pipeline.render.spec import Chart, Draft, Section
 from pipeline.render.system_ids import system_link
-from pipeline.render.tables import html_table, relative, result_cell
+from pipeline.render.tables import html_table, name_cell, relative, result_cell
 
 #: Rows of each top list.
 TOP = 5
@@ -305,8 +305,8 @@ def _new_benchmarks_section(model: Model, release: str) -> Section:
             ).cell(),
             c_leader=safe.fmt(
                 "{} · {}{}",
-                pl.col("submitter"),
-                system_label(),
+                name_cell(pl.col("submitter")),
+                name_cell(system_label()),
                 safe.fmt("<br><small>{}</small>", system_link())
                 if "system_id" in rows.columns
                 else "",

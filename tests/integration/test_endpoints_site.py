@@ -168,11 +168,33 @@ def test_interactivity_pages_show_measured_latency_beside_the_limits(
     if benchmark == "deepseek-r1":
         assert "limit ≤ 2,000" in text and "limit ≤ 80" in text  # Server
         assert "limit ≤ 1,500" in text and "limit ≤ 15" in text  # Interactive
+        # Bounded by TTFT and TPOT: no end-to-end column.
+        assert "End-to-end latency" not in text
     else:
-        assert "limit not in the registry" in text
+        # Bounded end to end (v6.1 checker's MODEL_CONFIG latency-constraint):
+        # Server 12 s, Interactive 1.5 s, beside the measured distribution.
+        assert "limit not in the registry" not in text
         assert "only the latency as measured is shown" in text
+        assert (
+            "Limits (99th percentile): Server: end-to-end query latency ≤ 12,000 "
+            "ms; source ; Interactive: end-to-end query latency ≤ 1,500 ms; source ."
+        ) in text
+        assert "no limit: end-to-end latency is bounded" in text  # TTFT, TPOT
+        for scenario, (p50, p90, p99, es), limit in (
+            ("Server", ("6,768.62", "8,488.51", "10,326.9", "10,344.5"), "12,000"),
+            ("Interactive", ("838.52", "1,100.51", "1,479.94", "1,483.69"), "1,500"),
+        ):
+            assert (
+                f"p50 {p50} · p90 {p90} · p99 {p99} early stopping (p99) {es} "
+                f"limit ≤ {limit}"
+            ) in text, scenario
+        assert "End-to-end latency (ms)" in text
     index = _text(built["site"] / "generated" / "interactivity" / "index.html")
     assert "Latency as measured" in index and benchmark in index
+    if benchmark != "deepseek-r1":
+        assert re.search(
+            r"v6\.1 qwen3-vl-235b-a22b end-to-end 12,000 ms end-to-end 1,500 ms", index
+        ), index
 
 
 def test_the_vr_system_shows_its_memory_and_interconnect(built) -> None:

@@ -38,9 +38,17 @@ LIMITS = pl.DataFrame(
             "tpot_ms": 40.0,
             "source_url": "https://example.org/checker",
         },
+        {
+            "release": "v6.1",
+            "benchmark": "qwen3-vl-235b-a22b",
+            "scenario": "Server",
+            "latency_ms": 12000.0,
+            "source_url": "https://example.org/checker-v6.1",
+        },
     ],
     schema={k: v for k, v in LIMITS_SCHEMA.items() if k in {
-        "release", "benchmark", "scenario", "ttft_ms", "tpot_ms", "source_url"}},
+        "release", "benchmark", "scenario", "ttft_ms", "tpot_ms", "latency_ms",
+        "source_url"}},
 )  # fmt: skip
 
 
@@ -258,3 +266,42 @@ def test_the_break_even_price_ratio_of_a_generation_pair_is_its_ratio() -> None:
     assert with_break_even(pairs)["break_even_price_ratio"].to_list() == [
         3.74, 0.8, None, None, None,
     ]  # fmt: skip
+
+
+def test_a_benchmark_bounded_by_end_to_end_latency_is_limited_by_it() -> None:
+    # qwen3-vl-235b-a22b answers in Queries/s; v6.1 bounds its Server run by the
+    # 99th-percentile query latency (12 s), not by TTFT and TPOT.
+    def qwen(key: str, scenario: str, release: str = "v6.1") -> dict:
+        return row(
+            result_key=key,
+            benchmark="qwen3-vl-235b-a22b",
+            result_unit="Queries/s",
+            scenario=scenario,
+            release=release,
+        )
+
+    costs = _costs(
+        frame(
+            qwen("srv", "Server"),
+            qwen("off", "Offline"),
+            qwen("int", "Interactive"),
+            qwen("old", "Server", release="v6.0"),
+            # An edge latency result (ms per query) is not throughput: not classed.
+            qwen("edge", "SingleStream"),
+        )
+    )
+    assert costs.select(
+        "result_key", "latency_class", "latency_limit_ms", "ttft_limit_ms",
+        "tpot_limit_ms", "tokens_per_second_per_user_at_limit",
+    ).rows() == [
+        ("srv", LIMITED, 12000.0, None, None, None),
+        ("off", NO_LIMIT, None, None, None, None),
+        # The round bounds the benchmark but lists no Interactive limit here.
+        ("int", NOT_IN_REGISTRY, None, None, None, None),
+        # A round whose bound is not reviewed yet (v6.0) says so.
+        ("old", NOT_IN_REGISTRY, None, None, None, None),
+        ("edge", None, None, None, None, None),
+    ]  # fmt: skip
+    assert _one(costs, "srv")["latency_limit_source_url"] == (
+        "https://example.org/checker-v6.1"
+    )
