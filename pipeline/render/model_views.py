@@ -31,18 +31,14 @@ COST_COLUMNS = (
 
 RANKING_COLUMNS = {
     "c_rank": "Rank",
-    "c_submitter": "Submitter",
-    "c_system": "System (upstream result)",
-    "c_scale": "Accelerators",
-    "c_division": "Division",
-    "c_availability": "Availability",
-    "c_result": "Result",
-    "c_per_accelerator": "Per accelerator",
-    "c_hours": "Accelerator-hours per million tokens",
-    "c_price": "$ per million tokens",
+    "c_system": "Submitter · system (upstream result)<br><small>accelerators · "
+    "division · availability</small>",
+    "c_per_accelerator": "Tokens/s per accelerator<br><small>system result</small>",
+    "c_hours": "Accelerator-hours<br>per million tokens",
+    "c_price": "$ per<br>million tokens",
     "c_accuracy": "Accuracy (as published)",
 }
-NUMERIC = ("c_rank", "c_result", "c_per_accelerator", "c_hours", "c_price")
+NUMERIC = ("c_rank", "c_per_accelerator", "c_hours", "c_price")
 
 #: The $ cell before a price is entered (and always without JavaScript).
 NO_PRICE = "—"
@@ -178,8 +174,8 @@ def ranking_cells(rows: pl.DataFrame) -> pl.DataFrame:
         c_rank=safe.when(
             pl.col("rank").is_not_null(), safe.numeric(pl.col("rank")), "—"
         ).cell(),
-        c_submitter=pl.col("submitter"),
         c_system=safe.concat(
+            safe.fmt("{} · ", pl.col("submitter")),
             external_link(
                 pl.col("system_name"), pl.col("result_url"), pl.col("result_key")
             ),
@@ -191,21 +187,26 @@ def ranking_cells(rows: pl.DataFrame) -> pl.DataFrame:
                 else None,
             ),
             model.fill_null(""),
+            safe.fmt(
+                "<br><small>{} · {} · {}</small>",
+                chips("total_accelerators", "accelerator_name", "nodes"),
+                safe.when(
+                    pl.col("division") == "open",
+                    safe.lit("<strong>open</strong>"),
+                    safe.text(pl.col("division")),
+                ),
+                pl.col("availability"),
+            ),
         ).cell(),
-        c_scale=chips("total_accelerators", "accelerator_name", "nodes").cell(),
-        c_division=safe.when(
-            pl.col("division") == "open",
-            safe.fmt("<strong>open</strong>"),
-            safe.text(pl.col("division")),
-        ).cell(),
-        c_availability=pl.col("availability"),
-        c_result=safe.fmt(
-            "{} {}", number_cell(pl.col("result_value")), pl.col("result_unit")
-        ).cell(),
-        c_per_accelerator=safe.when(
-            pl.col("result_per_accelerator").is_not_null(),
-            number_cell(pl.col("result_per_accelerator")),
-            "—",
+        c_per_accelerator=safe.fmt(
+            "{}<br><small>system {} {}</small>",
+            safe.when(
+                pl.col("result_per_accelerator").is_not_null(),
+                number_cell(pl.col("result_per_accelerator")),
+                "—",
+            ),
+            number_cell(pl.col("result_value")),
+            pl.col("result_unit"),
         ).cell(),
         c_hours=safe.when(
             hours.is_not_null(),
@@ -217,7 +218,7 @@ def ranking_cells(rows: pl.DataFrame) -> pl.DataFrame:
         c_price=_price_cell().cell(),
         c_accuracy=safe.when(
             pl.col("accuracy_published").is_not_null(),
-            safe.text(pl.col("accuracy_published")),
+            safe.fmt("<small>{}</small>", pl.col("accuracy_published")),
             "not published",
         ).cell(),
     )

@@ -107,7 +107,7 @@ def test_a_round_ranks_per_accelerator_best_first_with_its_limits(
     assert "Latency limits: not in the reviewed registry." in page
     first, second = _rows(page, "### v5.1 Server · closed")
     assert '<td style="text-align: right;" data-label="Rank">1</td>' in first
-    assert 'data-label="Submitter">Other</td>' in first
+    assert ">Other · <a href=" in first
     assert ">16 × AMD Instinct MI300X" in first
     # 10^6 / (3600 × 4,500) accelerator-hours per million tokens.
     assert ">0.0617284</td>" in first
@@ -116,7 +116,8 @@ def test_a_round_ranks_per_accelerator_best_first_with_its_limits(
         'data-hours="0.06172839506172839"' in first
     )
     assert '<td style="text-align: right;" data-label="Rank">2</td>' in second
-    assert ">3,000</td>" in second
+    assert ">3,000<br><small>system 24,000 Tokens/s</small></td>" in second
+    assert "8 × AMD Instinct MI300X 192GB HBM3 · 1 node · closed · available" in second
     assert ">0.0925926</td>" in second
     assert "ranking of published results, not like-for-like pairs" in page
 
