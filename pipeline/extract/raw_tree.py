@@ -748,6 +748,9 @@ def folders_to_staged(
             pl.col("sys_framework").alias("software"),
             # weight_data_types lives in measurements files, which are not read here.
             pl.lit(None, dtype=pl.String).alias("weight_data_types"),
+            # Raw trees' accuracy.txt is not read (the endpoints harness's
+            # accuracy is: transform/measured.py).
+            pl.lit(None, dtype=pl.String).alias("accuracy_upstream"),
             "location",
         )
         .cast(STAGED_SCHEMA)

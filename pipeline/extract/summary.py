@@ -272,6 +272,7 @@ def stage_summary(
                 "weight_data_types",
             )
         ],  # fmt: skip
+        col("accuracy_raw").alias("accuracy_upstream"),
         value.cast(pl.Float64, strict=False).alias("value"),
         value.alias("value_text"),
         col("unit_raw").str.strip_chars().alias("unit_raw"),

@@ -70,7 +70,7 @@ LAYOUT_FIELDS = (
     "platform", "benchmark_upstream", "model_upstream", "scenario_upstream",
     "value_raw", "unit_raw", "power_raw", "power_unit_raw", "nodes_raw", "apn_raw",
     "total_raw", "accelerator_upstream", "cpu_raw", "software", "weight_data_types",
-    "inferred_raw", "location_raw",
+    "inferred_raw", "location_raw", "accuracy_raw",
 )  # fmt: skip
 
 

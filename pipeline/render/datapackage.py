@@ -67,6 +67,10 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "result_id": _RESULT_ID,
     "result_id_old": f"Older (or baseline) end: {_RESULT_ID}",
     "result_id_new": f"Newer (or compared) end: {_RESULT_ID}",
+    "accuracy_upstream": "The accuracy of the result's accuracy run as upstream's "
+    "summary publishes it (its Accuracy field), as written: metric names and scores "
+    '("exact_match: 80.8  TOKENS_PER_SAMPLE: 3759.7", "ROUGE1: 44.5 ..."; a bare '
+    "score in some v6.1 records). Null in the rounds read from raw trees only",
     # What a unit of work costs (unit_costs, and generation_ratios' break-even).
     **cost.COLUMN_DESCRIPTIONS,
     # The systems table's normalised descriptions (registry/descriptions.toml).

@@ -137,6 +137,9 @@ RESULTS_SCHEMA: dict[str, pl.DataType] = {
     "host_cpu_name": pl.String,
     "software": pl.String,
     "weight_data_types": pl.String,
+    #: The accuracy upstream's summary publishes for the result, as written
+    #: (v4.1 on: "ROUGE1: 44.5  ROUGE2: 22.1 ..."); null where only a raw tree is read.
+    "accuracy_upstream": pl.String,
     # Inferred from another scenario's run, as this project judges it (the log where
     # the raw tree is read, else upstream's mark unless the round's registry says it
     # misleads there: pipeline/transform/inferred.py).
@@ -207,6 +210,8 @@ STAGED_SCHEMA: dict[str, pl.DataType] = {
     "cpu_raw": pl.String,
     "software": pl.String,
     "weight_data_types": pl.String,
+    # The accuracy the summary publishes, as written (null: a raw tree).
+    "accuracy_upstream": pl.String,
     "location": pl.String,
 }
 #: Fields without which a record cannot be a result.
@@ -590,7 +595,7 @@ def canonicalise(
         "result_id", "key_model", "submitter", "division", "category", "system_name",
         "platform", "benchmark_upstream", "model_upstream", "scenario_upstream",
         "value_text", "unit_raw", "unit_upstream", "power_unit_raw", "software",
-        "weight_data_types", "location",
+        "weight_data_types", "accuracy_upstream", "location",
     ]  # fmt: skip
     availability = pl.col("availability").str.strip_chars().str.to_lowercase()
     staged = (
@@ -765,6 +770,7 @@ def canonicalise(
         strip_count_prefix(pl.col("cpu_raw")).alias("host_cpu_name"),
         "software",
         "weight_data_types",
+        "accuracy_upstream",
         pl.col("is_inferred").fill_null(False),
         pl.lit(None, pl.Boolean).alias("is_inferred_upstream"),
         pl.lit(False).alias("is_inferred_unverified"),

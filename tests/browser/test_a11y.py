@@ -38,6 +38,7 @@ NAV_PAGES = (
     "generated/software-gains.html",
     "generated/histories.html",
     "generated/interactivity/index.html",
+    "generated/models/index.html",
     "generated/power.html",
     "generated/generations.html",
     "generated/scaling.html",
@@ -60,6 +61,7 @@ SAMPLE_PAGES = (
     "generated/scaling/llama2-70b-99.html",
     "generated/software-gains/llama2-70b-99.html",
     "generated/interactivity/llama2-70b-99.html",
+    "generated/models/deepseek-r1.html",
 )
 #: One page per chart template (and the long tables), visited on a phone.
 PHONE_PAGES = (

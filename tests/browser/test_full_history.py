@@ -467,3 +467,88 @@ def test_the_description_toggle_is_in_the_address_and_the_csv_keeps_one_schema(
     open_explorer(again)
     assert again.get_attribute("button[data-action=describe]", "aria-pressed") == "true"
     context.close()
+
+
+#: DeepSeek-R1's v6.1 Interactive results the issue prices (result keys).
+GB300_INTERACTIVE = (
+    "v6.1:closed/NVIDIA/GB300-NVL72_GB300-288GB_aarch64x72_TRT/deepseek-r1/Interactive"
+)
+VERA_RUBIN_INTERACTIVE = (
+    "v6.1:closed/NVIDIA/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1/Interactive"
+)
+#: Each row of a model page's ranking: its result key and its $ cell.
+RANKING_ROWS = """id => {
+  let el = document.getElementById(id).nextElementSibling;
+  while (el && el.tagName !== 'TABLE' && !el.querySelector('table'))
+    el = el.nextElementSibling;
+  const table = el.tagName === 'TABLE' ? el : el.querySelector('table');
+  return [...table.tBodies[0].rows].map(r => {
+    const cost = r.querySelector('.ledger-cost');
+    return {key: r.querySelector('a[title]').title, text: cost.textContent,
+            hours: parseFloat(cost.dataset.hours)};
+  });
+}"""
+
+
+def test_prices_in_the_address_give_dollars_per_million_tokens(
+    chromium_browser,
+    full_site: BuiltSite,  # noqa: ANN001
+) -> None:
+    context = chromium_browser.new_context()
+    page = context.new_page()
+    model = full_site.url + "generated/models/deepseek-r1.html"
+    page.goto(model + "?price=nvidia-gb300:10.5;nvidia-vera-rubin:30")
+    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+    rows = {r["key"]: r for r in page.evaluate(RANKING_ROWS, "v6-1-interactive-closed")}
+    gb300, rubin = rows[GB300_INTERACTIVE], rows[VERA_RUBIN_INTERACTIVE]
+    # $ per million tokens = price × accelerator-hours per million tokens.
+    assert gb300["hours"] == pytest.approx(0.0788936, abs=1e-7)
+    assert gb300["text"] == "$0.828383"  # 10.5 × 0.0788936
+    assert rubin["hours"] == pytest.approx(0.0306396, abs=1e-7)
+    assert rubin["text"] == "$0.919188"  # 30 × 0.0306396
+    assert float(gb300["text"][1:]) == pytest.approx(10.5 * gb300["hours"], rel=1e-5)
+    # Other accelerators have no price: no cost.
+    others = [r for k, r in rows.items() if k not in (GB300_INTERACTIVE,)]
+    assert {r["text"] for r in others if "GB200" in r["key"]} == {"—"}
+    assert page.input_value("input[data-price-key=nvidia-gb300]") == "10.5"
+    # An entered price goes into the address (a link reproduces it) and storage.
+    page.fill("input[data-price-key=nvidia-gb300]", "12")
+    page.dispatch_event("input[data-price-key=nvidia-gb300]", "change")
+    assert "price=nvidia-gb300%3A12%3Bnvidia-vera-rubin%3A30" in page.url
+    rows = {r["key"]: r for r in page.evaluate(RANKING_ROWS, "v6-1-interactive-closed")}
+    assert rows[GB300_INTERACTIVE]["text"] == "$0.946723"  # 12 × 0.0788936
+    page.goto(model)
+    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+    rows = {r["key"]: r for r in page.evaluate(RANKING_ROWS, "v6-1-interactive-closed")}
+    assert rows[GB300_INTERACTIVE]["text"] == "$0.946723"
+    context.close()
+
+
+def test_bad_prices_in_the_address_are_ignored_and_said(
+    chromium_browser,
+    full_site: BuiltSite,  # noqa: ANN001
+) -> None:
+    context = chromium_browser.new_context()
+    page = context.new_page()
+    page.goto(
+        full_site.url + "generated/models/deepseek-r1.html"
+        "?price=nvidia-gb300:-3;nvidia-vera-rubin:abc;nope:5;nvidia-gb200:Infinity"
+    )
+    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+    assert page.inner_text(".ledger-prices__note") == (
+        "Ignored from the address: nvidia-gb300:-3 (not a positive number); "
+        "nvidia-vera-rubin:abc (not a positive number); nope:5 (no such accelerator "
+        "on this page); nvidia-gb200:Infinity (not a positive number)."
+    )
+    costs = page.evaluate(
+        "() => [...document.querySelectorAll('.ledger-cost')].map(c => c.textContent)"
+    )
+    assert len(costs) > 100 and set(costs) == {"—"}
+    # A bad entry is refused where it is typed, and the address keeps no price.
+    page.fill("input[data-price-key=nvidia-gb300]", "0")
+    page.dispatch_event("input[data-price-key=nvidia-gb300]", "change")
+    assert page.inner_text(".ledger-prices__note") == (
+        "Ignored: “0” is not a positive number."
+    )
+    assert "nvidia-gb300" in page.url  # the address is left as it was
+    context.close()

@@ -28,6 +28,7 @@ FINAL_REPORT = {
     "Software": "PyTorch 2.9.1+git8907517, ROCm 7.0.0",
     "inferred": 1,
     "weight_data_types": "fp4",
+    "Accuracy": "ROUGE1: 44.5439  ROUGE2: 22.1342  ROUGEL: 28.9124  TOKENS_PER_SAMPLE: 283.0",
     "Performance_Result": 785522.0,
     "Performance_Units": "Tokens/s",
 }
@@ -115,6 +116,9 @@ def test_final_report_record_becomes_this_exact_row() -> None:
         "host_cpu_name": "AMD EPYC 9575F",
         "software": "PyTorch 2.9.1+git8907517, ROCm 7.0.0",
         "weight_data_types": "fp4",
+        # The accuracy text as the summary publishes it.
+        "accuracy_upstream": "ROUGE1: 44.5439  ROUGE2: 22.1342  ROUGEL: 28.9124  "
+        "TOKENS_PER_SAMPLE: 283.0",
         # Upstream marks it (v6.0 marks every Interactive result); it was measured.
         "is_inferred": False,
         "is_inferred_upstream": True,

@@ -114,6 +114,7 @@ accelerator_upstream = "Accelerator"
 cpu_raw = "Processor"
 software = "Software"
 weight_data_types = ""
+accuracy_raw = ""
 inferred_raw = ""
 location_raw = "Location"
 

@@ -377,7 +377,8 @@ def _payloads_of_build(data: SiteData, tmp_path: Path) -> list[str]:
 #: Pages each extension of the fixture is for: the payload must be on them, escaped.
 REACHED_PAGES = (
     "changes.md", "claims.md", "power.md", "performance.md", "data.md", "audit.md",
-    "interactivity/llama2-70b-99.md", "latest.md", "feed.xml",
+    "interactivity/llama2-70b-99.md", "models/llama2-70b-99.md", "latest.md",
+    "feed.xml",
 )  # fmt: skip
 
 
@@ -447,6 +448,8 @@ PAGE_MODULES = (
     "pipeline.render.interactivity_page",
     "pipeline.render.interactivity_views",
     "pipeline.render.measured_views",
+    "pipeline.render.model_pages",
+    "pipeline.render.model_views",
     "pipeline.render.pair_views",
     "pipeline.render.pairs_pages",
     "pipeline.render.performance_sections",

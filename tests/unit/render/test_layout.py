@@ -48,7 +48,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_every_page_kind_is_a_module_of_specs() -> None:
-    assert len(PAGE_MODULES) == 17
+    assert len(PAGE_MODULES) == 18
     for module in pages.PAGE_MODULES:
         assert callable(getattr(module, "specs", None)), module.__name__
         assert not hasattr(module, "build"), module.__name__

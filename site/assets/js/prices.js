@@ -1,0 +1,158 @@
+/*
+ * The model pages' price input: $ per million tokens from the reader's price.
+ *
+ * A model page (pipeline/render/model_pages.py) carries a hidden form with one input
+ * per accelerator (data-price-key: a slug of ours) and, in each ranking row, a
+ * <span class="ledger-cost" data-price-key data-hours> holding "—". This script
+ * shows the form and fills each span with price × accelerator-hours per million
+ * tokens (derived, not an MLPerf result). No price is built in.
+ *
+ * Prices live in the address (?price=nvidia-gb300:10.5;nvidia-vera-rubin:30), so a
+ * link reproduces them, and in localStorage, used when the address names none. A
+ * price must be a positive finite number and its key an accelerator of the page:
+ * anything else is ignored and named in the form's note. Numbers are set as
+ * textContent only. In mkdocs.yml's extra_javascript like the other page scripts:
+ * it does nothing where there is no [data-ledger-prices] form; Material's document$
+ * emits after every instant navigation.
+ */
+(function () {
+  "use strict";
+
+  var PARAM = "price";
+  var STORE = "ledger-prices";
+  var KEY = /^[a-z0-9-]+$/;
+  var NUMBER = /^\s*\d*\.?\d+(?:e[-+]?\d+)?\s*$/i;
+  var MONEY = new Intl.NumberFormat("en-US", { maximumSignificantDigits: 6 });
+  var NO_PRICE = "\u2014";
+  /* Text from the address is shown through the site's one helper (text.js). */
+  var show = window.ledgerText ? window.ledgerText.show : String;
+
+  /* A positive finite number from text, or null. */
+  function price(text) {
+    if (typeof text !== "string" || !NUMBER.test(text)) return null;
+    var value = parseFloat(text);
+    return isFinite(value) && value > 0 ? value : null;
+  }
+
+  /* {key: price} from the address, and what it held that was refused. */
+  function fromAddress(known) {
+    var raw = new URLSearchParams(window.location.search).get(PARAM);
+    var prices = {};
+    var refused = [];
+    if (raw === null) return null;
+    raw.split(";").forEach(function (part) {
+      if (!part) return;
+      var at = part.lastIndexOf(":");
+      var key = at < 0 ? part : part.slice(0, at);
+      var value = at < 0 ? null : price(part.slice(at + 1));
+      if (!KEY.test(key) || !known[key]) refused.push(part + " (no such accelerator on this page)");
+      else if (value === null) refused.push(part + " (not a positive number)");
+      else prices[key] = value;
+    });
+    return { prices: prices, refused: refused };
+  }
+
+  function fromStorage(known) {
+    var prices = {};
+    try {
+      var stored = JSON.parse(window.localStorage.getItem(STORE) || "{}");
+      Object.keys(stored).forEach(function (key) {
+        var value = price(String(stored[key]));
+        if (known[key] && value !== null) prices[key] = value;
+      });
+    } catch (error) {
+      /* Storage off or unreadable: prices come from the address only. */
+    }
+    return prices;
+  }
+
+  function remember(prices) {
+    try {
+      var stored = JSON.parse(window.localStorage.getItem(STORE) || "{}");
+      if (typeof stored !== "object" || stored === null) stored = {};
+      Object.keys(prices.__page).forEach(function (key) { delete stored[key]; });
+      Object.keys(prices.values).forEach(function (key) { stored[key] = prices.values[key]; });
+      window.localStorage.setItem(STORE, JSON.stringify(stored));
+    } catch (error) {
+      /* Storage off: the address still keeps the prices. */
+    }
+  }
+
+  function writeAddress(values) {
+    var parts = Object.keys(values).sort().map(function (key) {
+      return key + ":" + String(values[key]);
+    });
+    var url = new URL(window.location.href);
+    if (parts.length) url.searchParams.set(PARAM, parts.join(";"));
+    else url.searchParams.delete(PARAM);
+    window.history.replaceState(window.history.state, "", url.toString());
+  }
+
+  function fill(root, values) {
+    root.querySelectorAll(".ledger-cost[data-price-key]").forEach(function (cell) {
+      var value = values[cell.getAttribute("data-price-key")];
+      var hours = parseFloat(cell.getAttribute("data-hours"));
+      if (value === undefined || !isFinite(hours)) {
+        cell.textContent = NO_PRICE;
+        cell.removeAttribute("data-cost");
+        return;
+      }
+      var cost = value * hours;
+      cell.textContent = "$" + MONEY.format(cost);
+      cell.setAttribute("data-cost", String(cost));
+    });
+  }
+
+  function start() {
+    var form = document.querySelector("form[data-ledger-prices]");
+    if (!form || form.__ledgerPrices) return;
+    form.__ledgerPrices = true;
+    var root = form.closest("article") || document;
+    var note = form.querySelector(".ledger-prices__note");
+    var inputs = {};
+    form.querySelectorAll("input[data-price-key]").forEach(function (input) {
+      inputs[input.getAttribute("data-price-key")] = input;
+    });
+    var state = { __page: inputs, values: {} };
+    var given = fromAddress(inputs);
+    state.values = given ? given.prices : fromStorage(inputs);
+    Object.keys(state.values).forEach(function (key) {
+      inputs[key].value = String(state.values[key]);
+    });
+    note.textContent = given && given.refused.length
+      ? "Ignored from the address: " + show(given.refused.join("; ")) + "."
+      : "";
+    form.hidden = false;
+    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    form.addEventListener("change", function (event) {
+      var input = event.target;
+      var key = input.getAttribute && input.getAttribute("data-price-key");
+      if (!key || !inputs[key]) return;
+      var text = input.value.trim();
+      if (text === "") {
+        delete state.values[key];
+        note.textContent = "";
+      } else {
+        var value = price(text);
+        if (value === null) {
+          note.textContent = "Ignored: \u201c" + show(text) + "\u201d is not a positive number.";
+          return;
+        }
+        state.values[key] = value;
+        note.textContent = "";
+      }
+      writeAddress(state.values);
+      remember(state);
+      fill(root, state.values);
+    });
+    fill(root, state.values);
+  }
+
+  if (typeof window.document$ !== "undefined") {
+    window.document$.subscribe(start);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
