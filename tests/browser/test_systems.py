@@ -196,7 +196,14 @@ def test_the_largest_family_page_fits_a_phone_and_clears_the_header(
     assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
     # Reached by a link from the list (Material's instant navigation): the same.
     page.goto(f"{built_site.url}generated/systems.html")
-    page.locator(f'.ledger-systems__index a[href$="#{target}"]').first.click()
+    link = page.locator(f'.ledger-systems__index a[href$="#{target}"]').first
+    # As a reader does: scroll to the link, then choose it. Material records the
+    # scroll offset 100 ms after scrolling stops (history.replaceState); a click
+    # within that time has its new page restore the list's offset instead of
+    # going to the anchor (Material's race, not the page's).
+    link.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    link.click()
     page.wait_for_url(f"**#{target}")
     page.wait_for_function(
         f"document.getElementById('{target}')?.getBoundingClientRect().top < "
