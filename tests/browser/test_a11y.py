@@ -60,6 +60,7 @@ SAMPLE_PAGES = (
     "generated/scaling/llama2-70b-99.html",
     "generated/software-gains/llama2-70b-99.html",
     "generated/interactivity/llama2-70b-99.html",
+    "generated/systems/nvidia-nvidia-gb300.html",
 )
 #: One page per chart template (and the long tables), visited on a phone.
 PHONE_PAGES = (
