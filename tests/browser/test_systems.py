@@ -227,13 +227,16 @@ def test_explorer_description_columns_are_off_until_asked_and_filter(
     assert header.is_hidden()
     page.click("[data-action=describe]")
     assert header.is_visible()
-    for field in ("accelerator_interconnect", "cooling", "framework", "host_cpu_name"):
+    for field in (
+        "accelerator_interconnect", "interconnect_family", "cooling", "cooling_kind",
+        "framework", "host_cpu_name",
+    ):  # fmt: skip
         assert page.locator(f".tabulator-col[tabulator-field={field}]").is_visible()
+    excluded = page.locator(".ledger-explorer__excluded")
+    assert excluded.is_hidden()
     page.select_option("select[data-filter=accelerator_memory_size]", "288 GB")
-    page.select_option(
-        "select[data-filter=accelerator_interconnect]",
-        "5th-gen NVLink andNVLink Switches",
-    )
+    # The filters offer the normalised family; the declared text is the cell's title.
+    page.select_option("select[data-filter=interconnect_family]", "NVLink 5")
     page.wait_for_function(
         "document.getElementById('ledger-explorer').getAttribute('data-matching')"
         " !== null"
@@ -249,6 +252,15 @@ def test_explorer_description_columns_are_off_until_asked_and_filter(
         ".tabulator-row .tabulator-cell[tabulator-field=accelerator_memory_gb]"
     ).all_inner_texts()
     assert set(memory) == {"288"}
+    family = page.locator(
+        ".tabulator-row .tabulator-cell[tabulator-field=interconnect_family]"
+    ).first
+    assert family.inner_text() == "NVLink 5"
+    assert family.get_attribute("title").startswith("Declared: ")
+    # v6.1's summary declares no description: the filter says it leaves it out.
+    assert excluded.is_visible()
+    assert "v6.1" in excluded.inner_text()
+    assert "filtering by interconnect excludes" in excluded.inner_text()
     link.click()
     page.wait_for_url(href)
     assert page.locator(f"h2#{system_id}").is_visible()
