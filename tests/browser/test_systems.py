@@ -263,5 +263,5 @@ def test_explorer_description_columns_are_off_until_asked_and_filter(
     assert "filtering by interconnect excludes" in excluded.inner_text()
     link.click()
     page.wait_for_url(href)
-    assert page.locator(f"h2#{system_id}").is_visible()
+    page.wait_for_selector(f"h2#{system_id}", state="visible")
     assert page.errors == []
