@@ -20,6 +20,7 @@ from pipeline.registry.system_fields import system_fields
 from pipeline.render import safe
 from pipeline.render.tables import (
     badges,
+    deferred,
     external_link,
     group_cells,
     html_tables_by,
@@ -148,14 +149,22 @@ def description_tables(described: pl.DataFrame) -> pl.DataFrame:
         ["system_id"],
         "c_th",
     )
-    tables = body.join(head, on="system_id").select(
-        "system_id",
-        c_described=safe.fmt(
-            "<table data-search-exclude>\n<thead><tr><th>Field</th>{}</tr></thead>\n"
-            "<tbody>\n{}\n</tbody>\n</table>\n\n",
-            safe.col("c_th"),
-            safe.col("c_tr"),
-        ).cell(),
+    counted = names.group_by("system_id").len("_rows")
+    tables = (
+        body.join(head, on="system_id")
+        .join(counted, on="system_id")
+        .select(
+            "system_id",
+            c_described=deferred(
+                safe.fmt(
+                    "<table data-search-exclude>\n<thead><tr><th>Field</th>{}</tr>"
+                    "</thead>\n<tbody>\n{}\n</tbody>\n</table>",
+                    safe.col("c_th"),
+                    safe.col("c_tr"),
+                ),
+                pl.col("_rows"),
+            ).cell(),
+        )
     )
     sources = (
         described.group_by("system_id", "release", maintain_order=True)

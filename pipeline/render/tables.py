@@ -556,6 +556,24 @@ def group_cells(
     )
 
 
+def deferred(table: MdExpr, rows: pl.Expr) -> MdExpr:
+    """Each row's table ended as ``html_table_of_rows`` ends one.
+
+    From ``DEFERRED_FROM_ROWS`` rows on, in the block that waits off screen; then a
+    blank line. ``table``: each table without it; ``rows``: its body rows.
+    """
+    guess = (rows.cast(pl.Float64) * DEFERRED_ROW_EM + DEFERRED_ROW_EM).cast(pl.String)
+    wrapped = pl.concat_str(
+        pl.lit('<div class="ledger-deferred" style="contain-intrinsic-size: auto '),
+        guess,
+        pl.lit('em">\n'),
+        table.markup,
+        pl.lit("\n</div>\n\n"),
+    )
+    plain = pl.concat_str(table.markup, pl.lit("\n\n"))
+    return _trusted(pl.when(rows >= DEFERRED_FROM_ROWS).then(wrapped).otherwise(plain))
+
+
 def html_tables_by(
     frame: pl.DataFrame,
     by: str,
@@ -579,14 +597,15 @@ def html_tables_by(
     rows = frame.select(
         by, _trusted(html_row(frame.schema, columns, numeric, wide=wide)).cell(name)
     )
-    grouped = group_cells(rows, [by], name, "\n")
-    body = pl.col(name).struct.field(HTML_FIELD)
-    return grouped.with_columns(
-        _trusted(
-            pl.concat_str(
-                pl.lit(f"{opening}\n<thead><tr>{heads}</tr></thead>\n<tbody>\n"),
-                body,
-                pl.lit("\n</tbody>\n</table>\n\n"),
-            )
-        ).cell(name)
+    grouped = group_cells(rows, [by], name, "\n").join(
+        rows.group_by(by).len("_rows"), on=by, maintain_order="left"
     )
+    body = pl.col(name).struct.field(HTML_FIELD)
+    table = _trusted(
+        pl.concat_str(
+            pl.lit(f"{opening}\n<thead><tr>{heads}</tr></thead>\n<tbody>\n"),
+            body,
+            pl.lit("\n</tbody>\n</table>"),
+        )
+    )
+    return grouped.select(by, deferred(table, pl.col("_rows")).cell(name))
