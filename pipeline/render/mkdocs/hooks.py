@@ -120,7 +120,7 @@ def _link_or_copy(source_path: str, output_path: str) -> None:
 
     The staging project is never written into in place: a file whose bytes change
     gets a new inode (``files.write_file``), so the site can share its files' bytes:
-    a build holds ~1,200 static files (system descriptions, chart data, downloads).
+    a build holds thousands of static files (chart data, downloads).
     Theme files and anything on another file system are copied as MkDocs does.
     """
     source = Path(source_path)
