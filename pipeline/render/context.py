@@ -46,11 +46,11 @@ METHODOLOGY = "methodology.md"
 #: benchmarks.
 ENTITY_PAGES = ("benchmarks", "accelerators", "software-gains", "generations",
                 "scaling", "releases/<round>")  # fmt: skip
-#: Stands for the Systems page's address in cells computed once for pages at
-#: several depths (``system_ids.system_link``); ``Site.write_page`` makes it
-#: relative to the page it writes.
-SYSTEMS_HREF = "ledger:systems-page"
-SYSTEMS_PAGE = f"{GENERATED}/systems.html"
+#: Stands for the address of the system family pages' folder (with its slash) in
+#: cells computed once for pages at several depths (``system_ids.system_link``);
+#: ``Writer.write_page`` makes it relative to the page it writes.
+SYSTEMS_HREF = "ledger:systems-folder/"
+SYSTEMS_FOLDER = f"{GENERATED}/systems"
 GROUP = ["benchmark", "scenario", "division"]
 
 

@@ -28,7 +28,7 @@ import polars as pl
 from pipeline.files import write_file
 from pipeline.render import charts
 from pipeline.render.charts import svg_size
-from pipeline.render.context import SYSTEMS_HREF, SYSTEMS_PAGE
+from pipeline.render.context import SYSTEMS_FOLDER, SYSTEMS_HREF
 from pipeline.render.downloads import flat_for_csv
 from pipeline.render.memo import RenderMemo
 from pipeline.render.model import Model
@@ -66,11 +66,13 @@ class Writer:
     def write_page(self, rel: str, text: str) -> str:
         """Write ``generated/<rel>``; returns its docs-relative path.
 
-        Links to a system's description (``system_ids.system_link``) become
-        relative to the page here; a partial is shown on the home page.
+        Links to a system's section (``system_ids.system_link``) become relative
+        to the page here; a partial is shown on the home page.
         """
         shown = "index.md" if rel.startswith("partials/") else f"{GENERATED}/{rel}"
-        text = text.replace(SYSTEMS_HREF, relative(shown, SYSTEMS_PAGE))
+        if SYSTEMS_HREF in text:
+            folder = relative(shown, SYSTEMS_FOLDER)
+            text = text.replace(SYSTEMS_HREF, f"{folder}/")
         self.written.append(write_file(self.out_dir / rel, text))
         return f"{GENERATED}/{rel}"
 

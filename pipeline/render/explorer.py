@@ -165,6 +165,7 @@ def explorer_page(
         "data-rows": str(rows),
         "data-systems": relative(base, "generated/systems.md").removesuffix(".md")
         + ".html",
+        "data-system-pages": relative(base, "generated/systems") + "/",
     }
     attributes = " ".join(f'{k}="{v}"' for k, v in attrs.items())
     downloads = relative(base, "generated/data.md")

@@ -20,6 +20,7 @@ from pipeline.render.cite import cite_rounds, with_citation
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
 from pipeline.render.safe import Md
 from pipeline.render.site_data import release_order, with_accelerators
+from pipeline.render.system_ids import families
 from pipeline.render.tables import html_table, number
 from pipeline.transform.descriptions import NORMALISED, with_normalised
 from pipeline.transform.systems import with_system_id
@@ -65,6 +66,8 @@ COLUMNS: dict[str, pl.DataType] = {
     # by registry/descriptions.toml (what the filters use; null where the vocabulary
     # has no value for the declared text).
     "system_id": pl.String(),
+    #: The system's family page under generated/systems/ (``system_ids.families``).
+    "system_page": pl.String(),
     "accelerator_memory": pl.String(),
     "accelerator_memory_size": pl.String(),
     "accelerator_memory_gb": pl.Float64(),
@@ -135,8 +138,13 @@ def _gigabytes(column: str) -> pl.Expr:
 def with_description(
     results: pl.DataFrame, systems: pl.DataFrame | None
 ) -> pl.DataFrame:
-    """Results with their system's id and declared description columns (or nulls)."""
+    """Results with their system's id, family page and declared description columns.
+
+    The description columns are nulls without ``systems``.
+    """
     keyed = with_system_id(results)
+    pages = families(with_accelerators(keyed)).select("system_id", "system_page")
+    keyed = keyed.join(pages, on="system_id", how="left", maintain_order="left")
     place = ["release", "division", "submitter", "platform", "system_id"]
     if systems is None or not set(place) <= set(keyed.columns):
         return keyed.with_columns(

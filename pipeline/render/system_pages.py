@@ -1,248 +1,231 @@
-"""Systems: every system's declared description across rounds, loaded on demand.
+"""Systems: one page per system family, a section per system, and the systems list.
 
-One page (``PAGE``) lists every system (one row per identity, ``transform.systems``:
-submitter, platform, accelerator, count, nodes) with an anchor per system, so any
-page links a result to ``systems.md#<system_id>`` and MkDocs checks the link. The
-description itself is one small JSON file per system (``DATA_DIR``), which the
-page's script (``site/assets/js/systems.js``) fetches when the address names the
-system and shows: the declared description per round with what changed between
-rounds, every result in every round, the software-gain chain with each step's
-ratio, and power where measured. A thousand systems cost a thousand small files,
-never a thousand pages (build time and page budgets).
+A system is one identity across rounds (``transform.systems``: submitter, platform,
+accelerator, count, nodes). Each system has a section on its family's page
+(``system_ids.families``: a submitter's systems, split by accelerator or platform
+where one page would outgrow the page budget), headed by its name with the system
+id as the heading's id, so every page links a result to
+``systems/<family>.md#<system_id>`` and site search finds the system by its heading.
+A section is readable without JavaScript: the declared description per round with
+what changed between rounds, the software-gain chain with each step's ratio, and
+every result of every round linked to upstream, power where measured
+(``system_views`` builds the cells, once for every system).
 
-Every declared string is hostile: the page's cells go through ``escape``; the JSON
-files carry the text as declared and the script inserts it with ``textContent``
-only; result URLs pass ``safe_url``.
+The list (``PAGE``) keeps one row per system, its id the system id, linking the
+system's section; a small script, loaded by this page only, filters the
+rows as the reader types and takes an old address ``systems.html#<id>`` on to the
+section (``site/assets/js/systems.js``, which ``mkdocs/hooks.py`` puts at the end
+of this page's article only). Without JavaScript the whole list shows.
+
+Every declared string is hostile: cells and headings go through the safe layer.
 """
 
 from __future__ import annotations
 
-import json
-
 import polars as pl
 
-from pipeline.registry.system_fields import system_fields
-from pipeline.render import safe
+from pipeline.render import safe, system_views
+from pipeline.render.context import METHODOLOGY
 from pipeline.render.model import Model
-from pipeline.render.safe import Md
+from pipeline.render.safe import Md, md_join
 from pipeline.render.spec import Draft, PageSpec, Rendered
-from pipeline.render.system_ids import PAGE, keyed_results
+from pipeline.render.system_ids import FOLDER, PAGE, families
+from pipeline.render.system_views import DECLARED_NOTE
 from pipeline.render.tables import relative
 
-DATA_DIR = "systems"
-FORMAT = "mlperf-ledger system v1"
-SCRIPT = "assets/js/systems.js"
-DECLARED_NOTE = (
-    "The description is the submitter's declaration (its system JSON, or the "
-    "round's summary where no system JSON was read), shown as declared: not "
-    "measured or checked by MLCommons or by this site."
-)
+#: Identity columns of a system (``system_views.identities``) the list shows.
+LISTED = (
+    "system_id", "system_page", "family", "submitter", "platform", "accelerator",
+    "total_accelerators", "nodes", "names", "releases", "results",
+)  # fmt: skip
 
 
-def _release_rank(releases: list[str]) -> pl.Expr:
-    return pl.col("release").replace_strict(
-        {r: i for i, r in enumerate(releases)}, default=len(releases),
-        return_dtype=pl.Int32,
-    )  # fmt: skip
+def _chips(row: dict) -> Md:
+    count, accelerator = row["total_accelerators"], row["accelerator"] or ""
+    if not count:
+        return Md.escape(accelerator or "no accelerator declared")
+    return Md("{} × {}").format(count, accelerator)
 
 
-def _descriptions(
-    systems: pl.DataFrame, fields: pl.DataFrame, releases: list[str]
-) -> pl.DataFrame:
-    """Per system and round, the declared fields in registry order (closed first)."""
-    mapping = system_fields()
-    order = {name: i for i, name in enumerate(mapping.fields)}
-    labels = {name: spec.label for name, spec in mapping.fields.items()}
-    place = ["release", "division", "submitter", "platform"]
-    return (
-        fields.lazy()
-        .filter(
-            pl.col("value").is_not_null() & (pl.col("value").str.strip_chars() != "")
+def _name(row: dict) -> str:
+    names = row["names"] or []
+    return names[-1] if names else row["platform"] or "unnamed system"
+
+
+def _lead(title: str, text: Md | None = None) -> Md:
+    """A part's lead-in paragraph: kept out of site search (the heading finds it)."""
+    return Md("\n<p data-search-exclude><strong>{}</strong> {}</p>\n").format(
+        title, text or ""
+    )
+
+
+def _section(row: dict) -> list[str]:
+    """One system's section: heading (its id the system id), identity, tables."""
+    nodes = row["nodes"] or 1
+    names = row["names"] or []
+    rounds = row["releases"] or []
+    parts = [
+        Md("\n## {} · {} {{ #{} .ledger-system }}\n").format(
+            _name(row), _chips(row), safe.name(row["system_id"])
+        ),
+        Md(
+            "\n**{}** · platform <code>{}</code> · {} · {} node(s) · {:,} result(s) "
+            "in {} ({}). Declared names: {}.\n"
+        ).format(
+            row["submitter"],
+            row["platform"],
+            _chips(row),
+            nodes,
+            row["results"],
+            "one round" if len(rounds) == 1 else f"{len(rounds)} rounds",
+            md_join(", ", rounds),
+            md_join(" · ", names) if names else Md("none"),
+        ),
+    ]
+    if row["c_described"] is None:
+        parts.append(
+            _lead(
+                "Declared description by round.",
+                Md(
+                    "No description was read for this system (no system JSON, and "
+                    "no summary declaring one)."
+                ),
+            )
         )
-        .join(systems.lazy().select(*place, "system_id"), on=place, nulls_equal=True)
-        .with_columns(
-            _json=pl.when(pl.col("source_kind") == "system_json").then(0).otherwise(1),
-            _field_rank=pl.col("field").replace_strict(
-                order, default=len(order), return_dtype=pl.Int32
+    else:
+        parts += [
+            _lead(
+                "Declared description by round.",
+                Md("Read from {}.").format(safe.cell_value(row["c_sources"])),
             ),
-            label=pl.col("field")
-            .replace_strict(labels, default=None, return_dtype=pl.String)
-            .fill_null(pl.col("field_upstream")),
-            _division=(pl.col("division") != "closed").cast(pl.Int8),
+            safe.cell_value(row["c_described"]),
+        ]
+        if row["c_changes"] is not None:
+            parts += [
+                _lead("What changed between its rounds."),
+                safe.cell_value(row["c_changes"]),
+            ]
+        elif len(rounds) > 1:
+            parts.append(
+                _lead(
+                    "What changed between its rounds.",
+                    Md("Nothing both of its described rounds declare changed."),
+                )
+            )
+    if row["c_chain"] is None:
+        parts.append(
+            _lead(
+                "Software-gain chain.",
+                Md(
+                    "No software-gain pair: this system has no comparable result "
+                    "in two rounds."
+                ),
+            )
         )
-        # One value per system, round and field: the system JSON's, closed first.
-        .sort("_json", "_division", "field_order")
-        .unique(["system_id", "release", "field"], keep="first", maintain_order=True)
-        .with_columns(_release=_release_rank(releases))
-        .sort("system_id", "_release", "_field_rank", "field")
-        .with_columns(
-            previous=pl.col("value").shift(1).over(["system_id", "field"]),
-            previous_release=pl.col("release").shift(1).over(["system_id", "field"]),
-        )
-        .with_columns(
-            changed=pl.col("previous").is_not_null()
-            & (pl.col("previous") != pl.col("value"))
-        )
-        .collect()
-    )
-
-
-def system_documents(
-    results: pl.DataFrame,
-    systems: pl.DataFrame,
-    fields: pl.DataFrame,
-    gains: pl.DataFrame,
-    releases: list[str],
-) -> dict[str, dict]:
-    """Each system's JSON document, keyed by system id.
-
-    Identity, each round's declared description, what changed between rounds,
-    every result, the software-gain chain (system level) and power.
-    """
-    keyed = keyed_results(results)
-    described = _descriptions(systems, fields, releases)
-    rounds = described.group_by("system_id", "release", maintain_order=True).agg(
-        pl.col("source_file").first(),
-        pl.col("snapshot_sha256").first().alias("sha256"),
-        pl.col("source_kind").first(),
-        pl.struct("field", "label", "value", "source_file").alias("fields"),
-    )
-    changes = described.filter("changed").select(
-        "system_id", pl.col("previous_release").alias("from"),
-        pl.col("release").alias("to"), "field", "label",
-        pl.col("previous").alias("old"), pl.col("value").alias("new"),
-    )  # fmt: skip
-    shown = keyed.with_columns(
-        url=safe.chart_url(pl.col("result_url")),
-        _release=_release_rank(releases),
-    ).sort("_release", "benchmark", "scenario", "division", "result_key")
-    result_rows = shown.select(
-        "system_id", "release", "division", "benchmark", "scenario",
-        pl.col("result_value").alias("value"), pl.col("result_unit").alias("unit"),
-        pl.col("power_value").alias("power"), "power_unit", "system_name", "software",
-        pl.col("result_key").alias("key"), "url",
-    )  # fmt: skip
-    ids = keyed.select("result_key", "release", "system_id")
-    chain = (
-        gains.filter(pl.col("identity_level") == "system")
-        .join(
-            ids.rename(
-                {"result_key": "result_key_old", "release": "release_old",
-                 "system_id": "_old"}
+    else:
+        parts += [
+            _lead(
+                "Software-gain chain.",
+                Md(
+                    "The same system, a later round over an earlier one: derived, "
+                    "unofficial ratios of two published results."
+                ),
             ),
-            on=["result_key_old", "release_old"],
-        )
-        .join(
-            ids.rename({"result_key": "result_key_new", "release": "release_new"}),
-            on=["result_key_new", "release_new"],
-        )
-        .filter(pl.col("_old") == pl.col("system_id"))
-        .sort(
-            "benchmark", "scenario", "division", "release_old", "release_new",
-            "result_key_old", "result_key_new",
-        )  # fmt: skip
-        .select(
-            "system_id", "division", "benchmark", "scenario",
-            pl.col("release_old").alias("from"), pl.col("release_new").alias("to"),
-            "ratio", pl.col("is_consecutive").alias("consecutive"),
-            pl.col("result_value_old").alias("old"),
-            pl.col("result_value_new").alias("new"), "result_unit",
-            "software_old", "software_new",
-        )
-    )  # fmt: skip
-    identity = (
-        keyed.sort(_release_rank(releases), "result_key", nulls_last=True)
-        .group_by("system_id", maintain_order=True)
-        .agg(
-            pl.col("submitter").first(),
-            pl.col("platform").first(),
-            pl.col("accelerator_label").first().alias("accelerator"),
-            pl.col("total_accelerators").first(),
-            pl.col("nodes").first(),
-            pl.col("system_name")
-            .drop_nulls()
-            .unique(maintain_order=True)
-            .alias("names"),
-            pl.col("release").unique(maintain_order=True).alias("releases"),
-        )
-    )
-    parts = {
-        "rounds": rounds,
-        "changes": changes,
-        "results": result_rows,
-        "gains": chain,
-    }
-    # Rows of each system as one list column, converted to Python in one call (a
-    # partition and a conversion per system was most of this function).
-    grouped = {}
-    for name, frame in parts.items():
-        lists = frame.group_by("system_id", maintain_order=True).agg(
-            pl.struct(pl.exclude("system_id")).alias("rows")
-        )
-        grouped[name] = dict(
-            zip(lists["system_id"].to_list(), lists["rows"].to_list(), strict=True)
-        )
-    documents = {}
-    for row in identity.to_dicts():
-        system_id = row.pop("system_id")
-        documents[system_id] = {
-            "format": FORMAT,
-            "id": system_id,
-            **row,
-            "declared_note": DECLARED_NOTE,
-            **{name: grouped[name].get(system_id, []) for name in parts},
-        }
-    return documents
+            safe.cell_value(row["c_chain"]),
+        ]
+    measured = row["with_power"] or 0
+    parts += [
+        _lead(
+            "Every result, every round.",
+            Md("{:,} result(s); {}.").format(
+                row["results"],
+                "no power measured"
+                if not measured
+                else Md("{:,} with power measured").format(measured),
+            ),
+        ),
+        safe.cell_value(row["c_results"]),
+    ]
+    return parts
 
 
-def index_rows(documents: dict[str, dict]) -> list[str]:
-    """One table row per system, its anchor the system id (cells escaped).
+def render_family(
+    name: str, title: str, systems: pl.DataFrame, methodology: str
+) -> Rendered:
+    """One family's page: a section per system (``systems``: rows of ``sections``)."""
+    draft = Draft()
+    rel = f"{FOLDER}/{name}.md"
+    page = f"generated/{rel}"
+    results = int(systems["results"].sum())
+    parts = [
+        Md("# {}: systems\n").format(title),
+        Md(
+            "\n{:,} system(s) with {:,} result(s). A system is one submitter's "
+            "platform with the same accelerator, accelerator count and node count "
+            "across rounds (the identity software gains pair on); the "
+            "[list of every system]({}) finds any other, the "
+            "[methodology]({}) says how each number is read.\n"
+        ).format(
+            systems.height,
+            results,
+            relative(page, f"generated/{PAGE}"),
+            relative(page, methodology),
+        ),
+        Md('\n!!! note "Declared, not measured"\n    {}\n').format(DECLARED_NOTE),
+    ]
+    for row in systems.iter_rows(named=True):
+        parts += _section(row)
+    return draft.done(draft.page(rel, "\n".join(parts)))
 
-    Kept small: the page lists every system of every round under the 300 KB
-    HTML budget; the name links the row's own anchor, which opens the description.
-    """
+
+def _index_rows(systems: pl.DataFrame, page: str) -> list[Md]:
+    """One table row per system, its id the system id, linking its section."""
     rows = []
-    for system_id, doc in sorted(
-        documents.items(), key=lambda item: (item[1]["submitter"] or "", item[0])
+    for row in systems.sort("submitter", "system_id", nulls_last=True).iter_rows(
+        named=True
     ):
-        names = doc["names"]
-        nodes = doc["nodes"] or 1
+        names = row["names"] or []
+        # Raw HTML: MkDocs does not rewrite ".md" here, so the link names the HTML.
+        target = relative(page, f"generated/{FOLDER}/{row['system_page']}.html")
         rows.append(
             Md(
                 '<tr id="{id}"><td>{submitter}</td>'
-                '<td><a href="#{id}">{name}</a>{more}<br>'
+                '<td><a href="{target}#{id}">{name}</a>{more}<br>'
                 "<code>{platform}</code></td>"
-                "<td>{count} × {accelerator} · {nodes}</td>"
-                "<td>{releases}</td><td>{results}</td></tr>"
+                "<td>{chips} · {nodes}</td><td>{releases}</td><td>{results}</td></tr>"
             ).format(
-                id=safe.name(system_id),
-                submitter=doc["submitter"] or "",
-                name=names[-1] if names else doc["platform"] or "unnamed",
+                id=safe.name(row["system_id"]),
+                target=target,
+                submitter=row["submitter"],
+                name=_name(row),
                 more=f" (+{len(names) - 1} names)" if len(names) > 1 else "",
-                platform=doc["platform"] or "",
-                count=doc["total_accelerators"] or "?",
-                accelerator=doc["accelerator"] or "",
-                nodes=nodes,
-                releases=Md(" ").join(doc["releases"]),
-                results=f"{len(doc['results']):,}",
+                platform=row["platform"] or "",
+                chips=_chips(row),
+                nodes=row["nodes"] or 1,
+                releases=md_join(" ", row["releases"] or []),
+                results=f"{row['results']:,}",
             )
         )
     return rows
 
 
-def systems_page(documents: dict[str, dict]) -> str:
-    """The page: what a description is, the view's container and the index."""
-    base = f"generated/{PAGE}"
-    source = relative(base, f"generated/{DATA_DIR}") + "/"
+def render_index(systems: pl.DataFrame) -> Rendered:
+    """The systems list, its filter, and the family pages in the page index."""
+    draft = Draft()
+    page = f"generated/{PAGE}"
+    pages = dict(systems.select("family", "system_page").unique().iter_rows())
+    draft.index(FOLDER, {title: f"{FOLDER}/{name}.md" for title, name in pages.items()})
     # A plain table in a classed box: the theme gives it the scroll box and sticky
-    # header of every table, and on a phone it stacks into cards like the rest.
+    # header of every table; the filter hides rows (never removes them).
     table = (
         '<div class="ledger-systems__index" data-search-exclude><table>'
         "<thead><tr><th>Submitter</th><th>System (newest name) and platform</th>"
         "<th>Accelerators · nodes</th><th>Rounds</th><th>Results</th></tr>"
-        "</thead><tbody>" + "".join(index_rows(documents)) + "</tbody></table></div>"
+        "</thead><tbody>"
+        + "".join(_index_rows(systems, page))
+        + "</tbody></table></div>"
     )
-    return f"""---
+    text = f"""---
 title: Systems
 search:
   exclude: true
@@ -253,57 +236,60 @@ search:
 Every system in the ledger, followed across rounds: one system is one submitter's
 platform (upstream's system folder) with the same accelerator, accelerator count
 and node count, the identity the software gains pair on; its declared names may
-vary. **{len(documents):,}** systems. Choose a system's name to see what the
-submitter declared in each round (what changed from the round before is marked),
-every result it has in every round, its software-gain chain with each step's ratio,
-and power where it was measured.
+vary. **{systems.height:,}** systems on **{len(pages):,}** pages, one per submitter
+(a submitter with many results has one per accelerator, or per platform). Choose a
+system's name for what the submitter declared in each round (what changed from the
+round before is marked), every result it has in every round, its software-gain
+chain with each step's ratio, and power where it was measured.
 
-!!! note "Declared, not measured"
-    {DECLARED_NOTE}
-
-<div id="ledger-systems" class="ledger-systems" data-source="{source}">
-<section class="ledger-systems__view" aria-live="polite" hidden></section>
-<noscript>The description view needs JavaScript; every field is in the
-<code>systems</code> and <code>system_fields</code> downloads on the Data page.
-</noscript>
-</div>
+<form class="ledger-systems__filter" role="search" hidden>
+<label for="ledger-systems-filter">Filter the systems</label>
+<input id="ledger-systems-filter" type="search" autocomplete="off"
+placeholder="submitter, name, platform, accelerator, round">
+<output for="ledger-systems-filter" aria-live="polite"></output>
+</form>
 
 {table}
 """
-
-
-def render(
-    results: pl.DataFrame,
-    systems: pl.DataFrame | None,
-    fields: pl.DataFrame | None,
-    gains: pl.DataFrame,
-    releases: tuple[str, ...],
-) -> Rendered:
-    """The Systems page and one JSON per system."""
-    from pipeline.transform.systems import DECLARED_SCHEMA, SYSTEMS_SCHEMA
-
-    # Written without descriptions too: the Explorer and other pages link here.
-    if systems is None:
-        systems = pl.DataFrame(schema=SYSTEMS_SCHEMA)
-    if fields is None:
-        fields = pl.DataFrame(schema=DECLARED_SCHEMA)
-    documents = system_documents(results, systems, fields, gains, list(releases))
-    draft = Draft()
-    for system_id, document in documents.items():
-        text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
-        draft.file(f"{DATA_DIR}/{system_id}.json", text)
-    draft.page(PAGE, systems_page(documents))
+    draft.page(PAGE, text)
     return draft.done()
 
 
 def specs(model: Model) -> list[PageSpec]:
-    """The Systems page and one JSON per system (``pages.PAGE_MODULES``)."""
+    """The systems list and one page per system family (``pages.PAGE_MODULES``)."""
+    from pipeline.transform.systems import DECLARED_SCHEMA, SYSTEMS_SCHEMA
+
     data = model.data
-    inputs = {
-        "results": data.results,
-        "systems": data.systems,
-        "fields": data.system_fields,
-        "gains": data.gains,
-        "releases": model.releases,
-    }
-    return [PageSpec("systems", render, inputs)]
+    # Written without descriptions too: every result still has its system.
+    systems = data.systems
+    if systems is None:
+        systems = pl.DataFrame(schema=SYSTEMS_SCHEMA)
+    fields = data.system_fields
+    if fields is None:
+        fields = pl.DataFrame(schema=DECLARED_SCHEMA)
+    releases = list(model.releases)
+    sections = system_views.sections(
+        model.results, systems, fields, data.gains, releases
+    ).join(
+        families(model.results).select("system_id", "family"),
+        on="system_id",
+        how="left",
+    )
+    out = [
+        PageSpec(
+            "systems",
+            render_index,
+            {"systems": sections.select(LISTED)},
+        )
+    ]
+    for (name,), group in sections.partition_by(
+        "system_page", as_dict=True, maintain_order=True
+    ).items():
+        inputs = {
+            "name": name,
+            "title": group["family"][0],
+            "systems": group.drop("family", "system_page"),
+            "methodology": METHODOLOGY,
+        }
+        out.append(PageSpec("system-family", render_family, inputs, cached=True))
+    return out

@@ -575,3 +575,77 @@ def stringify(frame: pl.DataFrame) -> pl.DataFrame:
             text = column.cast(pl.String)
         exprs.append(text.alias(name))
     return frame.select(exprs)
+
+
+def group_cells(
+    frame: pl.DataFrame, by: Sequence[str], column: str, separator: str = ""
+) -> pl.DataFrame:
+    """One row per group of ``by``: its typed cells of ``column`` joined, in order.
+
+    Fragments joined are a fragment: the result's ``column`` is a typed cell again
+    (``MdExpr.cell``). A plain String column is refused (it would be upstream text).
+    """
+    dtype = frame.schema[column]
+    if not (
+        isinstance(dtype, pl.Struct) and [f.name for f in dtype.fields] == [HTML_FIELD]
+    ):
+        raise TypeError(f"{column!r} is not a column of typed cells")
+    joined_text = pl.col(column).struct.field(HTML_FIELD).fill_null("")
+    return frame.group_by(list(by), maintain_order=True).agg(
+        _trusted(joined_text.str.join(separator)).cell(column)
+    )
+
+
+def deferred(table: MdExpr, rows: pl.Expr) -> MdExpr:
+    """Each row's table ended as ``html_table_of_rows`` ends one.
+
+    From ``DEFERRED_FROM_ROWS`` rows on, in the block that waits off screen; then a
+    blank line. ``table``: each table without it; ``rows``: its body rows.
+    """
+    guess = (rows.cast(pl.Float64) * DEFERRED_ROW_EM + DEFERRED_ROW_EM).cast(pl.String)
+    wrapped = pl.concat_str(
+        pl.lit('<div class="ledger-deferred" style="contain-intrinsic-size: auto '),
+        guess,
+        pl.lit('em">\n'),
+        table.markup,
+        pl.lit("\n</div>\n\n"),
+    )
+    plain = pl.concat_str(table.markup, pl.lit("\n\n"))
+    return _trusted(pl.when(rows >= DEFERRED_FROM_ROWS).then(wrapped).otherwise(plain))
+
+
+def html_tables_by(
+    frame: pl.DataFrame,
+    by: str,
+    columns: dict[str, str],
+    numeric: tuple[str, ...] = (),
+    *,
+    wide: tuple[str, ...] = (),
+    searchable: bool = True,
+    name: str = "table",
+) -> pl.DataFrame:
+    """``html_table`` of each group of ``by`` (rows in frame order), in one query.
+
+    Returns one row per group: ``by`` and ``name``, the group's table as a typed
+    cell, byte for byte what ``html_table`` of the group's rows would write.
+    """
+    heads = "".join(
+        f"<th{_attributes(c, numeric, wide)}>{title}</th>"
+        for c, title in columns.items()
+    )
+    opening = "<table>" if searchable else "<table data-search-exclude>"
+    rows = frame.select(
+        by, _trusted(html_row(frame.schema, columns, numeric, wide=wide)).cell(name)
+    )
+    grouped = group_cells(rows, [by], name, "\n").join(
+        rows.group_by(by).len("_rows"), on=by, maintain_order="left"
+    )
+    body = pl.col(name).struct.field(HTML_FIELD)
+    table = _trusted(
+        pl.concat_str(
+            pl.lit(f"{opening}\n<thead><tr>{heads}</tr></thead>\n<tbody>\n"),
+            body,
+            pl.lit("\n</tbody>\n</table>"),
+        )
+    )
+    return grouped.select(by, deferred(table, pl.col("_rows")).cell(name))

@@ -62,6 +62,7 @@ SAMPLE_PAGES = (
     "generated/software-gains/llama2-70b-99.html",
     "generated/interactivity/llama2-70b-99.html",
     "generated/models/deepseek-r1.html",
+    "generated/systems/nvidia-nvidia-gb300.html",
 )
 #: One page per chart template (and the long tables), visited on a phone.
 PHONE_PAGES = (

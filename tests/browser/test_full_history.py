@@ -551,4 +551,41 @@ def test_bad_prices_in_the_address_are_ignored_and_said(
         "Ignored: “0” is not a positive number."
     )
     assert "nvidia-gb300" in page.url  # the address is left as it was
+
+
+def test_the_largest_system_family_page_fits_a_phone(
+    chromium_browser,  # noqa: ANN001
+    full_site: BuiltSite,
+) -> None:
+    pages = sorted(
+        (full_site.root / "generated" / "systems").glob("*.html"),
+        key=lambda p: p.stat().st_size,
+    )
+    # One page per family, each under the HTML budget: the list's 705 systems.
+    assert 100 < len(pages) < 300
+    largest = pages[-1]
+    assert largest.stat().st_size < HTML_BUDGET
+    context = chromium_browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    path = f"generated/systems/{largest.name}"
+    page.goto(full_site.url + path)
+    width = page.evaluate("document.scrollingElement.scrollWidth")
+    assert width <= PHONE["width"], (path, width)
+    ids = page.evaluate(
+        "[...document.querySelectorAll('h2.ledger-system')].map(h => h.id)"
+    )
+    target = ids[-1]
+    page.goto("about:blank")
+    page.goto(f"{full_site.url}{path}#{target}")
+    header = page.evaluate(
+        "document.querySelector('.md-header').getBoundingClientRect().bottom"
+    )
+    top = page.evaluate(
+        f"document.getElementById('{target}').getBoundingClientRect().top"
+    )
+    assert header <= top < PHONE["height"], (target, header, top)
+    # NVIDIA's systems: one page per accelerator, each system a section.
+    nvidia = full_site.root / "generated" / "systems" / "nvidia-nvidia-h100-sxm.html"
+    text = nvidia.read_text()
+    assert text.count('class="ledger-system"') >= 2
     context.close()

@@ -16,7 +16,9 @@ from pipeline.analysis import attach_accelerators
 from pipeline.extract.raw_tree import system_files
 from pipeline.render.explorer_data import explorer_rows
 from pipeline.render.site_data import release_order
-from pipeline.render.system_pages import system_documents
+from pipeline.render.system_ids import keyed_results
+from pipeline.render.system_pages import render_family
+from pipeline.render.system_views import descriptions, sections
 from pipeline.source import Source
 from pipeline.transform.systems import (
     read_system_files,
@@ -121,38 +123,52 @@ def test_gb300_nvl72_description_gain_chain_and_changes(
     declared, results: pl.DataFrame, table: pl.DataFrame
 ) -> None:
     gains = analyse(results).software_gains
-    documents = system_documents(
-        results,
-        table,
-        declared[0],
-        gains,
-        release_order(results["release"].unique()),
+    releases = release_order(results["release"].unique())
+    described = descriptions(table, declared[0], releases).filter(
+        pl.col("system_id") == SYSTEM_ID
     )
-    document = documents[SYSTEM_ID]
-    assert document["releases"] == ["v5.1", "v6.0", "v6.1"]
     # Fields declared with a value: the system JSONs' and the v6.1 summary's.
-    assert [len(r["fields"]) for r in document["rounds"]] == [30, 31, 10]
-    framework = [
-        (c["from"], c["to"], c["old"], c["new"])
-        for c in document["changes"]
-        if c["field"] == "framework"
-    ]
-    assert framework == [
+    counts = described.group_by("release").len().sort("release")
+    assert counts.rows() == [("v5.1", 30), ("v6.0", 31), ("v6.1", 10)]
+    framework = described.filter(pl.col("changed") & (pl.col("field") == "framework"))
+    assert framework.select(
+        "previous_release", "release", "previous", "value"
+    ).rows() == [
         ("v5.1", "v6.0", "TensorRT 10.13, CUDA 13.0", V60_FRAMEWORK),
         ("v6.0", "v6.1", V60_FRAMEWORK, V61_FRAMEWORK),
     ]
-    chain = [
-        (g["from"], g["to"], round(g["ratio"], 4), g["consecutive"])
-        for g in document["gains"]
-        if (g["benchmark"], g["scenario"]) == ("deepseek-r1", "Offline")
-    ]
-    assert chain == [
-        ("v5.1", "v6.0", 1.5382, True),
-        ("v5.1", "v6.1", 1.6159, False),
-        ("v6.0", "v6.1", 1.0505, True),
-    ]
-    assert len(document["results"]) == 30
-    assert {r["release"] for r in document["results"]} == {"v5.1", "v6.0", "v6.1"}
+    keyed = keyed_results(results)
+    shown = sections(keyed, table, declared[0], gains, releases)
+    (system,) = shown.filter(pl.col("system_id") == SYSTEM_ID).to_dicts()
+    assert system["releases"] == ["v5.1", "v6.0", "v6.1"]
+    assert system["results"] == 30
+    family = shown.filter(pl.col("system_page") == system["system_page"])
+    page = render_family(
+        system["system_page"],
+        "NVIDIA · NVIDIA GB300",
+        family.drop("system_page"),
+        "methodology.md",
+    ).files[0]
+    assert page.rel == f"systems/{system['system_page']}.md"
+    text = page.content.split(f"{{ #{SYSTEM_ID} .ledger-system }}", 1)[1]
+    text = text.split("\n## ", 1)[0]
+    # The heading is the newest name, the chips and the id; the memory as declared
+    # in v5.1 and v6.0 (system JSONs), not in v6.1's summary.
+    memory = next(r for r in text.split("<tr>") if ">Accelerator memory<" in r)
+    assert (
+        '<td data-label="v5.1">288 GB</td><td data-label="v6.0">288 GB</td>'
+        '<td data-label="v6.1"></td>'
+    ) in memory
+    # The chain, each step's ratio: v5.1 -> v6.0 -> v6.1 on deepseek-r1 Offline.
+    chain = [r for r in text.split("<tr>") if "deepseek-r1 · Offline" in r]
+    assert any("v5.1 → v6.0" in r and ">1.54×<" in r for r in chain)
+    assert any("v6.0 → v6.1" in r and ">1.05×<" in r for r in chain)
+    assert any("v5.1 → v6.1" in r and "not consecutive" in r for r in chain)
+    # Every result links its upstream folder; 30 rows.
+    rows = [r for r in text.split("<tr>") if 'data-label="Round"' in r]
+    assert len(rows) == 30
+    assert '<a href="https://github.com/mlcommons/inference_results_v6.0/tree/' in text
+    assert f"closed/NVIDIA/results/{PLATFORM}/deepseek-r1/Offline" in text
 
 
 def test_the_explorer_filters_gb300_by_memory_and_interconnect(

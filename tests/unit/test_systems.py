@@ -334,9 +334,10 @@ def test_the_downloads_guard_declared_formulas_and_declare_the_keys(
     assert v60[0]["cooling"] == HOSTILE
 
 
-def test_documents_do_not_depend_on_the_order_of_the_rows() -> None:
+def test_sections_do_not_depend_on_the_order_of_the_rows() -> None:
     from pipeline.render.site_data import empty_pairs
-    from pipeline.render.system_pages import system_documents
+    from pipeline.render.system_ids import keyed_results
+    from pipeline.render.system_views import sections
 
     body = json.dumps({"framework": "TRT 10.14", "cooling": "air"}).encode()
     systems, read = _files({"closed/NVIDIA/systems/box.json": body})
@@ -352,19 +353,22 @@ def test_documents_do_not_depend_on_the_order_of_the_rows() -> None:
         power_unit=pl.lit(None, dtype=pl.String),
         software=pl.lit(HOSTILE),
         host_cpu_name=pl.lit("Grace"),
+        is_preview=pl.lit(False),
+        is_inferred=pl.lit(False),
     )
     releases = ["v5.1", "v6.0", "v6.1"]
 
-    def documents(frame: pl.DataFrame) -> str:
+    def made(frame: pl.DataFrame) -> pl.DataFrame:
         table = systems_table(declared, frame)
-        made = system_documents(frame, table, declared, empty_pairs(), releases)
-        return json.dumps(made, sort_keys=False)
+        return sections(keyed_results(frame), table, declared, empty_pairs(), releases)
 
-    assert documents(results) == documents(results.reverse())
-    (document,) = json.loads(documents(results)).values()
-    assert document["names"] == [" (72x GB300)", "NVIDIA GB300 NVL72", "NVIDIA GB300"]
-    assert document["releases"] == releases
-    # A URL that is not http(s) is never handed to the page's script.
-    assert {r["url"] for r in document["results"]} == {None}
-    assert document["results"][0]["software"] == HOSTILE
-    assert [r["release"] for r in document["rounds"]] == ["v6.0"]
+    assert made(results).equals(made(results.reverse()))
+    (section,) = made(results).to_dicts()
+    assert section["names"] == [" (72x GB300)", "NVIDIA GB300 NVL72", "NVIDIA GB300"]
+    assert section["releases"] == releases
+    assert section["system_page"] == "nvidia"
+    results_table = section["c_results"]["__html__"]
+    # A URL that is not http(s) is never a link; the software string is escaped.
+    assert "javascript" not in results_table and "<a " not in results_table
+    assert "<script>" not in results_table and "&lt;script&gt;" in results_table
+    assert section["c_described"]["__html__"].count('data-label="v6.0"') == 2

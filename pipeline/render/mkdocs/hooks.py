@@ -44,6 +44,7 @@ import html as html_text
 import json
 import logging
 import os
+import posixpath
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -58,6 +59,11 @@ log = logging.getLogger("mkdocs.hooks.mlperf_ledger")
 NAV_FILE = Path("generated") / "partials" / "nav.json"
 #: Front-matter keys Material prints into HTML unescaped.
 META_TEXT = ("title", "description", "author")
+#: The systems list's filter (``pipeline.render.system_pages``), and its script,
+#: relative to the site root: put at the end of that page's article only, where
+#: Material's instant navigation runs it again when it swaps the page in.
+FILTER_MARK = 'class="ledger-systems__filter"'
+FILTER_SCRIPT = "assets/js/systems.js"
 #: Files precompressed after the build: text a browser loads, from this size on.
 COMPRESSED_SUFFIXES = (".html", ".js", ".css", ".json", ".svg", ".xml", ".csv")
 COMPRESS_FROM_BYTES = 10_000
@@ -114,7 +120,7 @@ def _link_or_copy(source_path: str, output_path: str) -> None:
 
     The staging project is never written into in place: a file whose bytes change
     gets a new inode (``files.write_file``), so the site can share its files' bytes:
-    a build holds ~1,200 static files (system descriptions, chart data, downloads).
+    a build holds thousands of static files (chart data, downloads).
     Theme files and anything on another file system are copied as MkDocs does.
     """
     source = Path(source_path)
@@ -307,9 +313,18 @@ def compact_html(html: str) -> str:
 
 
 def on_post_page(output: str, page: Any, config: Any, **_: Any) -> str:
-    """Put the fragments back; compact."""
+    """Put the fragments back; compact; the systems list's filter script.
+
+    The filter script goes at the end of the list's article (no other page loads
+    it; generated Markdown holds no ``<script>``).
+    """
     output = join_fragments(output, getattr(page, "ledger_fragments", {}), page.url)
-    return compact_html(output)
+    output = compact_html(output)
+    if FILTER_MARK in output and "</article>" in output:
+        src = posixpath.relpath(FILTER_SCRIPT, posixpath.dirname(page.url) or ".")
+        tag = f'<script defer src="{src}"></script>'
+        output = output.replace("</article>", f"{tag}\n</article>", 1)
+    return output
 
 
 def _gzip(data: bytes) -> bytes:

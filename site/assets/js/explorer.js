@@ -280,14 +280,19 @@
       return document.createTextNode(value);
     }
 
-    /* The system's name, linked to its description on the Systems page. */
+    /* The system's name, linked to its section on its family's page (the systems
+       list where the row names no page: the list takes the address on). */
     function systemCell(cell) {
       var row = cell.getRow().getData();
       var value = show(cell.getValue());
       var base = root.getAttribute("data-systems");
+      var folder = root.getAttribute("data-system-pages");
       if (!base || !/^[a-z0-9-]+$/.test(show(row.system_id))) return textCell(cell);
+      var page = show(row.system_page);
+      var target = folder && /^[a-z0-9][a-z0-9._-]*$/.test(page)
+        ? resolve(folder + page + ".html") : resolve(base);
       var link = document.createElement("a");
-      link.setAttribute("href", resolve(base) + "#" + row.system_id);
+      link.setAttribute("href", target + "#" + row.system_id);
       link.textContent = value || "(unnamed system)";
       link.title = value + " — its declared description across rounds";
       return link;

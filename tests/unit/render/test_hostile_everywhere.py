@@ -456,6 +456,7 @@ PAGE_MODULES = (
     "pipeline.render.power_page",
     "pipeline.render.release_views",
     "pipeline.render.system_pages",
+    "pipeline.render.system_views",
     "pipeline.render.whats_new",
 )  # fmt: skip
 

@@ -84,6 +84,21 @@ def test_no_page_loads_the_vega_bundle_in_its_head() -> None:
     assert "vega-bundle" not in out and out.startswith("<html><head>")
 
 
+def test_only_the_systems_list_loads_its_filter_at_the_end_of_its_article() -> None:
+    body = "<html><head></head><body><article>{}</article></body></html>"
+    listed = body.format('<form class="ledger-systems__filter" hidden></form>')
+    out = mkdocs_hooks.on_post_page(
+        listed, page=_page("generated/systems.html"), config={}
+    )
+    assert '<script defer src="../assets/js/systems.js"></script>\n</article>' in out
+    other = mkdocs_hooks.on_post_page(
+        body.format("<p>a family page</p>"),
+        page=_page("generated/systems/nvidia.html"),
+        config={},
+    )
+    assert "systems.js" not in other
+
+
 def test_precompress_writes_identical_gz_of_large_text_files_only(
     tmp_path: Path,
 ) -> None:

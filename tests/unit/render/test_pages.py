@@ -93,7 +93,7 @@ def test_software_gain_row_cites_both_ends(site: Path) -> None:
         "software: ROCm 6.4.1, vLLM 0.9.2 · available<br>weight data types as "
         "declared: not declared<br>result ID <b>5&#46;1-0001</b> · key "
         "<code>5&#46;1-0001&#58;llama2-70b-99&#58;Offline</code>"
-        '<br><a class="ledger-system-link" href="../systems.html#'
+        '<br><a class="ledger-system-link" href="../systems/amd.html#'
         'amd-8xmi300x-2xepyc-9575f--ef432e3414">system description</a>'
         '<br><small class="ledger-cite">How to cite: MLPerf Inference v5.1, '
         "Closed division, Available, result 5.1-0001, published 2025-09-09; "

@@ -2,7 +2,9 @@ import re
 from html import unescape
 
 import polars as pl
+import pytest
 
+from pipeline.render import tables
 from pipeline.render.tables import (
     disclosure,
     html_row,
@@ -138,3 +140,21 @@ def test_long_tables_wait_off_screen_holding_a_height_from_their_rows() -> None:
         "<table>\n"
     )
     assert ten.endswith("</table>\n</div>\n\n")
+
+
+def test_tables_by_group_are_each_groups_html_table_byte_for_byte() -> None:
+    # 12 rows (deferred off screen, DEFERRED_FROM_ROWS = 10) and 2 rows (plain).
+    frame = pl.DataFrame(
+        {"g": ["a"] * 12 + ["b"] * 2, "x": [f"<b>{i}</b>" for i in range(14)]}
+    )
+    made = tables.html_tables_by(frame, "g", {"x": "X"}, searchable=False, name="t")
+    assert made["g"].to_list() == ["a", "b"]
+    for group, cell in made.iter_rows():
+        alone = tables.html_table(
+            frame.filter(pl.col("g") == group), {"x": "X"}, searchable=False
+        )
+        assert cell["__html__"] == str(alone)
+    assert made["t"][0]["__html__"].startswith('<div class="ledger-deferred"')
+    assert "<b>" not in made["t"][1]["__html__"]  # escaped, as html_table does
+    with pytest.raises(TypeError):
+        tables.group_cells(frame, ["g"], "x")
