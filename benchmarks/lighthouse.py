@@ -41,6 +41,7 @@ PAGES = {
     "benchmark": "generated/benchmarks/deepseek-r1.html",
     "pairs": "generated/generations/deepseek-r1.html",
     "systems": "generated/systems.html",
+    "system": "generated/systems/nvidia-nvidia-gb300.html",
 }
 TARGETS = {"performance": 95, "total_blocking_time_ms": 200, "accessibility": 100}
 

@@ -518,6 +518,17 @@ def html_table(
 DEFERRED_FROM_ROWS = 10
 #: The height (em) a deferred table holds per row before it is laid out.
 DEFERRED_ROW_EM = 2.5
+#: Controls a table's cells may hold besides links. Inside a block that waits off
+#: screen they cannot be hit-tested, so accessibility checkers (axe's target-size,
+#: in Lighthouse) find them "obscured": such tables are never deferred.
+TARGETS = "<details"
+
+
+def holds_targets(html: str | pl.Expr) -> bool | pl.Expr:
+    """Whether table HTML holds a ``TARGETS`` control (text, or an expression)."""
+    if isinstance(html, str):
+        return TARGETS in html
+    return html.str.contains(TARGETS, literal=True)
 
 
 def html_table_of_rows(
@@ -542,7 +553,7 @@ def html_table_of_rows(
     opening = "<table>" if searchable else "<table data-search-exclude>"
     head = f"<thead><tr>{heads}</tr></thead>"
     table = f"{opening}\n{head}\n<tbody>\n{body}\n</tbody>\n</table>"
-    if rows.len() < DEFERRED_FROM_ROWS:
+    if rows.len() < DEFERRED_FROM_ROWS or holds_targets(body):
         return Md(f"{table}\n\n")
     # Off screen, a long table is neither styled nor laid out until a reader scrolls
     # near it (``content-visibility: auto`` in ledger.css): on a phone, styling every
@@ -611,7 +622,8 @@ def deferred(table: MdExpr, rows: pl.Expr) -> MdExpr:
         pl.lit("\n</div>\n\n"),
     )
     plain = pl.concat_str(table.markup, pl.lit("\n\n"))
-    return _trusted(pl.when(rows >= DEFERRED_FROM_ROWS).then(wrapped).otherwise(plain))
+    defer = (rows >= DEFERRED_FROM_ROWS) & ~holds_targets(table.markup)
+    return _trusted(pl.when(defer).then(wrapped).otherwise(plain))
 
 
 def html_tables_by(

@@ -140,6 +140,15 @@ def test_long_tables_wait_off_screen_holding_a_height_from_their_rows() -> None:
         "<table>\n"
     )
     assert ten.endswith("</table>\n</div>\n\n")
+    # A table holding disclosures is never deferred: a checker cannot hit-test
+    # controls in a skipped block and calls them obscured (Lighthouse's target-size).
+    folded = html_table(
+        pl.DataFrame({"k": [f"s{i}" for i in range(10)]}).with_columns(
+            k=disclosure(pl.col("k") + pl.lit(" more" * 40), 20).cell()
+        ),
+        columns,
+    )
+    assert "<details" in folded and "ledger-deferred" not in folded
 
 
 def test_tables_by_group_are_each_groups_html_table_byte_for_byte() -> None:
