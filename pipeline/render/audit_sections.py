@@ -22,7 +22,7 @@ from pipeline.render.tables import (
     number_cell,
 )
 from pipeline.transform.descriptions import NOT_REVIEWED, not_in_vocabulary
-from pipeline.transform.lookalikes import lookalike_groups
+from pipeline.transform.lookalikes import composed_names, lookalike_groups
 from pipeline.transform.provenance import NOT_RECORDED
 from pipeline.transform.submitter_check import agreement
 from pipeline.validate import LOSS_LIMIT
@@ -666,6 +666,12 @@ LOOKALIKE_FIELDS = {
 }
 
 
+#: Headers of the name fields ``composed_names`` lists.
+COMPOSED_FIELDS = {
+    **LOOKALIKE_FIELDS, "platform": "Platform", "software": "Software",
+}  # fmt: skip
+
+
 def lookalike_section(results: pl.DataFrame) -> list[str]:
     """Names that look alike (TS #39 skeletons): listed as possible duplicates.
 
@@ -699,9 +705,9 @@ def lookalike_section(results: pl.DataFrame) -> list[str]:
         "that shows nothing). Each spelling counts as its own name everywhere on "
         "this site: they are listed here as possible duplicates for a person to "
         "judge, never merged. Names in NFC and NFD (a composed and a decomposed "
-        "é) are not listed: every name is folded to NFC where it enters the "
-        "canonical table, so they already are one name (the raw snapshot keeps "
-        "the bytes as declared).\n",
+        "é) are one name here: every name is composed to NFC where it enters the "
+        "canonical table (the raw snapshot keeps the bytes as declared); those "
+        "declared otherwise are listed under the table.\n",
         html_table(
             listed,
             {
@@ -715,4 +721,34 @@ def lookalike_section(results: pl.DataFrame) -> list[str]:
             numeric=("c_results",),
         )
         or "_No two submitter, system or accelerator names look alike._\n",
+        *_composed_part(results),
+    ]
+
+
+def _composed_part(results: pl.DataFrame) -> list[str]:
+    """Names declared not composed (NFD): composed here; pairs said to be pairs."""
+    names = composed_names(results)
+    listed = names.with_columns(
+        c_field=pl.col("field").replace_strict(COMPOSED_FIELDS, default="Name"),
+        c_name=safe.fmt("<code>{}</code>", pl.col("name")).cell(),
+        c_rounds=pl.col("releases").list.join(", "),
+        c_pair=pl.when(pl.col("declared_composed") > 0)
+        .then(pl.lit("yes: also declared composed (NFC)"))
+        .otherwise(pl.lit("no")),
+    )
+    return [
+        "### Names declared decomposed (NFD)\n",
+        html_table(
+            listed,
+            {
+                "c_field": "Field",
+                "c_name": "Name (composed)",
+                "c_rounds": "Rounds declaring it decomposed",
+                "declared_decomposed": "Results, decomposed",
+                "declared_composed": "Results, composed",
+                "c_pair": "NFC/NFD pair",
+            },
+            numeric=("declared_decomposed", "declared_composed"),
+        )
+        or "_Every name was declared composed (NFC)._\n",
     ]

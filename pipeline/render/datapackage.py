@@ -71,6 +71,11 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "summary publishes it (its Accuracy field), as written: metric names and scores "
     '("exact_match: 80.8  TOKENS_PER_SAMPLE: 3759.7", "ROUGE1: 44.5 ..."; a bare '
     "score in some v6.1 records). Null in the rounds read from raw trees only",
+    "names_composed": "The name fields (submitter, system_name, platform, "
+    "accelerator_upstream, software) upstream declared in a form other than Unicode "
+    "NFC (e.g. an e followed by U+0301 for an accented e): each is composed to NFC "
+    "here, so the composed and decomposed spellings are one name; the Audit page "
+    "lists them",
     # What a unit of work costs (unit_costs, and generation_ratios' break-even).
     **cost.COLUMN_DESCRIPTIONS,
     # The systems table's normalised descriptions (registry/descriptions.toml).

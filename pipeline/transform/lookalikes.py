@@ -15,9 +15,10 @@ default-ignorable code points, as TS #39 has since Unicode 15.1). ICU computes o
 string at a time, so the skeleton is a ``map_elements`` over the *unique* names of
 each field (a few hundred in the full history), never over every result row.
 
-Unicode NFC vs NFD spellings never reach this module as two names: names are
+Unicode NFC vs NFD spellings never reach the skeletons as two names: names are
 NFC-normalised where they enter the canonical table (``results.NFC_FIELDS``), the
-raw snapshot keeping the declared bytes.
+raw snapshot keeping the declared bytes, and ``names_composed`` says which were
+declared otherwise; ``composed_names`` lists them (with the pairs) for Audit.
 
 Plain Polars and ICU; no Dagster, no rendering.
 """
@@ -152,4 +153,52 @@ def lookalike_groups(
         )
         .select(list(LOOKALIKE_SCHEMA))
         .cast(LOOKALIKE_SCHEMA)
+    )
+
+
+#: What ``composed_names`` returns: one row per name declared not composed.
+COMPOSED_SCHEMA = {
+    "field": pl.String,
+    "name": pl.String,
+    "releases": pl.List(pl.String),
+    "declared_decomposed": pl.UInt32,
+    "declared_composed": pl.UInt32,
+}
+
+
+def composed_names(results: pl.DataFrame) -> pl.DataFrame:
+    """Names upstream declared not composed (NFD), composed where they entered.
+
+    ``names_composed`` (``results.canonicalise``) says which name fields of a result
+    were declared in a form other than NFC. Per field and name: the rounds, how many
+    results declared it decomposed and how many composed. Both counts above zero is
+    an NFC/NFD pair: two spellings upstream, one name on this site.
+    """
+    if "names_composed" not in results.columns:
+        return pl.DataFrame(schema=COMPOSED_SCHEMA)
+    frames = []
+    for field in NAME_FIELDS + ("platform", "software"):
+        if field not in results.columns:
+            continue
+        decomposed = pl.col("names_composed").list.contains(field).fill_null(False)
+        frames.append(
+            results.lazy()
+            .filter(pl.col(field).is_not_null())
+            .group_by(pl.col(field).alias("name"))
+            .agg(
+                pl.col("release").filter(decomposed).unique().sort().alias("releases"),
+                decomposed.sum().cast(pl.UInt32).alias("declared_decomposed"),
+                (~decomposed).sum().cast(pl.UInt32).alias("declared_composed"),
+            )
+            .filter(pl.col("declared_decomposed") > 0)
+            .select(pl.lit(field).alias("field"), pl.all())
+        )
+    if not frames:
+        return pl.DataFrame(schema=COMPOSED_SCHEMA)
+    return (
+        pl.concat(frames)
+        .sort("field", "name")
+        .collect()
+        .select(list(COMPOSED_SCHEMA))
+        .cast(COMPOSED_SCHEMA)
     )

@@ -140,6 +140,9 @@ RESULTS_SCHEMA: dict[str, pl.DataType] = {
     #: The accuracy upstream's summary publishes for the result, as written
     #: (v4.1 on: "ROUGE1: 44.5  ROUGE2: 22.1 ..."); null where only a raw tree is read.
     "accuracy_upstream": pl.String,
+    #: Name fields (``NFC_FIELDS``) upstream declared not composed (NFD): composed
+    #: here, listed on Audit so a composed/decomposed pair is seen.
+    "names_composed": pl.List(pl.String),
     # Inferred from another scenario's run, as this project judges it (the log where
     # the raw tree is read, else upstream's mark unless the round's registry says it
     # misleads there: pipeline/transform/inferred.py).
@@ -602,7 +605,15 @@ def canonicalise(
         # Names are compared, grouped and keyed: one spelling per name, NFC, so a
         # decomposed "Cafe\u0301" is the composed "Café" (the raw snapshot keeps
         # the bytes as declared).
-        staged.with_columns(pl.col(n).str.normalize("NFC") for n in NFC_FIELDS)
+        staged.with_columns(
+            # Which names arrived not composed (NFD, or mixed): Audit lists them,
+            # so a composed/decomposed pair is flagged although it is one name here.
+            names_composed=pl.concat_list(
+                pl.when(pl.col(n) != pl.col(n).str.normalize("NFC")).then(pl.lit(n))
+                for n in NFC_FIELDS
+            ).list.drop_nulls()
+        )
+        .with_columns(pl.col(n).str.normalize("NFC") for n in NFC_FIELDS)
         .with_columns(
             # Blank strings are missing values; a name such as "N/A" is kept as
             # written except where it means "none" (accelerator, counts).
@@ -771,6 +782,7 @@ def canonicalise(
         "software",
         "weight_data_types",
         "accuracy_upstream",
+        "names_composed",
         pl.col("is_inferred").fill_null(False),
         pl.lit(None, pl.Boolean).alias("is_inferred_upstream"),
         pl.lit(False).alias("is_inferred_unverified"),

@@ -8,6 +8,7 @@ from pipeline.render.audit_sections import lookalike_section
 from pipeline.transform.lookalikes import (
     LOOKALIKE_SCHEMA,
     code_points,
+    composed_names,
     lookalike_groups,
     skeleton,
 )
@@ -114,7 +115,7 @@ def test_audit_lists_each_spelling_escaped_with_its_code_points() -> None:
         )
     )
     assert "## Names that look alike" in text
-    assert "folded to NFC" in text
+    assert "composed to NFC" in text
     assert "<b>" not in text
     assert "&lt;b&gt;NVlDIA&lt;/b&gt;" in text
     # An invisible character is shown as its code point in the spelling itself.
@@ -126,3 +127,42 @@ def test_audit_lists_each_spelling_escaped_with_its_code_points() -> None:
 def test_audit_says_when_no_names_look_alike() -> None:
     text = "\n".join(lookalike_section(_results(("v6.1", "NVIDIA", "A", "H100"))))
     assert "No two submitter, system or accelerator names look alike" in text
+
+
+def _declared(*rows: tuple[str, str, list[str]]) -> pl.DataFrame:
+    """(release, system_name as composed, names_composed) per result."""
+    return pl.DataFrame(
+        [(r, "S", name, "H100", composed) for r, name, composed in rows],
+        schema={
+            "release": pl.String,
+            "submitter": pl.String,
+            "system_name": pl.String,
+            "accelerator_upstream": pl.String,
+            "names_composed": pl.List(pl.String),
+        },
+        orient="row",
+    )
+
+
+def test_an_nfc_nfd_pair_is_listed_as_one_name_declared_both_ways() -> None:
+    # "Café Server" declared decomposed in v6.1 (composed here) and composed in
+    # v6.0; "Plain" never decomposed. The pair is flagged on Audit.
+    results = _declared(
+        ("v6.1", "Caf\u00e9 Server", ["system_name"]),
+        ("v6.1", "Caf\u00e9 Server", ["system_name"]),
+        ("v6.0", "Caf\u00e9 Server", []),
+        ("v6.0", "Plain", []),
+    )
+    names = composed_names(results)
+    assert names.rows() == [("system_name", "Caf\u00e9 Server", ["v6.1"], 2, 1)]
+    text = "\n".join(lookalike_section(results))
+    assert "### Names declared decomposed (NFD)" in text
+    assert "<code>Café Server</code>" in text
+    assert "yes&#58; also declared composed &#40;NFC&#41;" in text
+
+
+def test_no_name_declared_decomposed_says_so() -> None:
+    results = _declared(("v6.0", "Plain", []))
+    assert composed_names(results).is_empty()
+    text = "\n".join(lookalike_section(results))
+    assert "_Every name was declared composed (NFC)._" in text

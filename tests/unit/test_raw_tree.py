@@ -466,6 +466,7 @@ def test_scan_reads_a_valid_llm_offline_result(scanned) -> None:
         "software": "AcmeRT 1.0",
         "weight_data_types": None,
         "accuracy_upstream": None,
+        "names_composed": [],
         "is_inferred": False,
         "is_inferred_upstream": None,  # a raw tree has no upstream mark
         "is_inferred_unverified": False,

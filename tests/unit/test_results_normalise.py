@@ -119,6 +119,8 @@ def test_final_report_record_becomes_this_exact_row() -> None:
         # The accuracy text as the summary publishes it.
         "accuracy_upstream": "ROUGE1: 44.5439  ROUGE2: 22.1342  ROUGEL: 28.9124  "
         "TOKENS_PER_SAMPLE: 283.0",
+        # Every name declared composed (NFC).
+        "names_composed": [],
         # Upstream marks it (v6.0 marks every Interactive result); it was measured.
         "is_inferred": False,
         "is_inferred_upstream": True,
@@ -372,3 +374,5 @@ def test_names_are_nfc_at_the_boundary() -> None:
     assert row["result_key"] == (
         "v6.1:closed/Caf\u00e9 Labs/caf\u00e9-1/llama3.1-8b/SingleStream"
     )
+    # Which names arrived decomposed: Audit lists them (an NFC/NFD pair is seen).
+    assert row["names_composed"] == ["submitter", "system_name", "platform"]
