@@ -207,7 +207,13 @@ UNLABELLED: dict[str, str] = {}
 #: the phone layout shows before it, and whether it is the element a reader's finger
 #: lands on at its centre once scrolled to (nothing covers it, nothing clips it).
 #: ``sideways``: the table's own container may be scrolled to reach it (desktop).
-TABLE_CELLS = """([rows, sideways]) => [...document.querySelectorAll('article table')].map(table => {
+TABLE_CELLS = """([rows, sideways]) => {
+  // A long table waits off screen (content-visibility) until a reader scrolls near
+  // it, and the browser draws it in the next frame; this reads every cell in one
+  // go, so each block is read as a reader sees it once it is near: drawn.
+  document.querySelectorAll('.ledger-deferred')
+    .forEach(block => { block.style.contentVisibility = 'visible'; });
+  return [...document.querySelectorAll('article table')].map(table => {
   // A table folded in a <details> is read as a reader reads it: opened.
   for (let d = table.closest('details'); d; d = d.parentElement.closest('details')) {
     d.open = true;
@@ -233,7 +239,8 @@ TABLE_CELLS = """([rows, sideways]) => [...document.querySelectorAll('article ta
         scrolled: td.closest('.md-typeset__scrollwrap')?.scrollLeft || 0,
       };
     }));
-})"""
+  });
+}"""
 #: How many rows of every table are checked.
 FIRST_ROWS = 2
 

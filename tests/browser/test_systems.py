@@ -128,6 +128,18 @@ def test_the_list_filters_and_takes_old_addresses_on(page, built_site) -> None: 
         f"{visible.count()} of {total:,} systems"
     )
     assert visible.filter(has_text="GB300").count() == visible.count()
+    # Each submitter's systems are folded under its name: the filter opens those
+    # holding a match and hides the rest; clearing it folds them again.
+    groups = page.locator("details.ledger-systems__group")
+    opened = page.locator("details.ledger-systems__group[open]")
+    assert 0 < opened.count() < groups.count()
+    assert page.locator("details.ledger-systems__group:not([hidden])").count() == (
+        opened.count()
+    )
+    assert visible.first.is_visible()
+    page.fill("#ledger-systems-filter", "")
+    assert opened.count() == 0
+    assert page.locator("details.ledger-systems__group[hidden]").count() == 0
     # The address system links had before the family pages lands on the section.
     page.goto("about:blank")
     page.goto(f"{built_site.url}generated/systems.html#{GB300}")
@@ -143,6 +155,10 @@ def test_the_list_is_whole_without_javascript(context, built_site) -> None:  # n
     assert page.locator(".ledger-systems__filter").is_hidden()
     rows = page.locator(".ledger-systems__index tbody tr")
     assert rows.count() > 100
+    # Every submitter's name shows; a reader unfolds one to see its systems.
+    names = page.locator("details.ledger-systems__group > summary")
+    assert names.count() > 10 and names.last.is_visible()
+    names.last.click()
     assert rows.nth(rows.count() - 1).is_visible()
 
 
@@ -159,9 +175,12 @@ def test_only_the_list_loads_the_filter_script(page, built_site) -> None:  # noq
 
 def test_a_hostile_system_is_shown_as_text(page, built_site: BuiltSite) -> None:  # noqa: ANN001
     page.goto(f"{built_site.url}generated/systems.html")
+    page.fill("#ledger-systems-filter", "evil-platform")
     row = page.locator(".ledger-systems__index tr", has_text="evil-platform")
     system_id = row.get_attribute("id")
-    assert MALICIOUS_SUBMITTER in row.inner_text()
+    # The submitter names the row's folded table, as text.
+    group = row.locator("xpath=ancestor::details")
+    assert MALICIOUS_SUBMITTER in group.locator("summary").inner_text()
     row.locator("a").click()
     page.wait_for_url(f"**#{system_id}")
     heading = page.locator(f"h2#{system_id}")
@@ -202,6 +221,8 @@ def test_the_largest_family_page_fits_a_phone_and_clears_the_header(
     page.goto(f"{built_site.url}generated/systems.html")
     assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
     link = page.locator(f'.ledger-systems__index a[href$="#{target}"]').first
+    # Folded under its submitter's name: the reader unfolds it first.
+    link.evaluate("a => { a.closest('details').open = true; }")
     # As a reader does: scroll to the link, then choose it. Material records the
     # scroll offset 100 ms after scrolling stops (history.replaceState); a click
     # within that time has its new page restore the list's offset instead of
