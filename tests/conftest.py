@@ -59,15 +59,20 @@ def pytest_configure(config: pytest.Config) -> None:
 #: lead, so the worker that builds the shared site (``built_site``) is not waited
 #: for by the other, which builds the full history meanwhile.
 LONGEST_FIRST = (
-    "tests/browser/test_page_checks_even.py",  # ~80 s: the shared site's build and visits
-    "tests/browser/test_full_history.py",  # ~70 s: its own full-history build
-    "tests/integration/test_no_missed_change.py",  # ~60 s
-    "tests/browser/test_page_checks_odd.py",  # ~47 s
-    "tests/integration/test_git_source.py",  # ~58 s
-    "tests/integration/test_update_e2e.py",  # ~33 s
-    "tests/integration/test_ingest_pipeline.py",  # ~31 s
-    "tests/browser/test_site.py",  # ~25 s
-    "tests/integration/test_reproducible.py",  # ~15 s
+    # Measured with --durations on a fresh 2-core clone (setup + calls per file).
+    "tests/browser/test_page_checks_even.py",  # ~155 s: the shared site and visits
+    "tests/browser/test_full_history.py",  # ~150 s: its own full-history build
+    "tests/integration/test_git_source.py",  # ~150 s
+    "tests/integration/test_no_missed_change.py",  # ~125 s
+    "tests/integration/test_at_least_once.py",  # ~95 s
+    "tests/browser/test_a11y.py",  # ~90 s
+    "tests/browser/test_page_checks_odd.py",  # ~85 s
+    "tests/integration/test_update_e2e.py",  # ~75 s
+    "tests/integration/test_hostile_canonical.py",  # ~60 s
+    "tests/browser/test_site.py",  # ~30 s
+    "tests/integration/test_reproducible.py",  # ~25 s
+    "tests/integration/test_one_source.py",  # ~20 s
+    "tests/integration/test_ingest_pipeline.py",  # ~12 s
     "tests/integration/test_quiet_update.py",  # ~12 s
     "tests/browser/test_explorer.py",  # ~10 s
 )
