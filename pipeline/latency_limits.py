@@ -54,3 +54,21 @@ def limits_frame(limits: tuple[LatencyLimit, ...] | None = None) -> pl.DataFrame
         for x in (load_latency_limits() if limits is None else limits)
     ]
     return pl.DataFrame(rows, schema=LIMITS_SCHEMA)
+
+
+def limit_columns(source: str = "limit_source_url") -> list[pl.Expr]:
+    """``limits_frame``'s key and limits, named as they sit beside a result.
+
+    The key (release, benchmark, scenario) joins a result; the limits become
+    ``ttft_limit_ms``, ``tpot_limit_ms`` and ``latency_limit_ms``, the source
+    ``source``. One naming for every table that carries a result's limits.
+    """
+    return [
+        pl.col("release"),
+        pl.col("benchmark"),
+        pl.col("scenario"),
+        pl.col("ttft_ms").alias("ttft_limit_ms"),
+        pl.col("tpot_ms").alias("tpot_limit_ms"),
+        pl.col("latency_ms").alias("latency_limit_ms"),
+        pl.col("source_url").alias(source),
+    ]

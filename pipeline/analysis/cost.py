@@ -42,7 +42,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.analysis.power import MILLIJOULES, WATTS, efficiency_exprs
-from pipeline.latency_limits import limits_frame
+from pipeline.latency_limits import limit_columns, limits_frame
 
 #: The unit LLM results are published in (``interactivity.UNIT``).
 LLM_UNIT = "Tokens/s"
@@ -229,14 +229,7 @@ def _energy() -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
 def _limits(limits: pl.DataFrame | None) -> pl.LazyFrame:
     table = limits if limits is not None else limits_frame()
     return table.lazy().select(
-        "release",
-        "benchmark",
-        "scenario",
-        pl.col("ttft_ms").alias("ttft_limit_ms"),
-        pl.col("tpot_ms").alias("tpot_limit_ms"),
-        pl.col("latency_ms").alias("latency_limit_ms"),
-        pl.col("source_url").alias("latency_limit_source_url"),
-        pl.lit(True).alias("_registered"),
+        *limit_columns("latency_limit_source_url"), pl.lit(True).alias("_registered")
     )
 
 

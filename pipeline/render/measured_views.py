@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipeline.latency_limits import limit_columns
 from pipeline.render import safe
 from pipeline.render.safe import Md, MdExpr, md_join
 from pipeline.render.tables import external_link, html_table, number_cell
@@ -49,15 +50,7 @@ def measured_rows(
     return (
         measured.join(named, on="summary_result_key", how="inner")
         .join(
-            limits.select(
-                "release",
-                "benchmark",
-                "scenario",
-                pl.col("ttft_ms").alias("ttft_limit_ms"),
-                pl.col("tpot_ms").alias("tpot_limit_ms"),
-                pl.col("latency_ms").alias("latency_limit_ms"),
-                pl.col("source_url").alias("limit_source_url"),
-            ),
+            limits.select(limit_columns()),
             on=["release", "benchmark", "scenario"],
             how="left",
         )
