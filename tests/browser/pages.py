@@ -37,6 +37,11 @@ HTML_BUDGET = 300_000
 #: included, as transferred) may not exceed this.
 FIRST_VISIT_BUDGET = 1_500_000
 BUNDLE = "/generated/assets/js/vega-bundle.js"
+#: Material's bundle (its name carries Material's hash): material.js loads it on a
+#: reader's first move, not with the page.
+MATERIAL = re.compile(r"^/assets/javascripts/bundle\.[0-9a-f]+\.min\.js$")
+#: Material has run: its observables are on window (document$ first of all).
+MATERIAL_STARTED = "() => typeof window.document$ !== 'undefined'"
 SEARCH_INDEX = "/search/search_index.json"
 
 CHART_STATE = """() => [...document.querySelectorAll('div.vega-chart')].map(el => ({
@@ -117,6 +122,13 @@ def shard_pages(root: Path, shard: int) -> list[str]:
     return site_pages(root)[shard::SHARDS]
 
 
+def start_material(page) -> None:  # noqa: ANN001
+    """A reader's first move (a key press: real input, the same on every page), on
+    which material.js loads Material's bundle; returns once Material has started."""
+    page.keyboard.press("Shift")
+    page.wait_for_function(MATERIAL_STARTED, timeout=20_000)
+
+
 @dataclass
 class PageVisit:
     path: str
@@ -132,6 +144,10 @@ class PageVisit:
     bundle_requests: int
     #: Vega bundle requests before a reader reached for a chart (none should be).
     bundle_before_reach: int
+    #: Material bundle requests before the reader's first move (none should be),
+    #: and in all (one: the move loaded it, and Material started).
+    material_before_move: int
+    material_requests: int
     #: The first-screen pictures' state before any chart was reached for.
     pictures: list[dict]
     requested: list[str]
@@ -211,7 +227,14 @@ class Visitor:
 
     def _reset(self) -> None:
         self.current.update(
-            errors=[], warnings=[], hosts=set(), total=0, own=0, bundle=0, paths=[]
+            errors=[],
+            warnings=[],
+            hosts=set(),
+            total=0,
+            own=0,
+            bundle=0,
+            material=0,
+            paths=[],
         )
 
     def _on_console(self, message) -> None:  # noqa: ANN001
@@ -233,6 +256,8 @@ class Visitor:
         self.current["paths"].append(path)
         if path == BUNDLE:
             self.current["bundle"] += 1
+        if MATERIAL.match(path):
+            self.current["material"] += 1
         if response.request.resource_type == "document" or "/generated/charts/" in path:
             self.current["own"] += size
 
@@ -247,6 +272,8 @@ class Visitor:
         page.wait_for_function(CHARTS_STATIC, timeout=20_000)
         bundle_before_reach = current["bundle"]
         pictures = page.evaluate(PICTURES)
+        material_before_move = current["material"]
+        start_material(page)
         page.evaluate(REACH_CHARTS)
         page.wait_for_function(CHARTS_SETTLED, timeout=20_000)
         if screenshot is not None:
@@ -269,6 +296,8 @@ class Visitor:
             html_bytes=(self.site.root / path).stat().st_size,
             bundle_requests=current["bundle"],
             bundle_before_reach=bundle_before_reach,
+            material_before_move=material_before_move,
+            material_requests=current["material"],
             pictures=pictures,
             requested=list(current["paths"]),
             javascript_links=shown["javascript_links"],
@@ -486,6 +515,22 @@ class PageChecks:
         # Measured, not vacuous: chart pages count the bundle (its .gz) and their
         # specs (test_site.py checks one in detail).
         assert max(v.total_bytes for v in pages) > 300_000
+
+    def test_material_starts_on_a_readers_first_move_not_with_the_page(
+        self, visits: Visits
+    ) -> None:
+        # Material's bundle restyled long pages for a second of a phone's main thread
+        # before a reader could tap (material.js): no page requests it before the
+        # reader's first move; on it, every page loads it once and Material starts
+        # (Visitor.visit waits for that, and records its console errors).
+        pages = visits.pages.values()
+        assert {
+            v.path: v.material_before_move for v in pages if v.material_before_move
+        } == {}
+        assert {
+            v.path: v.material_requests for v in pages if v.material_requests != 1
+        } == {}
+        assert len(pages) > 100
 
     def test_charts_show_their_picture_and_load_vega_only_when_reached(
         self, visits: Visits

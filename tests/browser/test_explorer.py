@@ -81,8 +81,11 @@ def _mkdocs_build(docs: Path, site: Path, url: str) -> None:
         f"site_dir: {site}\nuse_directory_urls: false\nstrict: true\n"
         "theme:\n  name: material\n  font: false\n"
         "  features: [navigation.instant]\n"
-        # text.js first, as mkdocs.yml has it: the Explorer shows text through it.
-        "extra_javascript: [{path: assets/js/text.js, defer: true}, "
+        # material.js and text.js first, as mkdocs.yml has them: the Explorer runs
+        # through ledgerOnPage and shows text through text.js. No hook here: Material
+        # loads its bundle as usual and ledgerOnPage follows its document$.
+        "extra_javascript: [{path: assets/js/material.js, defer: true}, "
+        "{path: assets/js/text.js, defer: true}, "
         "{path: assets/js/explorer.js, defer: true}]\n"
         f"nav:\n  - Home: index.md\n  - Explorer: generated/{PAGE}\n"
         "markdown_extensions: [tables, attr_list]\n"
@@ -97,6 +100,7 @@ def explorer_site(
     work = tmp_path_factory.mktemp("explorer")
     docs, site = work / "docs", work / "site"
     for rel in (
+        "assets/js/material.js",
         "assets/js/text.js",
         "assets/js/explorer.js",
         "assets/css/explorer.css",

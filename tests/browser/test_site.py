@@ -29,6 +29,7 @@ from tests.browser.pages import (
     reach_charts,
     shard_pages,
     site_pages,
+    start_material,
 )
 
 pytestmark = pytest.mark.browser
@@ -70,6 +71,8 @@ def probes(built_site: BuiltSite, chromium_browser) -> dict:  # noqa: ANN001
     # Material's instant navigation swaps the page without reloading scripts;
     # charts.js must embed the new page's charts all the same.
     page.goto(built_site.url + "generated/benchmarks/index.html")
+    # Material (and its instant navigation) starts on the reader's first move.
+    start_material(page)
     page.evaluate("() => { window.__sameDocument = true; }")
     bundle_before = page.evaluate("() => typeof window.vegaEmbed")
     page.locator("article a", has_text=re.compile(r"^llama2-70b-99$")).click()
@@ -364,3 +367,42 @@ def test_desktop_tables_keep_their_layout_and_scroll_inside_their_box(
     software = [c for c in cells if c["head"] == "Software"]
     assert len(software) > 10
     assert [c for c in software if c["scrolled"] > 0] == []
+
+
+#: Each table's box, the build's wrappers and Material's own, and the scheme.
+LAYOUT = """() => ({
+  tables: [...document.querySelectorAll('article table')].map(t => {
+    const r = t.getBoundingClientRect();
+    return r.width ? [Math.round(r.x), Math.round(r.y), Math.round(r.width)] : null;
+  }),
+  built_wrappers: document.querySelectorAll('[data-ledger-wrap]').length,
+  nested: document.querySelectorAll('.md-typeset__scrollwrap .md-typeset__scrollwrap')
+    .length,
+  scheme: document.body.getAttribute('data-md-color-scheme'),
+  toggles: [...document.querySelectorAll('[data-md-component=palette] label')]
+    .map(label => !label.hidden),
+})"""
+
+
+def test_a_page_reads_the_same_before_and_after_material_starts(
+    built_site: BuiltSite, chromium_browser
+) -> None:  # noqa: ANN001
+    # Material's bundle waits for the reader's first move (material.js): until then
+    # tables are wrapped by the build as Material wraps them, and a dark-scheme
+    # reader gets the dark scheme and its toggle. Nothing moves when Material starts.
+    context = chromium_browser.new_context(
+        viewport={"width": 1440, "height": 900}, color_scheme="dark"
+    )
+    page = context.new_page()
+    page.goto(built_site.url + "generated/latest.html", wait_until="load")
+    before = page.evaluate(LAYOUT)
+    start_material(page)
+    after = page.evaluate(LAYOUT)
+    context.close()
+    assert before["built_wrappers"] == len(before["tables"]) > 20
+    assert after["built_wrappers"] == 0 and after["nested"] == 0
+    shown = [i for i, box in enumerate(before["tables"]) if box]
+    assert len(shown) > 10
+    assert [before["tables"][i] for i in shown] == [after["tables"][i] for i in shown]
+    assert before["scheme"] == after["scheme"] == "slate"
+    assert before["toggles"] == after["toggles"] == [False, True]

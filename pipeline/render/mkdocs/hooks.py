@@ -64,6 +64,22 @@ META_TEXT = ("title", "description", "author")
 #: Material's instant navigation runs it again when it swaps the page in.
 FILTER_MARK = 'class="ledger-systems__filter"'
 FILTER_SCRIPT = "assets/js/systems.js"
+#: Material's bundle as its base template loads it, at the end of every page. The
+#: page gets it inert instead (``on_post_page``): ``site/assets/js/material.js``
+#: loads it on the reader's first move, so a long page is not restyled by it before
+#: the reader can tap anything.
+MATERIAL_BUNDLE = re.compile(
+    r'<script src="([^"<>]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>'
+)
+#: A table as Material styles and wraps it (``table:not([class])``), nested in none.
+_TABLE = re.compile(r"<table(?:\s[^>]*)?>.*?</table>", re.DOTALL)
+#: Material's table wrapper, written by its bundle: the build writes it instead, so
+#: a page reads the same (sticky headers, sideways scroll) before Material runs.
+TABLE_WRAP = (
+    '<div class="md-typeset__scrollwrap" data-ledger-wrap>'
+    '<div class="md-typeset__table">{}</div></div>'
+)
+_CLASS_ATTRIBUTE = re.compile(r"\sclass\s*=", re.IGNORECASE)
 #: Files precompressed after the build: text a browser loads, from this size on.
 COMPRESSED_SUFFIXES = (".html", ".js", ".css", ".json", ".svg", ".xml", ".csv")
 COMPRESS_FROM_BYTES = 10_000
@@ -312,14 +328,68 @@ def compact_html(html: str) -> str:
     return "".join(out)
 
 
+def inert_bundle(html: str, page: str, expected: int = 1) -> str:
+    """Material's bundle tag as an inert one naming its address (``material.js``).
+
+    A page without exactly the ``expected`` number of such tags is an error: a
+    Material release that loads its bundle otherwise must be looked at, not
+    half-deferred.
+    """
+    found = MATERIAL_BUNDLE.findall(html)
+    if len(found) != expected:
+        raise PluginError(
+            f"{page}: expected Material's bundle script {expected} time(s), found it "
+            f"{len(found)} times (has Material's base template changed?)"
+        )
+    return MATERIAL_BUNDLE.sub(
+        lambda m: (
+            f'<script data-ledger-material="{m.group(1)}" type="text/plain"></script>'
+        ),
+        html,
+    )
+
+
+def wrap_tables(html: str, page: str) -> str:
+    """Every table Material would wrap, wrapped at build time as Material wraps it.
+
+    Material's bundle waits for a reader's first move (``material.js``); until then
+    the page must lay out as it will after: ``material.js`` removes these wrappers
+    once Material has put its own around the same tables.
+    """
+
+    def wrap(match: re.Match[str]) -> str:
+        table = match.group(0)
+        start = table[: table.index(">") + 1]
+        if _CLASS_ATTRIBUTE.search(start):
+            return table
+        if "<table" in table[1:]:
+            raise PluginError(f"{page}: a table inside a table (not wrapped)")
+        return TABLE_WRAP.format(table)
+
+    return _TABLE.sub(wrap, html)
+
+
+def on_post_template(output: str, template_name: str, config: Any, **_: Any) -> str:
+    """The 404 page, a theme template: Material's bundle inert there too.
+
+    Built without a site URL it is the standalone page (``site/overrides/404.html``),
+    which loads no bundle at all.
+    """
+    if template_name == "404.html":
+        return inert_bundle(output, template_name, 1 if config["site_url"] else 0)
+    return output
+
+
 def on_post_page(output: str, page: Any, config: Any, **_: Any) -> str:
-    """Put the fragments back; compact; the systems list's filter script.
+    """Put the fragments back; compact; Material's bundle inert; the list's filter.
 
     The filter script goes at the end of the list's article (no other page loads
     it; generated Markdown holds no ``<script>``).
     """
     output = join_fragments(output, getattr(page, "ledger_fragments", {}), page.url)
     output = compact_html(output)
+    if output:  # a page the page cache reuses renders an empty template (cache.py)
+        output = wrap_tables(inert_bundle(output, page.url), page.url)
     if FILTER_MARK in output and "</article>" in output:
         src = posixpath.relpath(FILTER_SCRIPT, posixpath.dirname(page.url) or ".")
         tag = f'<script defer src="{src}"></script>'

@@ -11,8 +11,8 @@
  *
  * Data files named in a spec ("data/name.json") are resolved against the spec's folder,
  * so specs stay valid wherever a page lives. Material's instant navigation swaps page
- * content without reloading scripts; its document$ observable emits after every swap,
- * so the new page's charts are prepared there.
+ * content without reloading scripts; ledgerOnPage (material.js) runs prepareAll for
+ * the page as loaded and after every swap.
  */
 (function () {
   "use strict";
@@ -173,11 +173,5 @@
     document.querySelectorAll("div.vega-chart[data-spec]").forEach(prepare);
   }
 
-  if (typeof window.document$ !== "undefined") {
-    window.document$.subscribe(prepareAll);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", prepareAll);
-  } else {
-    prepareAll();
-  }
+  window.ledgerOnPage(prepareAll);  // material.js
 })();

@@ -17,8 +17,8 @@
  * Listed in mkdocs.yml's extra_javascript (generated pages carry no <script> element
  * at all), so it is on every page: it does nothing where there is no #ledger-explorer,
  * and loads the table library only where there is one. Material's instant navigation
- * swaps page content without reloading scripts; its document$ observable emits after
- * every swap, so we mount there, once per container.
+ * swaps page content without reloading scripts; ledgerOnPage (material.js) runs start
+ * for the page as loaded and after every swap: we mount there, once per container.
  */
 (function () {
   "use strict";
@@ -1057,11 +1057,5 @@
     }
   }
 
-  if (typeof window.document$ !== "undefined") {
-    window.document$.subscribe(start);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start);
-  } else {
-    start();
-  }
+  window.ledgerOnPage(start);  // material.js
 })();

@@ -12,8 +12,8 @@
  * price must be a positive finite number and its key an accelerator of the page:
  * anything else is ignored and named in the form's note. Numbers are set as
  * textContent only. In mkdocs.yml's extra_javascript like the other page scripts:
- * it does nothing where there is no [data-ledger-prices] form; Material's document$
- * emits after every instant navigation.
+ * it does nothing where there is no [data-ledger-prices] form; ledgerOnPage
+ * (material.js) runs it for the page as loaded and after every instant navigation.
  */
 (function () {
   "use strict";
@@ -148,11 +148,5 @@
     fill(root, state.values);
   }
 
-  if (typeof window.document$ !== "undefined") {
-    window.document$.subscribe(start);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start);
-  } else {
-    start();
-  }
+  window.ledgerOnPage(start);  // material.js
 })();

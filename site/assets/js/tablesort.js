@@ -85,9 +85,5 @@
     document.querySelectorAll("article table").forEach(enable);
   }
 
-  if (typeof window.document$ !== "undefined") {
-    window.document$.subscribe(enableAll);
-  } else {
-    document.addEventListener("DOMContentLoaded", enableAll);
-  }
+  window.ledgerOnPage(enableAll);  // material.js
 })();

@@ -3,7 +3,9 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from mkdocs import utils as mkdocs_utils
+from mkdocs.exceptions import PluginError
 
 from pipeline.render.mkdocs import hooks as mkdocs_hooks
 
@@ -73,11 +75,16 @@ def _page(url: str) -> SimpleNamespace:
     return SimpleNamespace(url=url, meta={})
 
 
+#: Material's bundle as its base template loads it at the end of every page.
+MATERIAL = '<script src="../assets/javascripts/bundle.a5f9d56c.min.js"></script>'
+
+
 def test_no_page_loads_the_vega_bundle_in_its_head() -> None:
     # Charts show their build-time SVG; charts.js loads Vega when a reader reaches
     # for one (tests/browser checks that in a browser).
     head = "<html><head>\n  <title>t</title>\n</head><body>"
     chart = head + '<div class="vega-chart" data-spec="../charts/a.json"></div>'
+    chart += MATERIAL
     out = mkdocs_hooks.on_post_page(
         chart, page=_page("generated/scaling/x.html"), config={}
     )
@@ -85,7 +92,9 @@ def test_no_page_loads_the_vega_bundle_in_its_head() -> None:
 
 
 def test_only_the_systems_list_loads_its_filter_at_the_end_of_its_article() -> None:
-    body = "<html><head></head><body><article>{}</article></body></html>"
+    body = (
+        "<html><head></head><body><article>{}</article>" + MATERIAL + "</body></html>"
+    )
     listed = body.format('<form class="ledger-systems__filter" hidden></form>')
     out = mkdocs_hooks.on_post_page(
         listed, page=_page("generated/systems.html"), config={}
@@ -142,3 +151,50 @@ def test_static_files_of_the_staged_project_are_linked_and_the_themes_copied(
     assert (site / "b.js").stat().st_ino != (theme / "bundle.js").stat().st_ino
     (site / "b.js").write_text("edited in the site")
     assert (theme / "bundle.js").read_text() == "theme();"
+
+
+def test_materials_bundle_is_left_inert_for_material_js_to_load_on_a_first_move() -> (
+    None
+):
+    page = (
+        "<html><body><article><p>x</p></article>\n"
+        + MATERIAL
+        + ('<script src="../assets/js/material.js" defer></script></body></html>')
+    )
+    out = mkdocs_hooks.on_post_page(
+        page, page=_page("generated/latest.html"), config={}
+    )
+    assert '<script src="../assets/javascripts/bundle' not in out
+    assert (
+        '<script data-ledger-material="../assets/javascripts/bundle.a5f9d56c.min.js" '
+        'type="text/plain"></script>'
+        '<script src="../assets/js/material.js" defer></script>'
+    ) in out
+
+
+def test_a_page_without_materials_bundle_is_an_error_not_half_deferred() -> None:
+    with pytest.raises(PluginError) as error:
+        mkdocs_hooks.on_post_page(
+            "<html><body><p>x</p></body></html>",
+            page=_page("generated/latest.html"),
+            config={},
+        )
+    assert str(error.value) == (
+        "generated/latest.html: expected Material's bundle script 1 time(s), found "
+        "it 0 times (has Material's base template changed?)"
+    )
+
+
+def test_tables_are_wrapped_as_material_wraps_them_before_it_runs() -> None:
+    # Material's bundle waits for the reader's first move; until then a table must
+    # lay out as it will after (sticky header, sideways scroll): the build wraps it.
+    page = (
+        "<html><body><article><table>\n<tr><td>1</td></tr></table>"
+        '<table class="x"><tr><td>2</td></tr></table></article>' + MATERIAL + "</body>"
+    )
+    out = mkdocs_hooks.on_post_page(page, page=_page("generated/a.html"), config={})
+    assert (
+        '<article><div class="md-typeset__scrollwrap" data-ledger-wrap>'
+        '<div class="md-typeset__table"><table>\n<tr><td>1</td></tr></table></div></div>'
+        '<table class="x"><tr><td>2</td></tr></table></article>'
+    ) in out
