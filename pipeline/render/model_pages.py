@@ -120,9 +120,9 @@ def _energy_words(cells: pl.DataFrame) -> Md:
     """What the energy column holds, on a page where some power was measured."""
     if not cells["kwh_per_million_units"].is_not_null().any():
         return Md(
-            "\n**kWh per million tokens**: MLPerf measured no power for any result on "
-            "this page, so none has an energy figure (a declared design power is "
-            "never used).\n"
+            "\n**Energy**: MLPerf measured no power for any result on this page, so "
+            "none has kWh per million tokens or an electricity cost (a declared "
+            "design power is never used).\n"
         )
     return Md(
         "\n**kWh per million tokens** = <code>{}</code>, joules per token from "
@@ -133,8 +133,22 @@ def _energy_words(cells: pl.DataFrame) -> Md:
     ).format(KWH_FORMULA, DERIVED, ELECTRICITY_FORMULA)
 
 
+def _has_energy(cells: pl.DataFrame) -> bool:
+    """A result on the page has measured power or a declared design power.
+
+    Elsewhere the energy column would say "not measured" on every row: the page
+    says it once in words instead (page weight).
+    """
+    declared = (
+        cells["design_power_watts_declared"].is_not_null().any()
+        if "design_power_watts_declared" in cells.columns
+        else False
+    )
+    return bool(cells["kwh_per_million_units"].is_not_null().any() or declared)
+
+
 def _round_sections(
-    page: str, release: str, rows: pl.DataFrame, *, newest: bool
+    page: str, release: str, rows: pl.DataFrame, *, newest: bool, energy: bool
 ) -> list[Section]:
     """A round: one ranking per scenario and division, in MLPerf's order.
 
@@ -180,7 +194,9 @@ def _round_sections(
                 before=tuple(words),
                 table=html_table(
                     group,
-                    RANKING_COLUMNS,
+                    RANKING_COLUMNS
+                    if energy
+                    else {k: v for k, v in RANKING_COLUMNS.items() if k != "c_energy"},
                     numeric=NUMERIC,
                     wide=("c_system",),
                     searchable=False,
@@ -233,7 +249,11 @@ def model_page(
     sections: list[Section] = []
     for release in shown:
         sections += _round_sections(
-            page, release, groups[(release,)], newest=release == shown[0]
+            page,
+            release,
+            groups[(release,)],
+            newest=release == shown[0],
+            energy=_has_energy(cells),
         )
     parts += draft.sections(page, sections)
     return draft.done(draft.page(rel, "\n".join(parts)))

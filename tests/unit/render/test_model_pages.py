@@ -192,3 +192,8 @@ def test_a_page_without_measured_power_has_no_electricity_input() -> None:
     assert "MLPerf measured no power for any result on this page" in (
         model_pages._energy_words(data)
     )
+    # No energy column then: it would say "not measured" on every row.
+    assert not model_pages._has_energy(data)
+    page = model_pages.model_page("llama2-70b-99", "models/x.md", ("v5.1",), data)
+    text = str(page.files[0].content)
+    assert "not measured" not in text and "kWh per million tokens<br>" not in text
