@@ -127,17 +127,17 @@ def _energy_words(cells: pl.DataFrame) -> Md:
     return Md(
         "\n**kWh per million tokens** = <code>{}</code>, joules per token from "
         "MLPerf-measured average power (<code>power (W) / tokens/s</code>) ({}); "
-        "with your electricity price, <code>{}</code>. A result without measured "
-        "power says *not measured*: a declared design power is not a measurement and "
-        "is never used.\n"
+        "with your electricity price, <code>{}</code>. Only a ranking holding such a "
+        "result has the column; there a result without measured power says *not "
+        "measured*: a declared design power is not a measurement and is never used.\n"
     ).format(KWH_FORMULA, DERIVED, ELECTRICITY_FORMULA)
 
 
 def _has_energy(cells: pl.DataFrame) -> bool:
-    """A result on the page has measured power or a declared design power.
+    """A result of these rows has measured power or a declared design power.
 
-    Elsewhere the energy column would say "not measured" on every row: the page
-    says it once in words instead (page weight).
+    A ranking without one has no energy column (it would say "not measured" on
+    every row); the page says once in words what the column holds (page weight).
     """
     declared = (
         cells["design_power_watts_declared"].is_not_null().any()
@@ -148,7 +148,7 @@ def _has_energy(cells: pl.DataFrame) -> bool:
 
 
 def _round_sections(
-    page: str, release: str, rows: pl.DataFrame, *, newest: bool, energy: bool
+    page: str, release: str, rows: pl.DataFrame, *, newest: bool
 ) -> list[Section]:
     """A round: one ranking per scenario and division, in MLPerf's order.
 
@@ -179,6 +179,7 @@ def _round_sections(
                 ).format(OLDER_ROWS, relative(page, f"{GENERATED}/explorer.md"))
             )
             group = group.head(OLDER_ROWS)
+        energy = _has_energy(group)
         out.append(
             Section(
                 Md("\n### {} {} {{ {} }}\n").format(
@@ -253,7 +254,6 @@ def model_page(
             release,
             groups[(release,)],
             newest=release == shown[0],
-            energy=_has_energy(cells),
         )
     parts += draft.sections(page, sections)
     return draft.done(draft.page(rel, "\n".join(parts)))
