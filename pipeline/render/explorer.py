@@ -269,7 +269,7 @@ results whose power MLPerf measured (*not measured* elsewhere: a declared design
 power is never used). Both are derived, not MLPerf results, and stay out of the CSV,
 whose columns do not depend on what you entered: it holds the accelerator-hours and
 kWh to multiply. A link to the page keeps the prices, in the same form as the
-[model pages]({relative(base, "generated/models/index.md")}) use.
+model pages use.
 **Description columns** shows what each system's submitter declared (accelerator
 memory, interconnect, host memory, cooling, framework, operating system); a system's
 name links to its description across rounds on the
