@@ -67,6 +67,8 @@ ENERGY_FORMULA = (
     "1000 for energy per query"
 )
 KWH_FORMULA = "joules_per_unit × 10^6 / 3.6e6"
+#: The reader's electricity cost (prices.js; never built in): measured power only.
+ELECTRICITY_FORMULA = "kwh_per_million_units × price per kWh"
 USER_RATE_FORMULA = "1000 / tpot_limit_ms"
 
 #: ``cost_reason`` texts (exact: tests and readers match them).

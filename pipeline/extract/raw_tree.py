@@ -37,6 +37,11 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from pipeline.extract.accuracy_txt import (
+    ACCURACY_TXT,
+    AccuracyTextError,
+    parse_accuracy_txt,
+)
 from pipeline.extract.endpoints import (
     DISTRIBUTIONS,
     PERCENTILES,
@@ -55,6 +60,7 @@ from pipeline.extract.run_files import (
     parse_system_json,
 )
 from pipeline.extract.submitter_csv import is_submitter_csv
+from pipeline.registry.accuracy import AccuracyRule, accuracy_rule_for
 from pipeline.registry.endpoints import EndpointRules, endpoint_rules_for
 from pipeline.registry.rounds import Inference, RoundRules, rules_for
 from pipeline.source import SourceError
@@ -135,6 +141,10 @@ FOLDER_SCHEMA: dict[str, pl.DataType] = {
     "accuracy_file": pl.String,
     "accuracy": pl.Float64,
     "accuracy_error": pl.String,
+    # A loadgen result's accuracy/accuracy.txt, read by the round's checker patterns
+    # (registry/accuracy.toml) where the round lists them: "F1: 90.874", or why not.
+    "accuracy_text": pl.String,
+    "accuracy_text_error": pl.String,
     "system_file": pl.String,
     "has_system_file": pl.Boolean,
     "system_error": pl.String,
@@ -158,6 +168,7 @@ class _Stager:
     read: Callable[[str], bytes]
     rules: RoundRules
     endpoints: EndpointRules
+    accuracy: AccuracyRule | None = None
     systems: dict[str, tuple[dict[str, str | None] | None, str | None]] = field(
         default_factory=dict
     )
@@ -222,6 +233,7 @@ class _Stager:
         if "loadgen" in files:
             row.update(harness="loadgen", source_file=files["loadgen"])
             self._read_log(row, files["loadgen"])
+            self._read_accuracy_txt(row, folder, mapping.get(benchmark, benchmark))
         elif "endpoints" in files:
             row.update(harness="endpoints", source_file=files["endpoints"])
             self._read_endpoints(row, files["endpoints"], folder)
@@ -258,6 +270,26 @@ class _Stager:
             row["accuracy_error"] = f"{where}: unreadable ({_read_error(exc)})"
         except EndpointsFileError as exc:
             row["accuracy_error"] = str(exc)
+
+    def _read_accuracy_txt(
+        self, row: dict[str, object], folder: str, model: str
+    ) -> None:
+        """The folder's accuracy.txt, where the round's checker patterns are known.
+
+        A file not in the listing leaves both columns null (the mirror holds none).
+        """
+        path = f"{folder}/{ACCURACY_TXT}"
+        if self.accuracy is None or path not in self.paths:
+            return
+        where = f"{self.rules.release} {path}"
+        try:
+            row["accuracy_text"] = parse_accuracy_txt(
+                self.read(path), rule=self.accuracy, model=model, where=where
+            )
+        except (OSError, SourceError) as exc:
+            row["accuracy_text_error"] = f"{where}: unreadable ({_read_error(exc)})"
+        except AccuracyTextError as exc:
+            row["accuracy_text_error"] = str(exc)
 
     def _read_log(self, row: dict[str, object], path: str) -> None:
         where = f"{self.rules.release} {path}"
@@ -324,13 +356,15 @@ def files_read(
 ) -> list[str]:
     """Exactly the listed files :func:`stage_raw_tree` reads, for one batched fetch.
 
-    Per scenario folder: its loadgen log (or, for an endpoints result, its
-    ``result_summary.json`` and ``accuracy/accuracy_results.json``), the system
-    description and the division's ``model_mapping.json``, where
-    listed; and the submitters' own summary CSVs (``extract.submitter_csv``). Never
-    code, compliance runs, accuracy logs or anything else.
+    Per scenario folder: its loadgen log (and ``accuracy/accuracy.txt`` in a round
+    whose checker patterns ``registry/accuracy.toml`` lists; or, for an endpoints
+    result, its ``result_summary.json`` and ``accuracy/accuracy_results.json``), the
+    system description and the division's ``model_mapping.json``, where listed; and
+    the submitters' own summary CSVs (``extract.submitter_csv``). Never code,
+    compliance runs, accuracy logs or anything else.
     """
     rules = rules or rules_for(release)
+    reads_accuracy = accuracy_rule_for(rules.release) is not None
     listed = set(paths)
     wanted: set[str] = set()
     for key, files in _scenario_folders(paths, rules).items():
@@ -339,6 +373,9 @@ def files_read(
         wanted.add(f"{division}/{submitter}/model_mapping.json")
         if "loadgen" in files:
             wanted.add(files["loadgen"])
+            if reads_accuracy:
+                folder = "/".join((division, submitter, "results", *key[2:]))
+                wanted.add(f"{folder}/{ACCURACY_TXT}")
         elif "endpoints" in files:
             folder = "/".join((division, submitter, "results", *key[2:]))
             wanted.update((files["endpoints"], f"{folder}/{ENDPOINTS_ACCURACY}"))
@@ -364,7 +401,11 @@ def stage_raw_tree(
     rules = rules or rules_for(release)
     folders = _scenario_folders(paths, rules)
     stager = _Stager(
-        paths=set(paths), read=read, rules=rules, endpoints=endpoint_rules_for(release)
+        paths=set(paths),
+        read=read,
+        rules=rules,
+        endpoints=endpoint_rules_for(release),
+        accuracy=accuracy_rule_for(rules.release),
     )
     rows = [stager.row(key, files) for key, files in folders.items()]
     return (
@@ -748,9 +789,13 @@ def folders_to_staged(
             pl.col("sys_framework").alias("software"),
             # weight_data_types lives in measurements files, which are not read here.
             pl.lit(None, dtype=pl.String).alias("weight_data_types"),
-            # Raw trees' accuracy.txt is not read (the endpoints harness's
-            # accuracy is: transform/measured.py).
-            pl.lit(None, dtype=pl.String).alias("accuracy_upstream"),
+            # accuracy.txt as the round's checker reads it, where the registry
+            # lists its patterns (the endpoints harness's accuracy is in
+            # transform/measured.py).
+            pl.col("accuracy_text").alias("accuracy_upstream"),
+            pl.col("accuracy_text_error").alias("accuracy_note"),
+            # No raw tree declares a design power where this scan reads.
+            pl.lit(None, dtype=pl.String).alias("design_power_raw"),
             "location",
         )
         .cast(STAGED_SCHEMA)

@@ -273,6 +273,7 @@ def stage_summary(
             )
         ],  # fmt: skip
         col("accuracy_raw").alias("accuracy_upstream"),
+        col("design_power_raw").alias("design_power_raw"),
         value.cast(pl.Float64, strict=False).alias("value"),
         value.alias("value_text"),
         col("unit_raw").str.strip_chars().alias("unit_raw"),

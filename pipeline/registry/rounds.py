@@ -70,8 +70,10 @@ LAYOUT_FIELDS = (
     "platform", "benchmark_upstream", "model_upstream", "scenario_upstream",
     "value_raw", "unit_raw", "power_raw", "power_unit_raw", "nodes_raw", "apn_raw",
     "total_raw", "accelerator_upstream", "cpu_raw", "software", "weight_data_types",
-    "inferred_raw", "location_raw", "accuracy_raw",
+    "inferred_raw", "location_raw", "accuracy_raw", "design_power_raw",
 )  # fmt: skip
+#: Inputs a layout may leave out (as if ""): added after the layouts were written.
+OPTIONAL_LAYOUT_FIELDS = ("design_power_raw",)
 
 
 class RoundRulesError(RegistryError):
@@ -274,7 +276,9 @@ def _layout(name: str, table: Table) -> Layout:
         expected="a table of strings with a key for each of "
         + ", ".join(LAYOUT_FIELDS),
     )
-    missing = [f for f in LAYOUT_FIELDS if f not in fields]
+    missing = [
+        f for f in LAYOUT_FIELDS if f not in fields and f not in OPTIONAL_LAYOUT_FIELDS
+    ]
     if missing:
         raise table.fail(
             f"fields.{missing[0]}", 'is required ("" when the layout lacks it)'
@@ -282,7 +286,7 @@ def _layout(name: str, table: Table) -> Layout:
     return Layout(
         name=name,
         signature=frozenset(table.strings("signature", non_empty=True)),
-        fields={k: (fields[k] or None) for k in LAYOUT_FIELDS},
+        fields={k: (fields.get(k) or None) for k in LAYOUT_FIELDS},
     )
 
 

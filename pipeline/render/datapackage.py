@@ -67,10 +67,24 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "result_id": _RESULT_ID,
     "result_id_old": f"Older (or baseline) end: {_RESULT_ID}",
     "result_id_new": f"Newer (or compared) end: {_RESULT_ID}",
-    "accuracy_upstream": "The accuracy of the result's accuracy run as upstream's "
-    "summary publishes it (its Accuracy field), as written: metric names and scores "
-    '("exact_match: 80.8  TOKENS_PER_SAMPLE: 3759.7", "ROUGE1: 44.5 ..."; a bare '
-    "score in some v6.1 records). Null in the rounds read from raw trees only",
+    "accuracy_upstream": "The accuracy of the result's accuracy run as upstream "
+    "publishes it: the summary's Accuracy field, as written (metric names and scores: "
+    '"exact_match: 80.8  TOKENS_PER_SAMPLE: 3759.7", "ROUGE1: 44.5 ..."; a bare '
+    "score in some v6.1 records), or, in the rounds read from raw trees only (v0.5, "
+    "v1.0, v2.1), accuracy/accuracy.txt read with that round's submission checker "
+    'patterns (registry/accuracy.toml), written as the checker does ("F1: 90.874"). '
+    "Null where neither is in the source this site read (the mirror holds no "
+    "accuracy.txt of those rounds)",
+    "accuracy_note": "Why an accuracy.txt that was read gives no accuracy_upstream "
+    "(unreadable, too big, no line matching the model's pattern, a model the "
+    "round's checker table does not name); null otherwise",
+    "design_power_watts_declared": "The system's design power in Watts as the "
+    "summary declares it (v6.1's design_power_watts): declared design power, not "
+    "measured; never used for energy or performance per watt (power_value holds "
+    "MLPerf-measured power). Null where none is declared or the declaration is not a "
+    "positive number in [1e-06, 1e+09] W (design_power_note says why)",
+    "design_power_note": "Why a declared design power was not taken (null when "
+    "none is declared or it was)",
     "names_composed": "The name fields (submitter, system_name, platform, "
     "accelerator_upstream, software) upstream declared in a form other than Unicode "
     "NFC (e.g. an e followed by U+0301 for an accented e): each is composed to NFC "

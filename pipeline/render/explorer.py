@@ -107,6 +107,32 @@ def _filter_controls() -> str:
     )
 
 
+#: The reader's prices, shown by the script once the data is loaded (its accelerator
+#: list comes from the data). The address keeps them as the model pages do
+#: (``?price=<key>:<$ per hour>;...&kwh=<$ per kWh>``, ``prices.js``), so a link
+#: shares the same assumptions on both; no price is built in.
+PRICE_FORM = (
+    '<form class="ledger-explorer__prices" aria-label="Your prices" '
+    'autocomplete="off" hidden>'
+    "<p><strong>Your prices</strong> (US$; kept in the address and remembered in "
+    "this browser, as on the model pages). <code>$ per million units = price per "
+    "accelerator-hour × accelerator-hours per million units</code>; "
+    "<code>electricity $ per million units = price per kWh × kWh per million "
+    "units</code>, MLPerf-measured power only. Derived, not an MLPerf result.</p>"
+    '<label class="ledger-explorer__field">Accelerator'
+    '<select data-price="accelerator"><option value="">choose one</option>'
+    "</select></label>"
+    '<label class="ledger-explorer__field">$ per accelerator-hour'
+    '<input type="text" inputmode="decimal" data-price="hour" placeholder="$/h">'
+    "</label>"
+    '<label class="ledger-explorer__field">Electricity, $ per kWh'
+    '<input type="text" inputmode="decimal" data-price="kwh" placeholder="$/kWh">'
+    "</label>"
+    '<p class="ledger-explorer__priced" role="status" aria-live="polite"></p>'
+    "</form>"
+)
+
+
 def _series(releases: list[str]) -> str:
     """Releases as "v0.5, v1.0 and v2.1" (manifest versions, never upstream text)."""
     if len(releases) <= 1:
@@ -200,6 +226,7 @@ view. How to read and cite them is [under the table](#reading-the-explorer).
 <div id="ledger-explorer" class="ledger-explorer" {attributes}>
 <link rel="stylesheet" href="{relative(base, STYLES[-1])}">
 {_filter_controls()}
+{PRICE_FORM}
 <section class="ledger-explorer__compare" aria-live="polite" hidden></section>
 <p class="ledger-explorer__status" role="status" aria-live="polite">
 {status}</p>
@@ -239,7 +266,14 @@ per benchmark × scenario. **Per joule** is work per energy where power was meas
 (tokens, samples, queries); times a price per accelerator-hour it is the price of a
 million units. A latency result, a CPU-only or mixed system has none (the cell's
 title says why); the CSV adds joules and kWh per unit (measured power only) and each
-LLM result's latency limits.
+LLM result's latency limits. **Your prices** (once the table is loaded): a price per
+accelerator-hour for an accelerator fills **$ per million units** for its results,
+and an electricity price per kWh fills **Electricity $ per million units** for the
+results whose power MLPerf measured (*not measured* elsewhere: a declared design
+power is never used). Both are derived, not MLPerf results, and stay out of the CSV,
+whose columns do not depend on what you entered: it holds the accelerator-hours and
+kWh to multiply. A link to the page keeps the prices, in the same form as the
+model pages use.
 **Description columns** shows what each system's submitter declared (accelerator
 memory, interconnect, host memory, cooling, framework, operating system); a system's
 name links to its description across rounds on the

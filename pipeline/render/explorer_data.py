@@ -18,6 +18,7 @@ from pipeline.registry.descriptions import load_descriptions
 from pipeline.render import safe
 from pipeline.render.cite import cite_rounds, with_citation
 from pipeline.render.downloads import FORMULA_GUARD, FORMULA_START
+from pipeline.render.model_views import price_keys
 from pipeline.render.safe import Md
 from pipeline.render.site_data import release_order, with_accelerators
 from pipeline.render.system_ids import families
@@ -89,6 +90,9 @@ COLUMNS: dict[str, pl.DataType] = {
     "ttft_limit_ms": pl.Float64(),
     "tpot_limit_ms": pl.Float64(),
     "tokens_per_second_per_user_at_limit": pl.Float64(),
+    # The key a price per accelerator-hour goes by in the address and storage
+    # (``model_views.price_keys``, the model pages' keys): not a download column.
+    "price_key": pl.String(),
 }
 
 #: The derived columns, from ``cost.unit_costs`` by release and result key.
@@ -192,12 +196,17 @@ def explorer_rows(
     costs = unit_costs(results.lazy()).select("release", "result_key", *DERIVED)
     order = release_order(results["release"])
     rank = {r: i for i, r in enumerate(order)}
+    labelled = with_accelerators(results.with_columns(missing))
+    keys = price_keys(labelled["accelerator_label"].drop_nulls().unique().to_list())
     shaped = (
-        with_description(with_accelerators(results.with_columns(missing)), systems)
+        with_description(labelled, systems)
         .lazy()
         .with_columns(model_lineage=model_lineage())
         .with_columns(
             accelerator=pl.col("accelerator_label"),
+            price_key=pl.col("accelerator_label").replace_strict(
+                keys, default=None, return_dtype=pl.String
+            ),
             model_as_run=pl.when(pl.col("division") == "open").then(model_label()),
             result_url=safe.chart_url(pl.col("result_url")),
             _rank=pl.col("release").replace_strict(
@@ -266,6 +275,9 @@ _FIRST_COLUMNS = {
     "system_name": "System",
     "c_accelerators": "Accelerators",
     "division": "Division",
+    # Derived, not an MLPerf result: what a price per accelerator-hour multiplies
+    # (without JavaScript the page's only cost figure).
+    "c_hours": "Accelerator-hours per million units",
 }
 
 
@@ -295,8 +307,13 @@ def first_screen(rows: pl.DataFrame) -> Md:
             )
         )
         .otherwise(pl.lit("CPU only")),
+        c_hours=safe.when(
+            pl.col("accelerator_hours_per_million_units").is_not_null(),
+            safe.numeric(number(pl.col("accelerator_hours_per_million_units"))),
+            "—",
+        ).cell(),
     )
-    return html_table(shown, _FIRST_COLUMNS, ("c_result",), searchable=False)
+    return html_table(shown, _FIRST_COLUMNS, ("c_result", "c_hours"), searchable=False)
 
 
 def data_file(rows: pl.DataFrame) -> bytes:

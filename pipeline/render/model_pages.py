@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.analysis.cost import COST_FORMULA, DERIVED
+from pipeline.analysis.cost import (
+    COST_FORMULA,
+    DERIVED,
+    ELECTRICITY_FORMULA,
+    KWH_FORMULA,
+)
 from pipeline.render import safe
 from pipeline.render.context import GENERATED, METHODOLOGY, notice, sorted_groups
 from pipeline.render.model import Model
@@ -62,9 +67,19 @@ PRICE_FORM = Md(
     "address, so a link reproduces it, and remembered in this browser). No price is "
     "built in. <code>$ per million tokens = price per accelerator-hour × "
     "accelerator-hours per million tokens</code>: {derived}.</p>\n"
-    '<div class="ledger-prices__inputs">\n{inputs}\n</div>\n'
+    '<div class="ledger-prices__inputs">\n{inputs}\n</div>\n{electricity}'
     '<p class="ledger-prices__note" role="status" aria-live="polite"></p>\n'
     "</form>\n"
+)
+#: The electricity price input, on a page with a result whose power MLPerf measured.
+ELECTRICITY_INPUT = Md(
+    "<p><strong>Your electricity price</strong> (US$ per kWh; kept in the address "
+    "and remembered like the prices above). <code>electricity $ per million tokens "
+    "= kWh per million tokens × price per kWh</code>, for results with "
+    "MLPerf-measured power only: {derived}.</p>\n"
+    '<div class="ledger-prices__inputs"><label class="ledger-prices__field">'
+    'Electricity <input type="text" inputmode="decimal" autocomplete="off" '
+    'name="kwh" data-electricity placeholder="$/kWh"></label></div>\n'
 )
 NO_SCRIPT = Md(
     "<noscript>Entering a price needs JavaScript; without it, multiply a row's "
@@ -93,7 +108,43 @@ def _price_form(rows: pl.DataFrame) -> Md:
             for key, label in chips.iter_rows()
         ),
     )
-    return PRICE_FORM.format(derived=DERIVED, inputs=inputs) + NO_SCRIPT
+    measured = rows["kwh_per_million_units"].is_not_null().any()
+    electricity = ELECTRICITY_INPUT.format(derived=DERIVED) if measured else Md("")
+    return (
+        PRICE_FORM.format(derived=DERIVED, inputs=inputs, electricity=electricity)
+        + NO_SCRIPT
+    )
+
+
+def _energy_words(cells: pl.DataFrame) -> Md:
+    """What the energy column holds, on a page where some power was measured."""
+    if not cells["kwh_per_million_units"].is_not_null().any():
+        return Md(
+            "\n**Energy**: MLPerf measured no power for any result on this page, so "
+            "none has kWh per million tokens or an electricity cost (a declared "
+            "design power is never used).\n"
+        )
+    return Md(
+        "\n**kWh per million tokens** = <code>{}</code>, joules per token from "
+        "MLPerf-measured average power (<code>power (W) / tokens/s</code>) ({}); "
+        "with your electricity price, <code>{}</code>. Only a ranking holding such a "
+        "result has the column; there a result without measured power says *not "
+        "measured*: a declared design power is not a measurement and is never used.\n"
+    ).format(KWH_FORMULA, DERIVED, ELECTRICITY_FORMULA)
+
+
+def _has_energy(cells: pl.DataFrame) -> bool:
+    """A result of these rows has measured power or a declared design power.
+
+    A ranking without one has no energy column (it would say "not measured" on
+    every row); the page says once in words what the column holds (page weight).
+    """
+    declared = (
+        cells["design_power_watts_declared"].is_not_null().any()
+        if "design_power_watts_declared" in cells.columns
+        else False
+    )
+    return bool(cells["kwh_per_million_units"].is_not_null().any() or declared)
 
 
 def _round_sections(
@@ -128,6 +179,7 @@ def _round_sections(
                 ).format(OLDER_ROWS, relative(page, f"{GENERATED}/explorer.md"))
             )
             group = group.head(OLDER_ROWS)
+        energy = _has_energy(group)
         out.append(
             Section(
                 Md("\n### {} {} {{ {} }}\n").format(
@@ -143,7 +195,9 @@ def _round_sections(
                 before=tuple(words),
                 table=html_table(
                     group,
-                    RANKING_COLUMNS,
+                    RANKING_COLUMNS
+                    if energy
+                    else {k: v for k, v in RANKING_COLUMNS.items() if k != "c_energy"},
                     numeric=NUMERIC,
                     wide=("c_system",),
                     searchable=False,
@@ -189,13 +243,17 @@ def model_page(
             "result (the summary's `Accuracy`, or `average_accuracy` of the raw "
             "tree's accuracy_results.json), as written.\n"
         ).format(COST_FORMULA, DERIVED),
+        _energy_words(cells),
         _price_form(cells),
     ]
     groups = cells.partition_by("release", as_dict=True, maintain_order=True)
     sections: list[Section] = []
     for release in shown:
         sections += _round_sections(
-            page, release, groups[(release,)], newest=release == shown[0]
+            page,
+            release,
+            groups[(release,)],
+            newest=release == shown[0],
         )
     parts += draft.sections(page, sections)
     return draft.done(draft.page(rel, "\n".join(parts)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.analysis.cost import LLM_UNIT, unit_costs
+from pipeline.analysis.cost import LLM_UNIT, REASON_NOT_MEASURED, unit_costs
 from pipeline.render import safe
 from pipeline.render.context import chips
 from pipeline.render.safe import Md
@@ -26,7 +26,7 @@ RANKED_WITHIN = ("benchmark", "release", "scenario", "division")
 COST_COLUMNS = (
     "accelerator_hours_per_million_units", "cost_reason", "latency_class",
     "ttft_limit_ms", "tpot_limit_ms", "tokens_per_second_per_user_at_limit",
-    "latency_limit_source_url",
+    "latency_limit_source_url", "kwh_per_million_units", "energy_reason",
 )  # fmt: skip
 
 RANKING_COLUMNS = {
@@ -36,9 +36,10 @@ RANKING_COLUMNS = {
     "c_per_accelerator": "Tokens/s per accelerator<br><small>system result</small>",
     "c_hours": "Accelerator-hours<br>per million tokens",
     "c_price": "$ per<br>million tokens",
+    "c_energy": "kWh per million tokens<br><small>measured power only</small>",
     "c_accuracy": "Accuracy (as published)",
 }
-NUMERIC = ("c_rank", "c_per_accelerator", "c_hours", "c_price")
+NUMERIC = ("c_rank", "c_per_accelerator", "c_hours", "c_price", "c_energy")
 
 #: The $ cell before a price is entered (and always without JavaScript).
 NO_PRICE = "—"
@@ -139,7 +140,9 @@ def ranking_rows(
         )
         .drop("_usable")
     )
-    labels = ranked["accelerator_label"].drop_nulls().unique().to_list()
+    # Keys from every accelerator of the site, not of this benchmark only: a price
+    # entered on one page (or in the Explorer) goes by the same key on every page.
+    labels = results["accelerator_label"].drop_nulls().unique().to_list()
     return ranked.with_columns(
         price_key=pl.col("accelerator_label").replace_strict(
             price_keys(labels), default=None, return_dtype=pl.String
@@ -159,6 +162,45 @@ def _price_cell() -> safe.MdExpr:
             safe.lit(NO_PRICE),
         ),
         safe.lit(NO_PRICE),
+    )
+
+
+def _energy_cell(rows: pl.DataFrame) -> safe.MdExpr:
+    """KWh per million tokens and the span prices.js fills with its electricity cost.
+
+    Only where MLPerf measured the power; otherwise "not measured" (or the reason),
+    with a declared design power named as declared where the summary gives one.
+    """
+    kwh = pl.col("kwh_per_million_units")
+    declared = (
+        safe.when(
+            pl.col("design_power_watts_declared").is_not_null(),
+            safe.fmt(
+                "<br><small>declared design power {} W: not measured; never used "
+                "for energy or performance per watt</small>",
+                number_cell(pl.col("design_power_watts_declared")),
+            ),
+        ).fill_null("")
+        if "design_power_watts_declared" in rows.columns
+        else safe.lit("")
+    )
+    return safe.concat(
+        safe.when(
+            kwh.is_not_null(),
+            safe.fmt(
+                '{}<br><small class="ledger-energy-cost" data-kwh="{}">{}</small>',
+                number_cell(kwh),
+                safe.numeric(kwh.cast(pl.String)),
+                safe.lit(NO_PRICE),
+            ),
+            safe.when(
+                pl.col("energy_reason").fill_null(REASON_NOT_MEASURED)
+                == REASON_NOT_MEASURED,
+                safe.lit("not measured"),
+                safe.fmt("—<br><small>{}</small>", pl.col("energy_reason")),
+            ),
+        ),
+        declared,
     )
 
 
@@ -216,6 +258,7 @@ def ranking_cells(rows: pl.DataFrame) -> pl.DataFrame:
             ),
         ).cell(),
         c_price=_price_cell().cell(),
+        c_energy=_energy_cell(rows).cell(),
         c_accuracy=safe.when(
             pl.col("accuracy_published").is_not_null(),
             safe.fmt("<small>{}</small>", pl.col("accuracy_published")),

@@ -137,9 +137,18 @@ RESULTS_SCHEMA: dict[str, pl.DataType] = {
     "host_cpu_name": pl.String,
     "software": pl.String,
     "weight_data_types": pl.String,
-    #: The accuracy upstream's summary publishes for the result, as written
-    #: (v4.1 on: "ROUGE1: 44.5  ROUGE2: 22.1 ..."); null where only a raw tree is read.
+    #: The accuracy upstream publishes for the result, as written: the summary's
+    #: (v4.1 on: "ROUGE1: 44.5  ROUGE2: 22.1 ...") or a raw tree's accuracy.txt as
+    #: the round's checker reads it ("F1: 90.874"; registry/accuracy.toml).
     "accuracy_upstream": pl.String,
+    #: Why a raw tree's accuracy.txt that was read gives no accuracy_upstream.
+    "accuracy_note": pl.String,
+    #: The system's design power as the summary declares it (v6.1's
+    #: design_power_watts), in Watts: a declaration, not a measurement, never used
+    #: for energy or performance per watt. Positive and finite, else null with
+    #: design_power_note saying why.
+    "design_power_watts_declared": pl.Float64,
+    "design_power_note": pl.String,
     #: Name fields (``NFC_FIELDS``) upstream declared not composed (NFD): composed
     #: here, listed on Audit so a composed/decomposed pair is seen.
     "names_composed": pl.List(pl.String),
@@ -213,8 +222,12 @@ STAGED_SCHEMA: dict[str, pl.DataType] = {
     "cpu_raw": pl.String,
     "software": pl.String,
     "weight_data_types": pl.String,
-    # The accuracy the summary publishes, as written (null: a raw tree).
+    # The accuracy the summary or accuracy.txt publishes, as written, and why a read
+    # accuracy.txt gives none.
     "accuracy_upstream": pl.String,
+    "accuracy_note": pl.String,
+    # A declared design power as written (never a measurement).
+    "design_power_raw": pl.String,
     "location": pl.String,
 }
 #: Fields without which a record cannot be a result.
@@ -549,6 +562,30 @@ def _range_checks(
     return checks
 
 
+def _declared_power(names: Mapping[str, str]) -> pl.Expr:
+    """A declared design power in Watts: positive, finite and plausible, else null."""
+    number = _number("design_power_raw")
+    return pl.when(
+        number.is_finite() & (number > 0) & ~_outside(number, *POWER_RANGE)
+    ).then(number)
+
+
+def _declared_power_note(names: Mapping[str, str]) -> pl.Expr:
+    """Why a declared design power is not taken (null: none declared, or taken).
+
+    The result stands: a declaration that is not a number says nothing of it.
+    """
+    written = _text("design_power_raw")
+    name = names.get("design_power_raw", "design power")
+    return pl.when(written.is_not_null() & _declared_power(names).is_null()).then(
+        pl.format(
+            f"{name} '{{}}' is not a positive number of Watts in the plausible range "
+            f"{_bounds(*POWER_RANGE)}; not taken",
+            written.str.slice(0, 40),
+        )
+    )
+
+
 def _number(name: str) -> pl.Expr:
     """A written number as a float; null when absent, a placeholder or not a number."""
     return _text(name).cast(pl.Float64, strict=False)
@@ -598,7 +635,7 @@ def canonicalise(
         "result_id", "key_model", "submitter", "division", "category", "system_name",
         "platform", "benchmark_upstream", "model_upstream", "scenario_upstream",
         "value_text", "unit_raw", "unit_upstream", "power_unit_raw", "software",
-        "weight_data_types", "accuracy_upstream", "location",
+        "weight_data_types", "accuracy_upstream", "accuracy_note", "location",
     ]  # fmt: skip
     availability = pl.col("availability").str.strip_chars().str.to_lowercase()
     staged = (
@@ -782,6 +819,9 @@ def canonicalise(
         "software",
         "weight_data_types",
         "accuracy_upstream",
+        "accuracy_note",
+        _declared_power(names).alias("design_power_watts_declared"),
+        _declared_power_note(names).alias("design_power_note"),
         "names_composed",
         pl.col("is_inferred").fill_null(False),
         pl.lit(None, pl.Boolean).alias("is_inferred_upstream"),

@@ -553,6 +553,98 @@ def test_bad_prices_in_the_address_are_ignored_and_said(
     assert "nvidia-gb300" in page.url  # the address is left as it was
 
 
+ENERGY_CELLS = """() => [...document.querySelectorAll('.ledger-energy-cost')].map(
+  c => ({text: c.textContent, kwh: parseFloat(c.dataset.kwh)}))"""
+
+
+def test_an_electricity_price_costs_measured_results_only(
+    chromium_browser,
+    full_site: BuiltSite,  # noqa: ANN001
+) -> None:
+    context = chromium_browser.new_context()
+    page = context.new_page()
+    model = full_site.url + "generated/models/llama3.1-405b.html"
+    page.goto(model + "?kwh=0.2")
+    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+    cells = page.evaluate(ENERGY_CELLS)
+    # 5.1-0062's Server run: 7.658828 J per token measured, 2.127452 kWh per million.
+    assert [c["kwh"] for c in cells] == [pytest.approx(2.1274521806766487)]
+    assert cells[0]["text"] == "$0.42549 electricity"  # 0.2 × 2.12745
+    # Only results with measured power carry an energy cell.
+    assert page.locator("td:has-text('not measured')").count() > 0
+    page.fill("input[data-electricity]", "0.1")
+    page.dispatch_event("input[data-electricity]", "change")
+    assert "kwh=0.1" in page.url
+    assert page.evaluate(ENERGY_CELLS)[0]["text"] == "$0.212745 electricity"
+    # Remembered in this browser; an accelerator price keeps kwh= in the address.
+    page.goto(model)
+    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+    assert page.input_value("input[data-electricity]") == "0.1"
+    assert page.evaluate(ENERGY_CELLS)[0]["text"] == "$0.212745 electricity"
+    page.goto(model + "?kwh=-1")
+    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+    assert page.inner_text(".ledger-prices__note") == (
+        "Ignored from the address: kwh=-1 (not a positive number)."
+    )
+    context.close()
+
+
+#: One explorer row's data as the table holds it.
+EXPLORER_ROW = """key => document.getElementById('ledger-explorer').__table.getData()
+  .filter(r => r.result_key === key).map(r => ({cost: r._cost,
+    energy: r._energy_cost, hours: r.accelerator_hours_per_million_units,
+    kwh: r.kwh_per_million_units}))[0]"""
+
+
+def test_the_explorer_prices_from_the_same_address_as_the_model_pages(
+    chromium_browser,  # noqa: ANN001
+    full_site: BuiltSite,
+) -> None:
+    context = chromium_browser.new_context(viewport=DESKTOP, accept_downloads=True)
+    page = context.new_page()
+    page.goto(
+        full_site.url + "generated/explorer.html"
+        "?price=nvidia-gb300:10.5;nvidia-vera-rubin:30&kwh=0.2"
+    )
+    open_explorer(page)
+    gb300 = page.evaluate(EXPLORER_ROW, GB300_INTERACTIVE)
+    rubin = page.evaluate(EXPLORER_ROW, VERA_RUBIN_INTERACTIVE)
+    # The model page's numbers: $0.828383 and $0.919188 per million tokens.
+    assert gb300["cost"] == pytest.approx(10.5 * 0.0788936, rel=1e-6)
+    assert rubin["cost"] == pytest.approx(30 * 0.0306396, rel=1e-6)
+    # No measured power in v6.1: no electricity cost, whatever the price.
+    assert (gb300["kwh"], gb300["energy"]) == (None, None)
+    measured = page.evaluate(EXPLORER_ROW, "5.1-0062:llama3.1-405b:Server")
+    assert measured["energy"] == pytest.approx(0.2 * measured["kwh"])
+    assert measured["cost"] is None  # its accelerator has no price here
+    said = page.inner_text(".ledger-explorer__priced")
+    assert said == (
+        "Priced: NVIDIA GB300 $10.5/h; NVIDIA Vera Rubin $30/h; electricity $0.2/kWh."
+    )
+    # The table keeps the prices in the address as it writes its view.
+    page.select_option("select[data-filter=release]", "v6.1")
+    page.wait_for_function("() => location.search.includes('release=v6.1')")
+    assert "price=nvidia-gb300%3A10.5%3Bnvidia-vera-rubin%3A30" in page.url
+    assert "kwh=0.2" in page.url
+    # A price entered here goes into the address; the CSV has no $ column.
+    page.select_option("select[data-price=accelerator]", "nvidia-gb300")
+    assert page.input_value("input[data-price=hour]") == "10.5"
+    page.fill("input[data-price=hour]", "12")
+    page.dispatch_event("input[data-price=hour]", "change")
+    assert "nvidia-gb300%3A12" in page.url
+    assert page.evaluate(EXPLORER_ROW, GB300_INTERACTIVE)["cost"] == pytest.approx(
+        12 * 0.0788936, rel=1e-6
+    )
+    with page.expect_download() as download:
+        page.click("button[data-action=download]")
+    header = next(
+        csv.reader(Path(download.value.path()).read_text(encoding="utf-8").splitlines())
+    )
+    assert "_cost" not in header and "_energy_cost" not in header
+    assert "accelerator_hours_per_million_units" in header
+    context.close()
+
+
 def test_the_largest_system_family_page_fits_a_phone(
     chromium_browser,  # noqa: ANN001
     full_site: BuiltSite,

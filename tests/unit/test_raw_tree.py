@@ -466,6 +466,9 @@ def test_scan_reads_a_valid_llm_offline_result(scanned) -> None:
         "software": "AcmeRT 1.0",
         "weight_data_types": None,
         "accuracy_upstream": None,
+        "accuracy_note": None,
+        "design_power_watts_declared": None,
+        "design_power_note": None,
         "names_composed": [],
         "is_inferred": False,
         "is_inferred_upstream": None,  # a raw tree has no upstream mark

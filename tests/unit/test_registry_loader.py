@@ -15,6 +15,7 @@ from pipeline.registry import (
     RegistryError,
     Table,
     accelerators,
+    accuracy,
     benchmark_tasks,
     claims,
     descriptions,
@@ -47,6 +48,7 @@ def _benchmarks(path: Path) -> object:
 
 #: How each registry file is read from a path (the committed one, or a copy).
 LOADERS: dict[str, tuple[Callable[[Path], Any], type[RegistryError]]] = {
+    "accuracy.toml": (accuracy.load_accuracy_rules, accuracy.AccuracyRulesError),
     "accelerators.toml": (accelerators.load_accelerators,
                           accelerators.AcceleratorRegistryError),
     "benchmarks.toml": (_benchmarks, RegistryError),
@@ -198,6 +200,12 @@ WRONG_FIELDS = [
         ('divisions = ["closed", "open"]', 'divisions = "closed"'),
         "rounds.toml: [rule 1 (from v0.5)] divisions: expected a list of trimmed, "
         "non-empty strings (at least one), got 'closed'",
+    ),
+    (
+        "accuracy.toml",
+        ('reading = "any"', 'reading = "first"'),
+        "accuracy.toml: [round 1 (v0.5)] reading: expected one of 'any', "
+        "'per_model', got 'first'",
     ),
     (
         "upstream_commits.toml",

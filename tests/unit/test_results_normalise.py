@@ -119,6 +119,10 @@ def test_final_report_record_becomes_this_exact_row() -> None:
         # The accuracy text as the summary publishes it.
         "accuracy_upstream": "ROUGE1: 44.5439  ROUGE2: 22.1342  ROUGEL: 28.9124  "
         "TOKENS_PER_SAMPLE: 283.0",
+        "accuracy_note": None,
+        # The final-report layout declares no design power.
+        "design_power_watts_declared": None,
+        "design_power_note": None,
         # Every name declared composed (NFC).
         "names_composed": [],
         # Upstream marks it (v6.0 marks every Interactive result); it was measured.
@@ -376,3 +380,27 @@ def test_names_are_nfc_at_the_boundary() -> None:
     )
     # Which names arrived decomposed: Audit lists them (an NFC/NFD pair is seen).
     assert row["names_composed"] == ["submitter", "system_name", "platform"]
+
+
+def test_a_declared_design_power_is_kept_apart_and_validated() -> None:
+    """v6.1's design_power_watts: a declaration, kept as such, never a measurement."""
+    records = {
+        str(i): CHECKER | {"Platform": f"p{i}", "design_power_watts": watts}
+        for i, watts in enumerate([132000, "1450.5", -5, "NaN", "lots", None, 1e12])
+    }
+    results, rejected, _ = tables(records, release="v6.1", file="summary.json")
+    # A declaration that cannot be taken says why; the result itself stands.
+    assert rejected.is_empty()
+    got = results.sort("platform").select(
+        "design_power_watts_declared", "design_power_note", "power_value"
+    )
+    bounds = "in the plausible range [1e-06, 1e+09]; not taken"
+    assert got.rows() == [
+        (132000.0, None, None),
+        (1450.5, None, None),
+        (None, f"design_power_watts '-5' is not a positive number of Watts {bounds}", None),
+        (None, f"design_power_watts 'NaN' is not a positive number of Watts {bounds}", None),
+        (None, f"design_power_watts 'lots' is not a positive number of Watts {bounds}", None),
+        (None, None, None),
+        (None, f"design_power_watts '1000000000000' is not a positive number of Watts {bounds}", None),
+    ]  # fmt: skip

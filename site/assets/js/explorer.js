@@ -319,6 +319,33 @@
       return span;
     }
 
+    /* The reader's $ per million units (price × accelerator-hours), or why none. */
+    function moneyCell(cell) {
+      var row = cell.getRow().getData();
+      var value = cell.getValue();
+      if (typeof value === "number" && isFinite(value)) {
+        return document.createTextNode("$" + number(value));
+      }
+      var span = document.createElement("span");
+      span.className = "ledger-explorer__none";
+      span.textContent = "\u2014";
+      if (cell.getField() === "_energy_cost") {
+        if (typeof row.kwh_per_million_units !== "number") {
+          span.textContent = "not measured";
+          span.title = "MLPerf measured no power for this result; a declared " +
+            "design power is never used.";
+        } else {
+          span.title = "Enter an electricity price ($ per kWh) above the table.";
+        }
+      } else if (typeof row.accelerator_hours_per_million_units !== "number") {
+        span.title = show(row.cost_reason);
+      } else {
+        span.title = "Enter a price per accelerator-hour for " + show(row.accelerator) +
+          " above the table.";
+      }
+      return span;
+    }
+
     function resultCell(cell) {
       var row = cell.getRow().getData();
       var text = number(row.result_value) || "—";
@@ -457,6 +484,10 @@
         numeric("Accelerator-hours per million units", "accelerator_hours_per_million_units", {
           formatter: costCell,
         }),
+        {
+          title: "$ per million units", field: "_cost", formatter: moneyCell,
+          sorter: "number", hozAlign: "right", download: false,
+        },
         text("Division", "division"),
         text("Category", "category"),
         text("Availability", "availability"),
@@ -464,6 +495,10 @@
         {
           title: "Per joule", field: "_per_joule", formatter: energyCell, sorter: "number",
           hozAlign: "right", download: false,
+        },
+        {
+          title: "Electricity $ per million units", field: "_energy_cost",
+          formatter: moneyCell, sorter: "number", hozAlign: "right", download: false,
         },
         text("Software", "software", { maxWidth: 280 }),
         text("Result ID", "result_id", { maxWidth: 120 }),
@@ -588,6 +623,11 @@
       if (picked.length) params.set("compare", picked.join(","));
       if (gridShown) params.set("view", "grid");
       if (described) params.set("describe", "1");
+      // The reader's prices (the price form writes them; prices.js's form).
+      var current = new URLSearchParams(window.location.search);
+      ["price", "kwh"].forEach(function (name) {
+        if (current.get(name) !== null) params.set(name, current.get(name));
+      });
       var query = params.toString();
       var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
       if (url !== window.location.pathname + window.location.search + window.location.hash) {
@@ -868,6 +908,7 @@
         var energy = perJoule(row);
         row._per_joule = energy ? energy.value : null;
       });
+      var pricing = setUpPrices(rows);
       var cols = columns(guard);
       var sortable = cols.filter(function (c) { return c.visible !== false; })
         .map(function (c) { return c.field; });
@@ -1017,7 +1058,103 @@
       form.querySelector("[data-action=download]").addEventListener("click", function () {
         table.download("csv", "mlperf-ledger-explorer.csv", {}, "active");
       });
+      pricing.attach(table);
       root.__table = table;
+    }
+
+    /* ---- the reader's prices ------------------------------------------------------ */
+
+    /* The price form: one accelerator's price per hour at a time, and the
+       electricity price; the address and storage are prices.js's
+       (window.ledgerPrices), so a model page's link gives the same prices here. */
+    function setUpPrices(rows) {
+      var api = window.ledgerPrices;
+      var panel = root.querySelector(".ledger-explorer__prices");
+      var labels = new Map();
+      rows.forEach(function (row) {
+        var key = show(row.price_key);
+        // Only accelerators with accelerator-hours: a CPU-only row has none to price.
+        if (typeof row.accelerator_hours_per_million_units !== "number") return;
+        if (/^[a-z0-9-]+$/.test(key) && !labels.has(key)) labels.set(key, show(row.accelerator));
+      });
+      var state = api
+        ? api.read(function (key) { return labels.has(key); })
+        : { values: {}, kwh: null, refused: [] };
+      var table = null;
+
+      function apply() {
+        rows.forEach(function (row) {
+          var key = show(row.price_key);
+          var price = Object.prototype.hasOwnProperty.call(state.values, key)
+            ? state.values[key] : undefined;
+          var hours = row.accelerator_hours_per_million_units;
+          row._cost = price !== undefined && typeof hours === "number" ? price * hours : null;
+          var kwh = row.kwh_per_million_units;
+          row._energy_cost = state.kwh !== null && typeof kwh === "number" ? state.kwh * kwh : null;
+        });
+      }
+      apply();
+      if (!panel || !api) return { attach: function () {} };
+
+      var select = panel.querySelector("[data-price=accelerator]");
+      var hour = panel.querySelector("[data-price=hour]");
+      var kwhInput = panel.querySelector("[data-price=kwh]");
+      var said = panel.querySelector(".ledger-explorer__priced");
+      Array.from(labels.keys()).sort(function (a, b) {
+        return labels.get(a).localeCompare(labels.get(b), "en", { sensitivity: "base" });
+      }).forEach(function (key) { select.appendChild(new Option(labels.get(key), key)); });
+      if (state.kwh !== null) kwhInput.value = String(state.kwh);
+
+      function describe(note) {
+        var priced = Object.keys(state.values).sort().map(function (key) {
+          return labels.get(key) + " $" + state.values[key] + "/h";
+        });
+        if (state.kwh !== null) priced.push("electricity $" + state.kwh + "/kWh");
+        var text = priced.length ? "Priced: " + priced.join("; ") + "." : "No price entered.";
+        if (note) text += " " + note;
+        said.textContent = text;
+      }
+      describe(state.refused.length
+        ? "Ignored from the address: " + show(state.refused.join("; ")) + "." : "");
+
+      function save() {
+        var url = api.withPrices(window.location.href, state.values, state.kwh);
+        window.history.replaceState(window.history.state, "", url);
+        var page = {};
+        labels.forEach(function (_, key) { page[key] = true; });
+        api.remember(page, state.values, state.kwh);
+        apply();
+        if (table) table.setData(rows);
+      }
+
+      select.addEventListener("change", function () {
+        var value = state.values[select.value];
+        hour.value = value === undefined ? "" : String(value);
+      });
+      panel.addEventListener("submit", function (event) { event.preventDefault(); });
+      panel.addEventListener("change", function (event) {
+        var input = event.target;
+        if (input !== hour && input !== kwhInput) return;
+        var text = input.value.trim();
+        var value = text === "" ? null : api.price(text);
+        if (text !== "" && value === null) {
+          describe("Ignored: \u201c" + show(text) + "\u201d is not a positive number.");
+          return;
+        }
+        if (input === kwhInput) {
+          state.kwh = value;
+        } else if (select.value) {
+          if (value === null) delete state.values[select.value];
+          else state.values[select.value] = value;
+        } else {
+          describe("Choose the accelerator this price is for.");
+          return;
+        }
+        save();
+        describe("");
+      });
+      panel.hidden = false;
+      return { attach: function (t) { table = t; } };
     }
 
     function load() {

@@ -251,3 +251,43 @@ def test_descriptions_ship_normalised_beside_declared_and_say_what_is_missing() 
     assert plain["undescribed"]["cooling_kind"] == ["v4.1", "v5.1", "v10.0"]
     # Placeholders declare nothing: the script says "not declared" for them.
     assert {"", "n/a", "-"} <= set(data["no_value"])
+
+
+def test_each_row_names_the_key_its_price_goes_by_as_on_the_model_pages() -> None:
+    rows = frame(
+        result(),
+        result(
+            result_key="5.1-0009:llama2-70b-99:Offline",
+            accelerator_name="NVIDIA GB300",
+        ),
+        result(
+            result_key="5.1-0010:resnet:Offline",
+            benchmark="resnet",
+            total_accelerators=0,
+            accelerator_name=None,
+            result_per_accelerator=None,
+        ),
+    )
+    data = _decoded(explorer_data.explorer_data(rows))
+    keys = {r["result_key"]: r["price_key"] for r in data["data"]}
+    assert keys == {
+        "5.1-0001:llama2-70b-99:Offline": "amd-instinct-mi300x-192gb-hbm3",
+        "5.1-0009:llama2-70b-99:Offline": "nvidia-gb300",
+        # CPU only: keyed like any label, and never priced (no accelerator-hours).
+        "5.1-0010:resnet:Offline": "cpu-only-amd-epyc-9575f-64-core-processor",
+    }
+    assert data["columns"][-1] == "price_key"
+
+
+def test_the_first_screen_shows_accelerator_hours_without_javascript() -> None:
+    rows = explorer_data.explorer_rows(_three())
+    first = explorer_data.first_screen(rows)
+    # 10^6 / (3600 × 27,803.9 / 8), the AMD row.
+    assert 'data-label="Accelerator-hours per million units">0.0799248</td>' in first
+    # The price form is in the page, hidden until the script fills it.
+    page = explorer.explorer_page(3, first=first)
+    assert '<form class="ledger-explorer__prices" aria-label="Your prices" ' in page
+    assert 'autocomplete="off" hidden>' in page
+    assert 'data-price="kwh"' in page and 'data-price="hour"' in page
+    assert "Derived, not an MLPerf result." in page
+    assert "stay out of the CSV" in page

@@ -7,7 +7,7 @@ import pytest
 from pipeline.render import model_pages
 from pipeline.render.engine import Writer
 from pipeline.render.model import Model
-from pipeline.render.model_views import price_keys
+from pipeline.render.model_views import price_keys, ranking_cells, ranking_rows
 from pipeline.render.pages import write_pages
 from pipeline.render.site_data import SiteData, with_accelerators
 from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result, unlabelled
@@ -28,7 +28,8 @@ def amd(scenario: str, value: float, **overrides: object) -> dict:
 
 ROWS = (
     amd("Offline", 32000.0),
-    amd("Server", 24000.0),
+    # Measured power (average Watts): 6000 W / 24000 tokens/s = 0.25 J per token.
+    amd("Server", 24000.0, power_value=6000.0, power_unit="Watts"),
     # A bigger system, better per accelerator: ranked first, whatever its size.
     amd(
         "Server",
@@ -37,6 +38,8 @@ ROWS = (
         submitter="Other",
         total_accelerators=16,
         result_per_accelerator=72000.0 / 16,
+        # Declared, not measured: shown as such, never an energy.
+        design_power_watts_declared=14000.0,
     ),
     # Open division, another model: ranked apart, the model named.
     amd(
@@ -140,7 +143,8 @@ def test_hostile_names_stay_text_and_unsafe_links_are_dropped(site: Writer) -> N
 
 def test_price_form_has_one_input_per_accelerator(site: Writer) -> None:
     page = (site.out_dir / "models" / "llama2-70b-99.md").read_text()
-    assert page.count("<input ") == 2
+    # One per accelerator, and the electricity price (a result here has power).
+    assert page.count("<input ") == 3
     assert 'data-price-key="amd-instinct-mi300x-192gb-hbm3"' in page
     assert "derived, not an MLPerf result" in page
     assert "<noscript>" in page
@@ -152,3 +156,44 @@ def test_price_keys_are_slugs_unique_per_page() -> None:
         "NVIDIA  GB300": "nvidia-gb300",
         "NVIDIA GB300": "nvidia-gb300-x",
     }
+
+
+def test_energy_is_shown_for_measured_power_only_and_declared_power_as_declared(
+    site: Writer,
+) -> None:
+    page = (site.out_dir / "models" / "llama2-70b-99.md").read_text()
+    first, second = _rows(page, "### v5.1 Server · closed")
+    # 0.25 J per token × 10^6 / 3.6·10^6 = 0.0694444 kWh per million tokens.
+    assert (
+        '>0.0694444<br><small class="ledger-energy-cost" '
+        'data-kwh="0.06944444444444443">—</small></td>'
+    ) in second
+    assert (
+        ">not measured<br><small>declared design power 14,000 W: not measured; "
+        "never used for energy or performance per watt</small></td>"
+    ) in first
+    assert "ledger-energy-cost" not in first
+    # The electricity input is on the page, with its formula and "derived".
+    assert 'name="kwh" data-electricity' in page
+    assert (
+        "<code>electricity $ per million tokens = kWh per million tokens × price per "
+        "kWh</code>, for results with MLPerf-measured power only: derived, not an "
+        "MLPerf result."
+    ) in page
+    assert "<code>kwh&#95;per&#95;million&#95;units × price per kWh</code>" in page
+
+
+def test_a_page_without_measured_power_has_no_electricity_input() -> None:
+    rows = frame(amd("Offline", 32000.0))
+    data = ranking_cells(ranking_rows(with_accelerators(rows), rows))
+    form = model_pages._price_form(data)
+    assert "data-price-key" in form
+    assert "data-electricity" not in form
+    assert "MLPerf measured no power for any result on this page" in (
+        model_pages._energy_words(data)
+    )
+    # No energy column then: it would say "not measured" on every row.
+    assert not model_pages._has_energy(data)
+    page = model_pages.model_page("llama2-70b-99", "models/x.md", ("v5.1",), data)
+    text = str(page.files[0].content)
+    assert "not measured" not in text and "kWh per million tokens<br>" not in text
