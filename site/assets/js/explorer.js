@@ -1129,7 +1129,7 @@
 
       select.addEventListener("change", function () {
         var value = state.values[select.value];
-        hour.value = value === undefined ? "" : String(value);
+        hour.value = value === undefined ? "" : value;  // a number the reader gave
       });
       panel.addEventListener("submit", function (event) { event.preventDefault(); });
       panel.addEventListener("change", function (event) {

@@ -75,6 +75,8 @@ def _page(url: str) -> SimpleNamespace:
     return SimpleNamespace(url=url, meta={})
 
 
+#: A build with Material, the site's theme (the hooks leave other themes alone).
+MATERIAL_CONFIG = {"theme": SimpleNamespace(name="material"), "site_url": ""}
 #: Material's bundle as its base template loads it at the end of every page.
 MATERIAL = '<script src="../assets/javascripts/bundle.a5f9d56c.min.js"></script>'
 
@@ -162,7 +164,7 @@ def test_materials_bundle_is_left_inert_for_material_js_to_load_on_a_first_move(
         + ('<script src="../assets/js/material.js" defer></script></body></html>')
     )
     out = mkdocs_hooks.on_post_page(
-        page, page=_page("generated/latest.html"), config={}
+        page, page=_page("generated/latest.html"), config=MATERIAL_CONFIG
     )
     assert '<script src="../assets/javascripts/bundle' not in out
     assert (
@@ -177,7 +179,7 @@ def test_a_page_without_materials_bundle_is_an_error_not_half_deferred() -> None
         mkdocs_hooks.on_post_page(
             "<html><body><p>x</p></body></html>",
             page=_page("generated/latest.html"),
-            config={},
+            config=MATERIAL_CONFIG,
         )
     assert str(error.value) == (
         "generated/latest.html: expected Material's bundle script 1 time(s), found "
@@ -192,7 +194,9 @@ def test_tables_are_wrapped_as_material_wraps_them_before_it_runs() -> None:
         "<html><body><article><table>\n<tr><td>1</td></tr></table>"
         '<table class="x"><tr><td>2</td></tr></table></article>' + MATERIAL + "</body>"
     )
-    out = mkdocs_hooks.on_post_page(page, page=_page("generated/a.html"), config={})
+    out = mkdocs_hooks.on_post_page(
+        page, page=_page("generated/a.html"), config=MATERIAL_CONFIG
+    )
     assert (
         '<article><div class="md-typeset__scrollwrap" data-ledger-wrap>'
         '<div class="md-typeset__table"><table>\n<tr><td>1</td></tr></table></div></div>'
