@@ -150,9 +150,12 @@ def description_tables(described: pl.DataFrame) -> pl.DataFrame:
         "c_th",
     )
     counted = names.group_by("system_id").len("_rows")
+    # Its columns: "Field" and one per round that describes the system.
+    columned = rounds.group_by("system_id").len("_rounds")
     tables = (
         body.join(head, on="system_id")
         .join(counted, on="system_id")
+        .join(columned, on="system_id")
         .select(
             "system_id",
             c_described=deferred(
@@ -163,6 +166,7 @@ def description_tables(described: pl.DataFrame) -> pl.DataFrame:
                     safe.col("c_tr"),
                 ),
                 pl.col("_rows"),
+                pl.col("_rounds") + 1,
             ).cell(),
         )
     )

@@ -516,8 +516,10 @@ def html_table(
 #: From this many rows on, a table's styling and layout wait until it is near the
 #: screen (``html_table_of_rows``).
 DEFERRED_FROM_ROWS = 10
-#: The height (em) a deferred table holds per row before it is laid out.
-DEFERRED_ROW_EM = 2.5
+#: What a deferred block holds: its table's rows and columns, from which ledger.css
+#: guesses the height it holds before it is laid out (a row's line on a desk, a card
+#: of a line per column on a phone).
+DEFERRED_STYLE = "--ledger-rows: {}; --ledger-cols: {}"
 #: Controls a table's cells may hold besides links. Inside a block that waits off
 #: screen they cannot be hit-tested, so accessibility checkers (axe's target-size,
 #: in Lighthouse) find them "obscured": such tables are never deferred.
@@ -558,12 +560,10 @@ def html_table_of_rows(
     # Off screen, a long table is neither styled nor laid out until a reader scrolls
     # near it (``content-visibility: auto`` in ledger.css): on a phone, styling every
     # row of Latest at load was two thirds of its main-thread time. The height it
-    # holds meanwhile is a guess from its rows; the browser keeps the real one after.
-    guess = DEFERRED_ROW_EM * rows.len() + DEFERRED_ROW_EM
-    return Md(
-        f'<div class="ledger-deferred" style="contain-intrinsic-size: auto {guess}em">'
-        f"\n{table}\n</div>\n\n"
-    )
+    # holds meanwhile is a guess from its rows and columns (a phone stacks each row
+    # into a card); the browser keeps the real one after.
+    style = DEFERRED_STYLE.format(rows.len(), len(columns))
+    return Md(f'<div class="ledger-deferred" style="{style}">\n{table}\n</div>\n\n')
 
 
 def stringify(frame: pl.DataFrame) -> pl.DataFrame:
@@ -607,17 +607,20 @@ def group_cells(
     )
 
 
-def deferred(table: MdExpr, rows: pl.Expr) -> MdExpr:
+def deferred(table: MdExpr, rows: pl.Expr, columns: pl.Expr) -> MdExpr:
     """Each row's table ended as ``html_table_of_rows`` ends one.
 
     From ``DEFERRED_FROM_ROWS`` rows on, in the block that waits off screen; then a
-    blank line. ``table``: each table without it; ``rows``: its body rows.
+    blank line. ``table``: each table without it; ``rows`` and ``columns``: its body
+    rows and its columns.
     """
-    guess = (rows.cast(pl.Float64) * DEFERRED_ROW_EM + DEFERRED_ROW_EM).cast(pl.String)
+    before, between = DEFERRED_STYLE.split("{}")[:2]
     wrapped = pl.concat_str(
-        pl.lit('<div class="ledger-deferred" style="contain-intrinsic-size: auto '),
-        guess,
-        pl.lit('em">\n'),
+        pl.lit(f'<div class="ledger-deferred" style="{before}'),
+        rows.cast(pl.String),
+        pl.lit(between),
+        columns.cast(pl.String),
+        pl.lit('">\n'),
         table.markup,
         pl.lit("\n</div>\n\n"),
     )
@@ -660,4 +663,6 @@ def html_tables_by(
             pl.lit("\n</tbody>\n</table>"),
         )
     )
-    return grouped.select(by, deferred(table, pl.col("_rows")).cell(name))
+    return grouped.select(
+        by, deferred(table, pl.col("_rows"), pl.lit(len(columns))).cell(name)
+    )

@@ -128,15 +128,20 @@ def test_a_table_sliced_from_rows_formatted_once_is_the_same_table() -> None:
     assert html_table_of_rows(rows.clear()["c_row"], columns) == ""
 
 
-def test_long_tables_wait_off_screen_holding_a_height_from_their_rows() -> None:
+def test_long_tables_wait_off_screen_holding_a_height_from_rows_and_columns() -> None:
     # From ten rows on, a table sits in a content-visibility block (ledger.css):
-    # a phone styles and lays it out only when a reader scrolls near it.
-    columns = {"k": "System"}
-    nine = html_table(pl.DataFrame({"k": [f"s{i}" for i in range(9)]}), columns)
+    # a phone styles and lays it out only when a reader scrolls near it, meanwhile
+    # holding a height ledger.css guesses from the rows and columns named here.
+    columns = {"k": "System", "v": "Result"}
+    nine = html_table(
+        pl.DataFrame({"k": [f"s{i}" for i in range(9)], "v": list(range(9))}), columns
+    )
     assert nine.startswith("<table>") and "ledger-deferred" not in nine
-    ten = html_table(pl.DataFrame({"k": [f"s{i}" for i in range(10)]}), columns)
+    ten = html_table(
+        pl.DataFrame({"k": [f"s{i}" for i in range(10)], "v": list(range(10))}), columns
+    )
     assert ten.startswith(
-        '<div class="ledger-deferred" style="contain-intrinsic-size: auto 27.5em">\n'
+        '<div class="ledger-deferred" style="--ledger-rows: 10; --ledger-cols: 2">\n'
         "<table>\n"
     )
     assert ten.endswith("</table>\n</div>\n\n")
@@ -146,7 +151,7 @@ def test_long_tables_wait_off_screen_holding_a_height_from_their_rows() -> None:
         pl.DataFrame({"k": [f"s{i}" for i in range(10)]}).with_columns(
             k=disclosure(pl.col("k") + pl.lit(" more" * 40), 20).cell()
         ),
-        columns,
+        {"k": "System"},
     )
     assert "<details" in folded and "ledger-deferred" not in folded
 
