@@ -241,3 +241,37 @@ def interactivity_points(table: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
             )
         )
     return pl.concat(parts)
+
+
+def latency_bounded_systems(
+    results: pl.LazyFrame,
+    *,
+    limits: pl.DataFrame | None = None,
+    **options: Unpack[AnalysisOptions],
+) -> pl.LazyFrame:
+    """Per round of a benchmark bounded by end-to-end latency: its systems.
+
+    Such a benchmark (qwen3-vl-235b-a22b) answers in queries or samples, not
+    Tokens/s, so ``interactivity`` has no row of it; the limits table still counts
+    its systems with a Server or Interactive result, as it counts an LLM's.
+
+    Returns:
+        release, benchmark, has_server, has_interactive and systems (``SYSTEM_KEYS``)
+        of every round with such results.
+    """
+    table = limits if limits is not None else limits_frame()
+    bounded = table.filter(pl.col("latency_ms").is_not_null())["benchmark"].unique()
+    rows = prepare(results, Options(**options)).filter(
+        pl.col("benchmark").is_in(bounded.implode())
+        & pl.col("scenario").is_in(["Server", "Interactive"])
+        & pl.col("result_value").is_not_null()
+    )
+    return (
+        rows.group_by("release", "benchmark")
+        .agg(
+            (pl.col("scenario") == "Server").any().alias("has_server"),
+            (pl.col("scenario") == "Interactive").any().alias("has_interactive"),
+            pl.struct(SYSTEM_KEYS).n_unique().cast(pl.UInt32).alias("systems"),
+        )
+        .sort("release", "benchmark")
+    )

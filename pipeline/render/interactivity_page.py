@@ -22,6 +22,7 @@ from pipeline.analysis.interactivity import (
     UNIT,
     interactivity,
     interactivity_points,
+    latency_bounded_systems,
 )
 from pipeline.labels import display_name
 from pipeline.latency_limits import limits_frame
@@ -311,7 +312,16 @@ def _draft(model: Model, draft: Draft) -> None:
             "instead); — where the scenario does not "
             "exist in that round. Rounds with LLM results whose limits no reviewed "
             f'source gives say "{NOT_REGISTERED}".\n',
-            limits_table(index, registry, table),
+            limits_table(
+                index,
+                registry,
+                table,
+                latency_bounded_systems(model.data.results.lazy(), limits=registry)
+                .collect()
+                .with_columns(
+                    display_name(pl.col(c)).alias(c) for c in ("release", "benchmark")
+                ),
+            ),
             *(
                 [
                     Md(

@@ -32,11 +32,18 @@ CHART_SYSTEMS = 10
 NOT_REGISTERED = "not in the registry"
 
 
-def limits_table(page: str, registry: pl.DataFrame, table: pl.DataFrame) -> str:
+def limits_table(
+    page: str,
+    registry: pl.DataFrame,
+    table: pl.DataFrame,
+    bounded: pl.DataFrame | None = None,
+) -> str:
     """Every round and LLM benchmark: its Server and Interactive limits and source.
 
     A scenario with results but no registered limit says so; "—" means the round
-    has neither a limit nor a result for that scenario.
+    has neither a limit nor a result for that scenario. ``bounded``: the systems of
+    benchmarks bounded by end-to-end latency (``latency_bounded_systems``), which
+    ``table`` (Tokens/s results) does not hold.
     """
     keys = ["release", "benchmark"]
 
@@ -57,6 +64,8 @@ def limits_table(page: str, registry: pl.DataFrame, table: pl.DataFrame) -> str:
         pl.col("interactive_value").is_not_null().any().alias("has_interactive"),
         pl.len().alias("systems"),
     )
+    if bounded is not None:
+        seen = pl.concat([seen, bounded.select(seen.columns).cast(seen.schema)])
     rows = (
         side("Server")
         .join(side("Interactive"), on=keys, how="full", coalesce=True)
@@ -125,8 +134,8 @@ def limits_table(page: str, registry: pl.DataFrame, table: pl.DataFrame) -> str:
         {
             "c_release": "Round",
             "c_benchmark": "Benchmark",
-            "c_server": "Server TTFT · TPOT",
-            "c_interactive": "Interactive TTFT · TPOT",
+            "c_server": "Server limit (TTFT · TPOT or end-to-end)",
+            "c_interactive": "Interactive limit (TTFT · TPOT or end-to-end)",
             "c_source": "Source",
             "c_systems": "Systems",
         },

@@ -8,6 +8,7 @@ from pipeline.analysis.interactivity import (
     INTERACTIVITY_SCHEMA,
     interactivity,
     interactivity_points,
+    latency_bounded_systems,
 )
 from pipeline.latency_limits import LIMITS_SCHEMA
 from tests.unit.analysis.helpers import MIXED, frame, row
@@ -138,4 +139,29 @@ def test_points_sit_at_the_token_rate_per_user_and_skip_mixed_systems() -> None:
         ("Offline", 0.0, 1000.0, "o"),
         ("Server", 5.0, 750.0, "s"),
         ("Interactive", 25.0, 500.0, "i"),
+    ]
+
+
+def test_a_benchmark_bounded_end_to_end_counts_its_systems_in_queries() -> None:
+    # qwen3-vl-235b-a22b answers in Queries/s, so interactivity() has no row of it;
+    # the limits table counted "none in the ledger" for 47 real v6.1 results.
+    bounded = pl.DataFrame(
+        {"release": ["v6.1"], "benchmark": ["qwen3"], "scenario": ["Server"],
+         "latency_ms": [12000.0]},
+        schema={k: LIMITS_SCHEMA[k] for k in
+                ("release", "benchmark", "scenario", "latency_ms")},
+    )  # fmt: skip
+    qwen = {"benchmark": "qwen3", "model_upstream": "qwen3", "result_unit": "Queries/s"}
+    results = frame(
+        row(release="v6.1", scenario="Offline", **qwen),
+        row(release="v6.1", scenario="Server", **qwen),
+        row(release="v6.1", scenario="Interactive", **qwen),
+        row(release="v6.1", scenario="Server", platform="other", **qwen),
+        row(release="v6.0", scenario="Server", **qwen),  # a round not registered
+        row(release="v6.1", scenario="Server"),  # a Tokens/s benchmark: not here
+    )
+    got = latency_bounded_systems(results, limits=bounded).collect()
+    assert got.rows() == [
+        ("v6.0", "qwen3", True, False, 1),
+        ("v6.1", "qwen3", True, True, 2),
     ]
