@@ -306,7 +306,8 @@ def _draft(model: Model, draft: Draft) -> None:
                 not_registered=NOT_REGISTERED,
             ),
             "\n## Latency limits per round\n",
-            "TTFT and TPOT limits (99th percentile) of each LLM benchmark's Server and "
+            'TTFT and TPOT limits (99th percentile, "TTFT · TPOT") of each LLM '
+            "benchmark's Server and "
             "Interactive scenarios, newest round first (a benchmark answered whole, "
             "qwen3-vl-235b-a22b, is bounded by its end-to-end query latency "
             "instead); — where the scenario does not "

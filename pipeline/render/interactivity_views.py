@@ -134,8 +134,8 @@ def limits_table(
         {
             "c_release": "Round",
             "c_benchmark": "Benchmark",
-            "c_server": "Server limit (TTFT · TPOT or end-to-end)",
-            "c_interactive": "Interactive limit (TTFT · TPOT or end-to-end)",
+            "c_server": "Server limit",
+            "c_interactive": "Interactive limit",
             "c_source": "Source",
             "c_systems": "Systems",
         },
