@@ -50,31 +50,39 @@ def pytest_configure(config: pytest.Config) -> None:
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
-#: Test files that take longest, longest first (seconds of one 2-core run, serial,
-#: measured with ``--durations``). ``make test`` hands files to its two workers in
-#: collection order (``--no-loadscope-reorder``), so these start first and the
-#: short files fill the gaps at the end. xdist's default order (most tests first)
+#: Test files that take longest, longest first. ``make test`` hands files to its two
+#: workers in collection order (``--no-loadscope-reorder``), so these start first and
+#: the short files fill the gaps at the end. xdist's default order (most tests first)
 #: started them last: a 70 s file beginning when the other worker had nothing left
-#: was minutes of one idle core. The two page parts and the full-history build
-#: lead, so the worker that builds the shared site (``built_site``) is not waited
-#: for by the other, which builds the full history meanwhile.
+#: was minutes of one idle core. The shared site's first page part leads (its
+#: worker builds ``built_site``), beside the git source's cold build, which shares
+#: nothing with it. The full-history build comes third, so it starts once the
+#: shared site is built: the chart pictures both draw (186 of its 744 SVGs, the same
+#: spec and data) are then read from the run's machine cache, not drawn twice at
+#: once on both cores. Files that need ``built_site`` come after it is built.
 LONGEST_FIRST = (
-    # Measured with --durations on a fresh 2-core clone (setup + calls per file).
-    "tests/browser/test_page_checks_even.py",  # ~155 s: the shared site and visits
-    "tests/browser/test_full_history.py",  # ~150 s: its own full-history build
-    "tests/integration/test_git_source.py",  # ~150 s
-    "tests/integration/test_no_missed_change.py",  # ~125 s
-    "tests/integration/test_at_least_once.py",  # ~95 s
-    "tests/browser/test_a11y.py",  # ~90 s
-    "tests/browser/test_page_checks_odd.py",  # ~85 s
-    "tests/integration/test_update_e2e.py",  # ~75 s
-    "tests/integration/test_hostile_canonical.py",  # ~60 s
+    # Seconds per file (setup + calls) of one `make test` with --durations on a
+    # 2-core machine shared with other jobs (1145 s wall); a quiet one takes ~0.6x.
+    "tests/browser/test_page_checks_even.py",  # ~245 s: the shared site and visits
+    "tests/integration/test_git_source.py",  # ~280 s
+    "tests/browser/test_full_history.py",  # ~275 s: its own full-history build
+    "tests/integration/test_no_missed_change.py",  # ~170 s
+    "tests/integration/test_at_least_once.py",  # ~150 s
+    "tests/integration/test_update_e2e.py",  # ~140 s
+    "tests/integration/test_hostile_canonical.py",  # ~115 s
+    "tests/browser/test_page_checks_odd.py",  # ~100 s
+    "tests/browser/test_a11y.py",  # ~95 s
+    "tests/unit/render/test_hostile_everywhere.py",  # ~80 s
+    "tests/integration/test_extreme_values.py",  # ~50 s
+    "tests/browser/test_explorer.py",  # ~50 s
+    "tests/integration/test_ingest_pipeline.py",  # ~50 s
+    "tests/integration/test_reproducible.py",  # ~35 s
     "tests/browser/test_site.py",  # ~30 s
-    "tests/integration/test_reproducible.py",  # ~25 s
-    "tests/integration/test_one_source.py",  # ~20 s
-    "tests/integration/test_ingest_pipeline.py",  # ~12 s
-    "tests/integration/test_quiet_update.py",  # ~12 s
-    "tests/browser/test_explorer.py",  # ~10 s
+    "tests/browser/test_systems.py",  # ~25 s
+    "tests/integration/test_one_source.py",  # ~25 s
+    "tests/integration/test_one_run.py",  # ~25 s
+    "tests/integration/test_hostile_summary_published.py",  # ~20 s
+    "tests/browser/test_subpath.py",  # ~15 s
 )
 
 

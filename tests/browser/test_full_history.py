@@ -172,7 +172,12 @@ def test_compare_link_round_trips(
     open_explorer(page)
     page.locator(".ledger-explorer__pick").first.evaluate("b => b.click()")
     page.fill("input[name=q]", new["result_key"])
-    page.wait_for_timeout(400)
+    # The search runs 200 ms after the last key: wait till it lists B first (a
+    # fixed pause was waited in full, and could end before the search under load).
+    page.wait_for_function(
+        "key => document.querySelector('.ledger-explorer__pick')?.dataset.key === key",
+        arg=new["result_key"],
+    )
     page.locator(".ledger-explorer__pick").first.evaluate("b => b.click()")
     shared = page.url
     assert "compare=" in shared
