@@ -14,6 +14,15 @@ import polars as pl
 
 from pipeline.render import explorer_data
 from pipeline.render.escape import escape
+from pipeline.render.model import Slugs
+from pipeline.render.release_views import (
+    _open_division,
+    ranked,
+    release_benchmark_pages,
+    result_cells,
+)
+from pipeline.render.site_data import with_accelerators
+from pipeline.render.spec import Draft
 from pipeline.render.tables import NO_ACCURACY, cell_label
 from tests.unit.render.conftest import frame, result
 
@@ -68,3 +77,43 @@ def test_explorer_data_ships_accuracy_verbatim_for_the_script() -> None:
     assert shipped == {
         "AMD": PUBLISHED, "Krai": None, "Evil": HOSTILE, "Closed Co": None,
     }  # fmt: skip
+
+
+def _benchmark_page(rows: pl.DataFrame) -> str:
+    draft = Draft()
+    slugs = Slugs({"releases": {"v5.1": "v5-1"}, "benchmarks": {"llama2-70b-99": "l"}})
+    cells = result_cells(ranked(with_accelerators(rows)))
+    (rel,) = release_benchmark_pages(draft, slugs, "v5.1", cells).values()
+    (page,) = [f.content for f in draft.done().files if f.rel == rel]
+    return page
+
+
+def test_open_division_rows_show_their_accuracy_and_closed_tables_do_not() -> None:
+    page = _benchmark_page(_rows())
+    closed, open_ = page.split("## Offline · open")
+    assert "Accuracy (as published)" not in closed
+    assert _cell(open_, "AMD") == f"<small>{escape(PUBLISHED)}</small>"
+    assert _cell(open_, "Krai") == "not in the source this site read"
+    assert _cell(open_, "Evil") == f"<small>{escape(HOSTILE)}</small>"
+    assert "<img" not in page and "](javascript" not in page
+
+
+def test_the_release_page_counts_open_rows_with_published_accuracy() -> None:
+    slugs = Slugs({"releases": {"v5.1": "v5-1"}, "benchmarks": {"llama2-70b-99": "l"}})
+    cells = result_cells(ranked(with_accelerators(_rows())))
+    section = "".join(
+        _open_division(
+            slugs,
+            "generated/releases/v5-1.md",
+            "v5.1",
+            cells.filter(pl.col("division") != "closed"),
+        )
+    )
+    assert "accuracy is what differs" in section
+    assert "*not in the source this site read*" in section
+    assert "| With published accuracy |" in section
+    # Three open rows, two of which publish an accuracy.
+    assert (
+        '<span data-label="Rows"></span>3 | '
+        '<span data-label="With published accuracy"></span>2 |'
+    ) in section
