@@ -251,6 +251,11 @@ which rounds publish none): it is what a citation names, while the result key is
 this site's identifier. The CSV's `citation` column and a comparison's **How to
 cite** row give the line to cite a result by (round, division, category, ID,
 publication date, source), following MLCommons' messaging guidelines.
+**Accuracy (as published)** is the accuracy of the result's accuracy run as
+upstream wrote it (the summary's Accuracy field, or the raw tree's `accuracy.txt`),
+beside the result: in the open division, where a submitter may change the model,
+accuracy is what differs. A result whose round's source, as this site read it, has
+none says *not in the source this site read*.
 
 Press **compare**, the first button of a row, on two rows (in any rounds) to see them
 side by side, with the ratio when they can be compared and why not when they cannot,

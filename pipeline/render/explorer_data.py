@@ -22,7 +22,7 @@ from pipeline.render.model_views import price_keys
 from pipeline.render.safe import Md
 from pipeline.render.site_data import release_order, with_accelerators
 from pipeline.render.system_ids import families
-from pipeline.render.tables import html_table, number
+from pipeline.render.tables import accuracy_cell, html_table, number
 from pipeline.transform.descriptions import NORMALISED, with_normalised
 from pipeline.transform.systems import with_system_id
 
@@ -55,6 +55,10 @@ COLUMNS: dict[str, pl.DataType] = {
     # Open division only: model, declared weight types and platform lineage, which
     # must be equal for two results to be one model as run (benchmarks.toml).
     "model_as_run": pl.String(),
+    # The accuracy of the result's accuracy run, as upstream wrote it (the summary's
+    # Accuracy, a raw tree's accuracy.txt), and why a file that was read gave none.
+    "accuracy_upstream": pl.String(),
+    "accuracy_note": pl.String(),
     "result_key": pl.String(),
     # Upstream's official result ID, what a citation names (null where the round
     # publishes none), and the line to cite the result by (``cite.citation``).
@@ -131,7 +135,7 @@ NORMALISED_FROM = {
 #: ``RESULTS_SCHEMA``); they ship as nulls.
 OPTIONAL = (
     "category", "platform", "power_value", "power_unit", "model_upstream",
-    "weight_data_types", "result_id",
+    "weight_data_types", "result_id", "accuracy_upstream", "accuracy_note",
 )  # fmt: skip
 
 
@@ -271,6 +275,9 @@ _FIRST_COLUMNS = {
     "benchmark": "Benchmark",
     "scenario": "Scenario",
     "c_result": "Result",
+    # Beside the result, as upstream wrote it: in the open division, accuracy is
+    # what differs.
+    "c_accuracy": "Accuracy (as published)",
     "submitter": "Submitter",
     "system_name": "System",
     "c_accelerators": "Accelerators",
@@ -312,6 +319,7 @@ def first_screen(rows: pl.DataFrame) -> Md:
             safe.numeric(number(pl.col("accelerator_hours_per_million_units"))),
             "—",
         ).cell(),
+        c_accuracy=accuracy_cell(pl.col("accuracy_upstream")).cell(),
     )
     return html_table(shown, _FIRST_COLUMNS, ("c_result", "c_hours"), searchable=False)
 

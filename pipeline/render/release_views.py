@@ -38,6 +38,8 @@ from pipeline.render.site_data import is_accelerator_type, system_label, systems
 from pipeline.render.spec import Draft, Section
 from pipeline.render.system_ids import system_link
 from pipeline.render.tables import (
+    NO_ACCURACY,
+    accuracy_cell,
     badge_counts,
     disclosure,
     external_link,
@@ -75,6 +77,26 @@ RESULT_COLUMNS = {
 #: Right-aligned columns of the result tables.
 RESULT_NUMERIC = ("c_rank", "c_result", "c_per_accelerator")
 
+#: The result tables of the open division (and any other outside the closed one):
+#: the accuracy upstream published stands beside each result, since there a
+#: submitter may change the model and accuracy is what differs.
+OPEN_RESULT_COLUMNS = {
+    "c_rank": "#",
+    "c_submitter": "Submitter",
+    "c_system": "System",
+    "c_chips": "Accelerators",
+    "c_result": "Result",
+    "c_accuracy": "Accuracy (as published)",
+    "c_per_accelerator": "Per accelerator",
+    "c_software": "Software",
+    "c_availability": "Availability",
+}
+
+
+def _is_closed() -> pl.Expr:
+    """Rows of the closed division, whose tables keep ``RESULT_COLUMNS``."""
+    return pl.col("division") == "closed"
+
 
 def result_cells(frame: pl.DataFrame) -> pl.DataFrame:
     """Display cells of ranked canonical results, computed once for every page.
@@ -107,15 +129,28 @@ def result_cells(frame: pl.DataFrame) -> pl.DataFrame:
         .cell(),
         c_software=disclosure(pl.col("software").fill_null("not stated")).cell(),
         c_availability=pl.col("availability"),
+        c_accuracy=accuracy_cell(
+            pl.col("accuracy_upstream")
+            if "accuracy_upstream" in frame.columns
+            else pl.lit(None, pl.String)
+        ).cell(),
     )
     return cells.with_columns(
-        c_row=html_row(cells.schema, RESULT_COLUMNS, RESULT_NUMERIC)
+        c_row=pl.when(_is_closed())
+        .then(html_row(cells.schema, RESULT_COLUMNS, RESULT_NUMERIC))
+        .otherwise(html_row(cells.schema, OPEN_RESULT_COLUMNS, RESULT_NUMERIC))
     )
 
 
 def _result_table(cells: pl.DataFrame) -> str:
-    """Ranked canonical results (from ``result_cells``) as a sortable table."""
-    return html_table_of_rows(cells["c_row"], RESULT_COLUMNS, RESULT_NUMERIC)
+    """Ranked canonical results (from ``result_cells``) as a sortable table.
+
+    A table outside the closed division has the published accuracy column too
+    (``OPEN_RESULT_COLUMNS``); each table holds one division.
+    """
+    closed = cells.height > 0 and cells["division"][0] == "closed"
+    columns = RESULT_COLUMNS if closed else OPEN_RESULT_COLUMNS
+    return html_table_of_rows(cells["c_row"], columns, RESULT_NUMERIC)
 
 
 def ranked(results: pl.DataFrame) -> pl.DataFrame:
@@ -360,9 +395,18 @@ def release_page(
 def _open_division(
     slugs: Slugs, page: str, release: str, rows: pl.DataFrame
 ) -> list[str]:
-    """One line per benchmark with results outside the closed division, linked."""
+    """One line per benchmark with results outside the closed division, linked.
+
+    Each line counts the rows whose accuracy upstream published: each benchmark
+    page shows it beside every such result (``OPEN_RESULT_COLUMNS``).
+    """
     if rows.height == 0:
         return []
+    accuracy = (
+        pl.col("accuracy_upstream").str.strip_chars() != ""
+        if "accuracy_upstream" in rows.columns
+        else pl.lit(False)
+    )
     links = {
         b: page_link(page, release_benchmark_page(slugs, release, b))
         for b in rows["benchmark"].unique().to_list()
@@ -373,11 +417,13 @@ def _open_division(
             pl.len().alias("rows"),
             pl.col("division").unique().sort().alias("divisions"),
             pl.col("scenario").unique().sort().alias("scenarios"),
+            accuracy.fill_null(False).sum().alias("with_accuracy"),
         )
         .sort("benchmark")
         .with_columns(
             c_benchmark=page_links(pl.col("benchmark"), links).cell(),
             c_rows=pl.col("rows"),
+            c_accuracy=pl.col("with_accuracy"),
             c_divisions=joined("divisions").cell(),
             c_scenarios=joined("scenarios").cell(),
         )
@@ -386,8 +432,11 @@ def _open_division(
         "\n## Open division and other divisions\n",
         Md(
             "{:,} benchmark(s) of {} have results outside the closed division; each "
-            "page lists every submitter's best result per accelerator type.\n"
-        ).format(listed.height, release),
+            "page lists every submitter's best result per accelerator type, with the "
+            "accuracy upstream published beside each result, as written: in the open "
+            "division a submitter may change the model, so accuracy is what differs. "
+            "A result whose source, as this site read it, has none says *{}*.\n"
+        ).format(listed.height, release, NO_ACCURACY),
         markdown_table(
             listed,
             {
@@ -395,8 +444,9 @@ def _open_division(
                 "c_divisions": "Divisions",
                 "c_scenarios": "Scenarios",
                 "c_rows": "Rows",
+                "c_accuracy": "With published accuracy",
             },
-            numeric=("c_rows",),
+            numeric=("c_rows", "c_accuracy"),
         ),
     ]
 

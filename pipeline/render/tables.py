@@ -322,6 +322,23 @@ def name_cell(value: pl.Expr) -> MdExpr:
     )
 
 
+#: An accuracy cell whose result has none in the source (the Explorer's words too).
+NO_ACCURACY = "not in the source this site read"
+
+
+def accuracy_cell(value: pl.Expr) -> MdExpr:
+    """The accuracy upstream published, as it wrote it, or ``NO_ACCURACY``.
+
+    Upstream text (the summary's Accuracy, a raw tree's accuracy.txt), escaped as a
+    name is (``name_cell``: a long one shortened, whole on hover), in ``<small>``;
+    null or blank text says it is not in the source this site read.
+    """
+    given = value.cast(pl.String).str.strip_chars() != ""
+    return safe.when(
+        given, safe.fmt("<small>{}</small>", name_cell(value)), NO_ACCURACY
+    )
+
+
 def joined(column: str, separator: str = ", ") -> MdExpr:
     """A list column's values, each escaped, as one cell: "v5.1, v6.0"."""
     return _trusted(pl.col(column).list.eval(escape(pl.element())).list.join(separator))

@@ -37,6 +37,10 @@ PAGE_HTML_BUDGET = 300_000
 FORMULA_SYSTEM = '=HYPERLINK("https://evil.example/","click")'
 EVIL_SUBMITTER = "Evil <img src=x onerror=alert(2)>"
 EVIL_KEY = "v6.0:closed/Evil/evil-platform/llama2-70b-99/Offline"
+EVIL_ACCURACY = "<img src=y onerror=alert(3)>  ROUGE1: [x](javascript:alert(4))"
+#: A v6.1 open-division result and the accuracy its summary publishes (a bare score).
+KRAI_QWEN = "v6.1:open/Krai/h200/qwen3-vl-235b-a22b/Offline"
+KRAI_QWEN_ACCURACY = "0.7878368975913989"
 #: Fields the search box reads (the script's SEARCHED, minus the derived label, which
 #: equals ``accelerator_name`` without the analysis module's identities).
 SEARCHED = (
@@ -67,6 +71,7 @@ def _results(mirror_results: pl.DataFrame) -> pl.DataFrame:
         result_key=pl.lit(EVIL_KEY),
         result_url=pl.lit("javascript:alert(1)"),
         result_value=pl.lit(1.5),
+        accuracy_upstream=pl.lit(EVIL_ACCURACY),
     )
     return pl.concat([mirror_results, evil])
 
@@ -373,6 +378,7 @@ def test_csv_download_holds_the_filtered_rows(
     assert {
         "accelerator_hours_per_million_units", "cost_reason", "joules_per_unit",
         "kwh_per_million_units", "latency_class", "tpot_limit_ms",
+        "accuracy_upstream", "accuracy_note",
     } <= set(rows[0])  # fmt: skip
     assert {r["latency_class"] for r in rows} == {"no limit", "limited"}
     evil = next(r for r in rows if r["result_key"] == EVIL_KEY)
@@ -382,6 +388,39 @@ def test_csv_download_holds_the_filtered_rows(
     assert evil["submitter"] == EVIL_SUBMITTER
     assert evil["result_value"] == "1.5"
     assert evil["result_url"] == ""  # a javascript: URL never ships
+    assert evil["accuracy_upstream"] == EVIL_ACCURACY  # as upstream wrote it
+    page.context.close()
+
+
+def test_accuracy_as_published_stands_beside_each_result_as_text(
+    explorer_site: ExplorerSite, chromium: Browser
+) -> None:
+    page = chromium.page(1440)
+    # A v6.1 open-division result: its accuracy exactly as the summary writes it.
+    _open(
+        page,
+        explorer_site.url + "generated/" + URL_PATH + "?release=v6.1&division=open"
+        "&q=qwen3-vl",
+    )
+    _wait_matching(page, 1)
+    assert _visible_keys(page) == [KRAI_QWEN]
+    cell = page.locator(
+        '.tabulator-row .tabulator-cell[tabulator-field="accuracy_upstream"]'
+    )
+    assert cell.text_content() == KRAI_QWEN_ACCURACY
+    assert (
+        page.locator('.tabulator-col[tabulator-field="accuracy_upstream"]')
+        .inner_text()
+        .strip()
+        == "Accuracy (as published)"
+    )
+    # Hostile text stays text (through ledgerText.show, as textContent).
+    page.goto(explorer_site.url + "generated/" + URL_PATH + "?q=evil-platform")
+    page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=20_000)
+    _wait_matching(page, 1)
+    assert cell.text_content() == EVIL_ACCURACY
+    assert page.locator('img[src="y"], a[href^="javascript:" i]').count() == 0
+    assert chromium.dialogs == []
     page.context.close()
 
 

@@ -686,3 +686,58 @@ def test_the_largest_system_family_page_fits_a_phone(
     text = nvidia.read_text()
     assert text.count('class="ledger-system"') >= 2
     context.close()
+
+
+#: A v6.1 open-division result (HPE's 16-GPU DeepSeek-R1 Offline) and the accuracy
+#: its summary publishes; a v2.1 open-division result, read from the raw tree, whose
+#: accuracy.txt the mirror does not hold.
+HPE_X16_OPEN = (
+    "v6.1:open/HPE/HPE_GB200-NVL72_GB200-186GB_aarch64x16_TRT/deepseek-r1/Offline"
+)
+HPE_X16_ACCURACY = (
+    "exact_match: 81.38103919781221  TOKENS_PER_SAMPLE: 3823.224020054695"
+)
+#: One open-division row's accuracy cell: its text and its title.
+ACCURACY_CELL = """key => {
+  const table = document.getElementById('ledger-explorer').__table;
+  const row = table.getRows('active').find(r => r.getData().result_key === key);
+  const cell = row.getCell('accuracy_upstream').getElement();
+  return [cell.textContent, cell.title || cell.firstChild.title || ''];
+}"""
+
+
+def test_open_division_results_show_their_accuracy_or_say_none(
+    chromium_browser,  # noqa: ANN001
+    full_site: BuiltSite,
+) -> None:
+    rows = {r["result_key"]: r for r in _explorer_rows(full_site)}
+    assert rows[HPE_X16_OPEN]["accuracy_upstream"] == HPE_X16_ACCURACY
+    v21_open = sorted(
+        k for k, r in rows.items() if r["release"] == "v2.1" and r["division"] == "open"
+    )
+    assert {rows[k]["accuracy_upstream"] for k in v21_open} == {None}
+    context = chromium_browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(
+        full_site.url + "generated/explorer.html?release=v6.1&division=open&q=x16_trt"
+    )
+    open_explorer(page)
+    assert page.evaluate(ACCURACY_CELL, HPE_X16_OPEN) == [
+        HPE_X16_ACCURACY,
+        HPE_X16_ACCURACY,
+    ]
+    page.goto(
+        full_site.url
+        + "generated/explorer.html?release=v2.1&division=open&q="
+        + quote(v21_open[0].split(":", 1)[1])
+    )
+    open_explorer(page)
+    text, title = page.evaluate(ACCURACY_CELL, v21_open[0])
+    assert text == "not in the source this site read"
+    assert title.startswith("The source of v2.1 that this site read publishes no")
+    context.close()
+    # The release's benchmark page shows it in the open-division table.
+    html = (
+        full_site.root / "generated" / "releases" / "v6.1" / "deepseek-r1.html"
+    ).read_text()
+    assert "exact&#95;match&#58; 81.70009115770283" in html.split(">Offline · open")[1]

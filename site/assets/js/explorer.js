@@ -319,6 +319,31 @@
       return span;
     }
 
+    /* What an accuracy cell says where the source this site read has none. */
+    var NO_ACCURACY = "not in the source this site read";
+
+    /* The accuracy upstream published, as it wrote it (the summary's Accuracy, a
+       raw tree's accuracy.txt), through text.js like every upstream string; an
+       empty cell says the source has none, its title why where a file that was
+       read gave none (accuracy_note). */
+    function accuracyCell(cell) {
+      var row = cell.getRow().getData();
+      var value = show(cell.getValue());
+      if (value.trim()) {
+        cell.getElement().title = value;
+        return document.createTextNode(value);
+      }
+      var span = document.createElement("span");
+      span.className = "ledger-explorer__none";
+      span.textContent = NO_ACCURACY;
+      var note = show(row.accuracy_note);
+      span.title = note
+        ? "The accuracy file this site read gives none: " + note + "."
+        : "The source of " + show(row.release) + " that this site read publishes " +
+          "no accuracy for this result.";
+      return span;
+    }
+
     /* The reader's $ per million units (price × accelerator-hours), or why none. */
     function moneyCell(cell) {
       var row = cell.getRow().getData();
@@ -478,6 +503,9 @@
         text("Round", "release", { sorter: versionSorter }),
         text("Benchmark", "benchmark"),
         text("Scenario", "scenario"),
+        text("Accuracy (as published)", "accuracy_upstream", {
+          formatter: accuracyCell, maxWidth: 260,
+        }),
         text("Accelerator", "accelerator", { maxWidth: 260 }),
         numeric("Chips", "total_accelerators"),
         numeric("Per accelerator", "result_per_accelerator"),
@@ -532,6 +560,7 @@
         hidden("ttft_limit_ms", false),
         hidden("tpot_limit_ms", false),
         hidden("tokens_per_second_per_user_at_limit", false),
+        hidden("accuracy_note", true),
       ];
     }
 
@@ -645,7 +674,8 @@
       ["Division", "division"], ["Submitter", "submitter"], ["System", "system_name"],
       ["Accelerator", "accelerator"], ["Chips", "total_accelerators"],
       ["Availability", "availability"], ["Software", "software"],
-      ["Model as run (open division)", "model_as_run"], ["Result ID", "result_id"],
+      ["Model as run (open division)", "model_as_run"],
+      ["Accuracy (as published)", "accuracy_upstream"], ["Result ID", "result_id"],
       ["Result key", "result_key"], ["How to cite", "citation"],
     ];
 
@@ -729,6 +759,7 @@
       FIELDS.forEach(function (f) {
         lines.push([f[0], function (row) {
           var value = show(row[f[1]]);
+          if (f[1] === "accuracy_upstream" && !value.trim()) return NO_ACCURACY;
           return value || f[1] !== "result_id" ? value : "none published (see How to cite)";
         }]);
       });
