@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from pipeline.registry.loader import RegistryError, Table, load_registry
+from pipeline.registry.loader import (
+    RELEASE,
+    RegistryError,
+    Table,
+    UpstreamFile,
+    load_registry,
+    upstream_file,
+)
 
 REGISTRY_FILE = "accuracy.toml"
 #: How the checker picks the line: any pattern (v0.5), or the model's (v1.0 on).
@@ -26,9 +33,6 @@ _ROUND_KEYS = {
     "release", "repository", "path", "commit", "symbol", "reading", "note",
     "patterns", "models", "model_mapping", "guess",
 }  # fmt: skip
-_RELEASE = re.compile(r"v\d+\.\d+")
-_COMMIT = re.compile(r"[0-9a-f]{40}")
-_REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 
 class AccuracyRulesError(RegistryError):
@@ -36,14 +40,10 @@ class AccuracyRulesError(RegistryError):
 
 
 @dataclass(frozen=True)
-class AccuracyRule:
-    """How one round's checker reads ``accuracy.txt``."""
+class AccuracyRule(UpstreamFile):
+    """How one round's checker reads ``accuracy.txt``; the checker is the evidence."""
 
     release: str
-    repository: str
-    path: str
-    commit: str
-    symbol: str
     reading: str
     #: metric -> compiled pattern, in the checker's order.
     patterns: tuple[tuple[str, re.Pattern[str]], ...]
@@ -51,11 +51,6 @@ class AccuracyRule:
     model_mapping: Mapping[str, str]
     #: (substrings, model) in the checker's order.
     guesses: tuple[tuple[tuple[str, ...], str], ...]
-
-    @property
-    def url(self) -> str:
-        """The checker file at that commit on GitHub: the evidence."""
-        return f"https://github.com/{self.repository}/blob/{self.commit}/{self.path}"
 
     def model(self, name: str) -> str:
         """The checker's model for a folder (or model_mapping.json) name.
@@ -113,15 +108,8 @@ def _round(entry: Table) -> AccuracyRule:
         for g in (entry.tables("guess") if "guess" in entry else [])
     )
     return AccuracyRule(
-        release=entry.string("release", pattern=_RELEASE, expected="a round vX.Y"),
-        repository=entry.string(
-            "repository", pattern=_REPOSITORY, expected="a repository owner/name"
-        ),
-        path=entry.string("path"),
-        commit=entry.string(
-            "commit", pattern=_COMMIT, expected="40 lower-case hex digits"
-        ),
-        symbol=entry.string("symbol"),
+        release=entry.string("release", pattern=RELEASE, expected="a round vX.Y"),
+        **upstream_file(entry),
         reading=reading,
         patterns=patterns,
         models=models,

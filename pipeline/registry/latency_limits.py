@@ -12,13 +12,19 @@ a page half-read.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from pipeline.registry.loader import RegistryError, Table, load_registry
+from pipeline.registry.loader import (
+    RELEASE,
+    RegistryError,
+    Table,
+    UpstreamFile,
+    load_registry,
+    upstream_file,
+)
 
 REGISTRY_FILE = "latency_limits.toml"
 #: Scenarios an LLM latency limit applies to (Offline has none).
@@ -34,9 +40,6 @@ _LIMIT_KEYS = {
     "source",
 }
 _MS = "a positive number of milliseconds"
-_RELEASE = re.compile(r"v\d+\.\d+")
-_COMMIT = re.compile(r"[0-9a-f]{40}")
-_REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 
 class LatencyLimitsError(RegistryError):
@@ -44,21 +47,12 @@ class LatencyLimitsError(RegistryError):
 
 
 @dataclass(frozen=True)
-class LimitSource:
+class LimitSource(UpstreamFile):
     """Where upstream states a set of limits: one file at one commit."""
 
     id: str
-    repository: str
-    path: str
-    commit: str
-    symbol: str
     covers: tuple[str, ...]
     note: str
-
-    @property
-    def url(self) -> str:
-        """The file at that commit on GitHub."""
-        return f"https://github.com/{self.repository}/blob/{self.commit}/{self.path}"
 
 
 @dataclass(frozen=True)
@@ -84,16 +78,9 @@ def _source(entry: Table) -> LimitSource:
     entry.only(_SOURCE_KEYS)
     return LimitSource(
         id=entry.string("id"),
-        repository=entry.string(
-            "repository", pattern=_REPOSITORY, expected="a repository owner/name"
-        ),
-        path=entry.string("path"),
-        commit=entry.string(
-            "commit", pattern=_COMMIT, expected="40 lower-case hex digits"
-        ),
-        symbol=entry.string("symbol"),
+        **upstream_file(entry),
         covers=entry.strings(
-            "covers", non_empty=True, pattern=_RELEASE, expected="a list of rounds vX.Y"
+            "covers", non_empty=True, pattern=RELEASE, expected="a list of rounds vX.Y"
         ),
         note=entry.string("note"),
     )
@@ -104,7 +91,7 @@ def _limit(entry: Table, sources: Mapping[str, LimitSource]) -> LatencyLimit:
     if all(isinstance(entry.get(k), str) and entry.get(k).strip() for k in named):
         entry = entry.named(" ".join(entry.get(k) for k in named))
     entry.only(_LIMIT_KEYS)
-    release = entry.string("release", pattern=_RELEASE, expected="a round vX.Y")
+    release = entry.string("release", pattern=RELEASE, expected="a round vX.Y")
     benchmark = entry.string("benchmark")
     scenario = entry.choice("scenario", LIMITED_SCENARIOS)
     source_id = entry.string("source")

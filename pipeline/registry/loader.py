@@ -403,6 +403,46 @@ class Table:
         return self.date(field)
 
 
+#: A round, a full commit and a GitHub repository, as the registries write them.
+RELEASE = re.compile(r"v\d+\.\d+")
+COMMIT = re.compile(r"[0-9a-f]{40}")
+REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+#: The fields naming an entry's evidence: one upstream file at one commit.
+UPSTREAM_FILE_KEYS = ("repository", "path", "commit", "symbol")
+
+
+@dataclass(frozen=True)
+class UpstreamFile:
+    """Where upstream states what a registry entry copies: a file at one commit.
+
+    Registries whose entries cite such a file (with the symbol in it) build on this.
+    """
+
+    repository: str
+    path: str
+    commit: str
+    symbol: str
+
+    @property
+    def url(self) -> str:
+        """The file at that commit on GitHub: the evidence a reviewer opens."""
+        return f"https://github.com/{self.repository}/blob/{self.commit}/{self.path}"
+
+
+def upstream_file(entry: Table) -> dict[str, str]:
+    """An entry's ``UPSTREAM_FILE_KEYS``, validated, for an ``UpstreamFile``."""
+    return {
+        "repository": entry.string(
+            "repository", pattern=REPOSITORY, expected="a repository owner/name"
+        ),
+        "path": entry.string("path"),
+        "commit": entry.string(
+            "commit", pattern=COMMIT, expected="40 lower-case hex digits"
+        ),
+        "symbol": entry.string("symbol"),
+    }
+
+
 def one_of(allowed: Sequence[str]) -> str:
     """``one of 'a', 'b'``: how every registry names an enumeration."""
     return "one of " + ", ".join(repr(a) for a in allowed)
