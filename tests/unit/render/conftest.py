@@ -71,6 +71,19 @@ def result(**overrides: object) -> dict:
     return row
 
 
+def amd(scenario: str, value: float, **overrides: object) -> dict:
+    """AMD's v5.1 8x MI300X llama2-70b-99 system in one scenario."""
+    fields: dict = {
+        "scenario": scenario,
+        "result_key": f"5.1-0001:llama2-70b-99:{scenario}",
+        "result_value": value,
+        "result_per_accelerator": value / 8,
+        "result_url": AMD_V51_URL.replace("Offline", scenario),
+    }
+    fields.update(overrides)
+    return result(**fields)
+
+
 def frame(*rows: dict) -> pl.DataFrame:
     return pl.DataFrame(list(rows), schema=RESULTS_SCHEMA)
 

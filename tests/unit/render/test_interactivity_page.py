@@ -14,26 +14,13 @@ from pipeline.render.engine import Writer
 from pipeline.render.model import Model
 from pipeline.render.pages import write_pages
 from pipeline.render.site_data import SiteData, with_accelerators
-from tests.unit.render.conftest import AMD_V51_URL, EVIL, frame, result, unlabelled
+from tests.unit.render.conftest import AMD_V51_URL, EVIL, amd, frame, result, unlabelled
 
 CHECKER = (
     "https://github.com/mlcommons/inference/blob/"
     "001d64ca1a8079d7a1cebee5eeac56f743dc0c57/tools/submission/submission_checker/"
     "constants.py"
 )
-
-
-def amd(scenario: str, value: float, **overrides: object) -> dict:
-    """AMD's v5.1 8x MI300X llama2-70b-99 system in one scenario."""
-    fields: dict = {
-        "scenario": scenario,
-        "result_key": f"5.1-0001:llama2-70b-99:{scenario}",
-        "result_value": value,
-        "result_per_accelerator": value / 8,
-        "result_url": AMD_V51_URL.replace("Offline", scenario),
-    }
-    fields.update(overrides)
-    return result(**fields)
 
 
 ROWS = (
