@@ -495,6 +495,12 @@ RANKING_ROWS = """id => {
 }"""
 
 
+def _open_priced(page, url: str) -> None:  # noqa: ANN001
+    """Load a page with a price form and wait until prices.js has shown it."""
+    page.goto(url)
+    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+
+
 def test_prices_in_the_address_give_dollars_per_million_tokens(
     chromium_browser,
     full_site: BuiltSite,  # noqa: ANN001
@@ -502,8 +508,7 @@ def test_prices_in_the_address_give_dollars_per_million_tokens(
     context = chromium_browser.new_context()
     page = context.new_page()
     model = full_site.url + "generated/models/deepseek-r1.html"
-    page.goto(model + "?price=nvidia-gb300:10.5;nvidia-vera-rubin:30")
-    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+    _open_priced(page, model + "?price=nvidia-gb300:10.5;nvidia-vera-rubin:30")
     rows = {r["key"]: r for r in page.evaluate(RANKING_ROWS, "v6-1-interactive-closed")}
     gb300, rubin = rows[GB300_INTERACTIVE], rows[VERA_RUBIN_INTERACTIVE]
     # $ per million tokens = price × accelerator-hours per million tokens.
@@ -522,8 +527,7 @@ def test_prices_in_the_address_give_dollars_per_million_tokens(
     assert "price=nvidia-gb300%3A12%3Bnvidia-vera-rubin%3A30" in page.url
     rows = {r["key"]: r for r in page.evaluate(RANKING_ROWS, "v6-1-interactive-closed")}
     assert rows[GB300_INTERACTIVE]["text"] == "$0.946723"  # 12 × 0.0788936
-    page.goto(model)
-    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+    _open_priced(page, model)
     rows = {r["key"]: r for r in page.evaluate(RANKING_ROWS, "v6-1-interactive-closed")}
     assert rows[GB300_INTERACTIVE]["text"] == "$0.946723"
     context.close()
@@ -535,11 +539,11 @@ def test_bad_prices_in_the_address_are_ignored_and_said(
 ) -> None:
     context = chromium_browser.new_context()
     page = context.new_page()
-    page.goto(
+    _open_priced(
+        page,
         full_site.url + "generated/models/deepseek-r1.html"
-        "?price=nvidia-gb300:-3;nvidia-vera-rubin:abc;nope:5;nvidia-gb200:Infinity"
+        "?price=nvidia-gb300:-3;nvidia-vera-rubin:abc;nope:5;nvidia-gb200:Infinity",
     )
-    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
     assert page.inner_text(".ledger-prices__note") == (
         "Ignored from the address: nvidia-gb300:-3 (not a positive number); "
         "nvidia-vera-rubin:abc (not a positive number); nope:5 (no such accelerator "
@@ -556,6 +560,7 @@ def test_bad_prices_in_the_address_are_ignored_and_said(
         "Ignored: “0” is not a positive number."
     )
     assert "nvidia-gb300" in page.url  # the address is left as it was
+    context.close()
 
 
 ENERGY_CELLS = """() => [...document.querySelectorAll('.ledger-energy-cost')].map(
@@ -569,8 +574,7 @@ def test_an_electricity_price_costs_measured_results_only(
     context = chromium_browser.new_context()
     page = context.new_page()
     model = full_site.url + "generated/models/llama3.1-405b.html"
-    page.goto(model + "?kwh=0.2")
-    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+    _open_priced(page, model + "?kwh=0.2")
     cells = page.evaluate(ENERGY_CELLS)
     # 5.1-0062's Server run: 7.658828 J per token measured, 2.127452 kWh per million.
     assert [c["kwh"] for c in cells] == [pytest.approx(2.1274521806766487)]
@@ -582,12 +586,10 @@ def test_an_electricity_price_costs_measured_results_only(
     assert "kwh=0.1" in page.url
     assert page.evaluate(ENERGY_CELLS)[0]["text"] == "$0.212745 electricity"
     # Remembered in this browser; an accelerator price keeps kwh= in the address.
-    page.goto(model)
-    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+    _open_priced(page, model)
     assert page.input_value("input[data-electricity]") == "0.1"
     assert page.evaluate(ENERGY_CELLS)[0]["text"] == "$0.212745 electricity"
-    page.goto(model + "?kwh=-1")
-    page.wait_for_selector("form[data-ledger-prices]:not([hidden])")
+    _open_priced(page, model + "?kwh=-1")
     assert page.inner_text(".ledger-prices__note") == (
         "Ignored from the address: kwh=-1 (not a positive number)."
     )
