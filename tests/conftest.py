@@ -250,3 +250,12 @@ def full_mirror_results(mirror_results: pl.DataFrame, raw_trees) -> pl.DataFrame
         for (release,), part in mirror_results.group_by("release", maintain_order=True)
     ]
     return pl.concat([*summaries, *(raw_trees[v][0] for v in tree_only)])
+
+
+@pytest.fixture(scope="session")
+def full_mirror_attached(full_mirror_results: pl.DataFrame) -> pl.DataFrame:
+    """``full_mirror_results`` as out_mlperf__results has them: canonical
+    accelerators, mixed systems marked (``attach_accelerators``)."""
+    from pipeline.analysis.accelerators import attach_accelerators
+
+    return attach_accelerators(full_mirror_results.lazy()).collect()

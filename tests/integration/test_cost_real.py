@@ -10,7 +10,6 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipeline.analysis.accelerators import attach_accelerators
 from pipeline.analysis.cost import (
     LIMITED,
     NO_LIMIT,
@@ -27,9 +26,8 @@ GB300_X72 = "v6.1:closed/NVIDIA/GB300-NVL72_GB300-288GB_aarch64x72_TRT/deepseek-
 
 
 @pytest.fixture(scope="module")
-def results(full_mirror_results: pl.DataFrame) -> pl.DataFrame:
-    # As out_mlperf__results has them: canonical accelerators, mixed systems marked.
-    return attach_accelerators(full_mirror_results.lazy()).collect()
+def results(full_mirror_attached: pl.DataFrame) -> pl.DataFrame:
+    return full_mirror_attached
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipeline.analysis import attach_accelerators, pair_candidates
+from pipeline.analysis import pair_candidates
 from pipeline.analysis.benchmarks import evidence
 from pipeline.render.grid import round_grid
 from pipeline.render.release_views import release_stats
@@ -18,8 +18,8 @@ from pipeline.render.site_data import with_accelerators
 
 
 @pytest.fixture(scope="module")
-def attached(full_mirror_results: pl.DataFrame) -> pl.DataFrame:
-    return attach_accelerators(full_mirror_results.lazy()).collect()
+def attached(full_mirror_attached: pl.DataFrame) -> pl.DataFrame:
+    return full_mirror_attached
 
 
 @pytest.fixture(scope="module")

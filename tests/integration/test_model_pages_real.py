@@ -10,7 +10,6 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipeline.analysis.accelerators import attach_accelerators
 from pipeline.render.model_views import ranking_rows
 from pipeline.render.site_data import with_accelerators
 
@@ -19,8 +18,8 @@ VERA_RUBIN = "v6.1:closed/NVIDIA/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1/"
 
 
 @pytest.fixture(scope="module")
-def results(full_mirror_results: pl.DataFrame) -> pl.DataFrame:
-    return attach_accelerators(full_mirror_results.lazy()).collect()
+def results(full_mirror_attached: pl.DataFrame) -> pl.DataFrame:
+    return full_mirror_attached
 
 
 @pytest.fixture(scope="module")
