@@ -72,3 +72,13 @@ def limit_columns(source: str = "limit_source_url") -> list[pl.Expr]:
         pl.col("latency_ms").alias("latency_limit_ms"),
         pl.col("source_url").alias(source),
     ]
+
+
+def latency_bounded(limits: pl.DataFrame | None = None) -> pl.Series:
+    """Benchmarks a round of the registry bounds by end-to-end latency.
+
+    Any round: such a benchmark (answered whole, in queries or samples, not Tokens/s)
+    is treated as an LLM's in every round, its unreviewed rounds included.
+    """
+    table = limits if limits is not None else limits_frame()
+    return table.filter(pl.col("latency_ms").is_not_null())["benchmark"].unique().sort()

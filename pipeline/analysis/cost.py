@@ -42,7 +42,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipeline.analysis.power import MILLIJOULES, WATTS, efficiency_exprs
-from pipeline.latency_limits import limit_columns, limits_frame
+from pipeline.latency_limits import latency_bounded, limit_columns, limits_frame
 
 #: The unit LLM results are published in (``interactivity.UNIT``).
 LLM_UNIT = "Tokens/s"
@@ -236,17 +236,13 @@ def _limits(limits: pl.DataFrame | None) -> pl.LazyFrame:
 
 
 def _latency_bounded(limits: pl.DataFrame | None) -> pl.LazyFrame:
-    """Benchmarks the registry bounds by end-to-end latency in some round.
+    """``latency_bounded`` benchmarks, to join a result on.
 
-    Any round: a round of such a benchmark whose bound is not reviewed yet says
-    "limit not in the registry", as an LLM round does.
+    A round of such a benchmark whose bound is not reviewed yet says "limit not in
+    the registry", as an LLM round does.
     """
-    table = limits if limits is not None else limits_frame()
-    return (
-        table.lazy()
-        .filter(pl.col("latency_ms").is_not_null())
-        .select("benchmark", pl.lit(True).alias("_latency_bounded"))
-        .unique()
+    return pl.LazyFrame({"benchmark": latency_bounded(limits)}).with_columns(
+        _latency_bounded=pl.lit(True)
     )
 
 

@@ -26,7 +26,7 @@ from typing import Unpack
 import polars as pl
 
 from pipeline.analysis.pairing import AnalysisOptions, Options, prepare
-from pipeline.latency_limits import limits_frame
+from pipeline.latency_limits import latency_bounded, limits_frame
 
 UNIT = "Tokens/s"
 #: The three scenarios shown together, and their column prefixes.
@@ -259,10 +259,8 @@ def latency_bounded_systems(
         release, benchmark, has_server, has_interactive and systems (``SYSTEM_KEYS``)
         of every round with such results.
     """
-    table = limits if limits is not None else limits_frame()
-    bounded = table.filter(pl.col("latency_ms").is_not_null())["benchmark"].unique()
     rows = prepare(results, Options(**options)).filter(
-        pl.col("benchmark").is_in(bounded.implode())
+        pl.col("benchmark").is_in(latency_bounded(limits).implode())
         & pl.col("scenario").is_in(["Server", "Interactive"])
         & pl.col("result_value").is_not_null()
     )
