@@ -17,7 +17,7 @@ from pipeline.render import safe
 from pipeline.render.context import chips
 from pipeline.render.safe import Md
 from pipeline.render.slugs import slug
-from pipeline.render.tables import badges, external_link, number_cell
+from pipeline.render.tables import accuracy_cell, badges, external_link, number_cell
 
 #: What a ranking is within: a round's scenario of one benchmark, one division.
 RANKED_WITHIN = ("benchmark", "release", "scenario", "division")
@@ -259,11 +259,8 @@ def ranking_cells(rows: pl.DataFrame) -> pl.DataFrame:
         ).cell(),
         c_price=_price_cell().cell(),
         c_energy=_energy_cell(rows).cell(),
-        c_accuracy=safe.when(
-            pl.col("accuracy_published").is_not_null(),
-            safe.fmt("<small>{}</small>", pl.col("accuracy_published")),
-            "not published",
-        ).cell(),
+        # The same cell as the Explorer's and the release pages' open rows.
+        c_accuracy=accuracy_cell(pl.col("accuracy_published")).cell(),
     )
 
 

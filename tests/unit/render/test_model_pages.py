@@ -116,7 +116,7 @@ def test_open_rows_are_labelled_with_their_model(site: Writer) -> None:
     (row,) = _rows(page, "### v5.1 Offline · open division")
     assert "<strong>open</strong>" in row
     assert "model: llama2-70b-pruned" in row
-    assert row.endswith(">not published</td></tr>")
+    assert row.endswith(">not in the source this site read</td></tr>")
 
 
 def test_hostile_names_stay_text_and_unsafe_links_are_dropped(site: Writer) -> None:
