@@ -65,7 +65,9 @@ def limits_table(
         pl.len().alias("systems"),
     )
     if bounded is not None:
-        seen = pl.concat([seen, bounded.select(seen.columns).cast(seen.schema)])
+        # A round counted from its Tokens/s results already is not counted again.
+        extra = bounded.select(seen.columns).cast(seen.schema)
+        seen = pl.concat([seen, extra.join(seen, on=keys, how="anti")])
     rows = (
         side("Server")
         .join(side("Interactive"), on=keys, how="full", coalesce=True)
