@@ -122,6 +122,16 @@ def shard_pages(root: Path, shard: int) -> list[str]:
     return site_pages(root)[shard::SHARDS]
 
 
+#: Every stylesheet the page links has arrived and been parsed.
+STYLES_READY = """() => [...document.querySelectorAll('link[rel=stylesheet]')]
+  .every(link => link.sheet && link.sheet.cssRules.length > 0)"""
+
+
+def styles_ready(page, timeout: int = 20_000) -> None:  # noqa: ANN001
+    """Wait until the page's stylesheets apply (a loaded machine can lag ``load``)."""
+    page.wait_for_function(STYLES_READY, timeout=timeout)
+
+
 def start_material(page) -> None:  # noqa: ANN001
     """A reader's first move (a key press: real input, the same on every page), on
     which material.js loads Material's bundle; returns once Material has started."""

@@ -24,7 +24,12 @@ import pytest
 
 from tests.browser.axe import axe_source, describe, run_axe
 from tests.browser.conftest import BuiltSite
-from tests.browser.pages import empty_search_index, open_explorer, reach_charts
+from tests.browser.pages import (
+    empty_search_index,
+    open_explorer,
+    reach_charts,
+    styles_ready,
+)
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -141,6 +146,7 @@ class Audit:
 
 
 def _settle(page, path: str) -> None:  # noqa: ANN001
+    styles_ready(page)
     reach_charts(page, timeout=30_000)
     if path == "generated/explorer.html":
         open_explorer(page)

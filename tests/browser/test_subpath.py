@@ -23,7 +23,7 @@ import polars as pl
 import pytest
 
 from tests.browser.conftest import BuiltSite
-from tests.browser.pages import reach_charts, start_material
+from tests.browser.pages import reach_charts, start_material, styles_ready
 from tests.browser.server import SITE_PREFIX, serve
 
 pytestmark = pytest.mark.browser
@@ -107,6 +107,7 @@ def test_pages_load_every_asset_from_under_the_path(
         page.goto(built_site.url + path, wait_until="load")
         reach_charts(page, timeout=20_000)
         start_material(page)  # the reader's first move (material.js)
+        styles_ready(page)
         assert page.evaluate(STYLED) == {
             "header": "sticky",
             "ledger": True,
@@ -190,6 +191,7 @@ def test_a_missing_address_gets_a_working_404_page(
     assert response.status == 404
     assert page.title() == "Page not found - mlperf-ledger"
     start_material(page)  # the reader's first move (material.js)
+    styles_ready(page)
     assert page.evaluate(STYLED) == {
         "header": "sticky",
         "ledger": True,

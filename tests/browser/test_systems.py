@@ -208,7 +208,13 @@ def test_the_largest_family_page_fits_a_phone_and_clears_the_header(
     target = ids[len(ids) // 2]
     page.goto("about:blank")
     page.goto(f"{built_site.url}{path}#{target}")
-    page.wait_for_timeout(300)
+    # The browser scrolls to the anchor once the page is laid out (its styles and
+    # the off-screen tables' held heights); a loaded machine can take a moment.
+    page.wait_for_function(
+        f"document.getElementById('{target}')?.getBoundingClientRect().top < "
+        f"{PHONE['height']}",
+        timeout=10_000,
+    )
     header = page.evaluate(
         "document.querySelector('.md-header').getBoundingClientRect().bottom"
     )
