@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.conftest import MALICIOUS_SUBMITTER, MALICIOUS_SYSTEM, BuiltSite
 from tests.browser.pages import open_explorer
@@ -33,6 +34,32 @@ def _family_page(site: BuiltSite, system_id: str) -> str:
     folder = site.root / "generated" / "systems"
     (page,) = [p for p in folder.glob("*.html") if f'id="{system_id}"' in p.read_text()]
     return f"generated/systems/{page.name}"
+
+
+#: What a reader would see, when a system's heading is not where the address points.
+WHERE = """id => ({
+  top: document.getElementById(id)?.getBoundingClientRect().top,
+  scrollY: window.scrollY,
+  height: document.scrollingElement.scrollHeight,
+  readyState: document.readyState,
+  material: typeof window.document$ !== 'undefined',
+  hash: location.hash,
+  styled: [...document.querySelectorAll('link[rel=stylesheet]')]
+    .map(link => [link.href.split('/').pop(), link.sheet?.cssRules.length ?? null]),
+})"""
+
+
+def _wait_in_view(page, target: str) -> None:  # noqa: ANN001
+    """Wait for the browser to scroll to ``target``; if it never does, say where the
+    page stands (a loaded machine can take a moment to lay the page out)."""
+    try:
+        page.wait_for_function(
+            f"document.getElementById('{target}')?.getBoundingClientRect().top < "
+            f"{PHONE['height']}",
+            timeout=10_000,
+        )
+    except PlaywrightTimeout as error:
+        raise AssertionError(page.evaluate(WHERE, target)) from error
 
 
 def _largest_family_page(site: BuiltSite) -> Path:
@@ -210,11 +237,7 @@ def test_the_largest_family_page_fits_a_phone_and_clears_the_header(
     page.goto(f"{built_site.url}{path}#{target}")
     # The browser scrolls to the anchor once the page is laid out (its styles and
     # the off-screen tables' held heights); a loaded machine can take a moment.
-    page.wait_for_function(
-        f"document.getElementById('{target}')?.getBoundingClientRect().top < "
-        f"{PHONE['height']}",
-        timeout=10_000,
-    )
+    _wait_in_view(page, target)
     header = page.evaluate(
         "document.querySelector('.md-header').getBoundingClientRect().bottom"
     )
@@ -237,11 +260,7 @@ def test_the_largest_family_page_fits_a_phone_and_clears_the_header(
     page.wait_for_timeout(300)
     link.click()
     page.wait_for_url(f"**#{target}")
-    page.wait_for_function(
-        f"document.getElementById('{target}')?.getBoundingClientRect().top < "
-        f"{PHONE['height']}",
-        timeout=10_000,
-    )
+    _wait_in_view(page, target)
     top = page.evaluate(
         f"document.getElementById('{target}').getBoundingClientRect().top"
     )
