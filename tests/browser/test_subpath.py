@@ -12,6 +12,8 @@ search) and without one (self-contained; it finds the site's root by itself).
 
 from __future__ import annotations
 
+import contextlib
+import json
 import posixpath
 import re
 import urllib.error
@@ -21,6 +23,7 @@ from urllib.parse import urlparse
 
 import polars as pl
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.conftest import BuiltSite
 from tests.browser.pages import reach_charts, start_material, styles_ready
@@ -45,6 +48,9 @@ STYLED = """() => ({
     && s.cssRules.length > 0),
   material: typeof window.document$ !== 'undefined',
 })"""
+#: Every stylesheet of the page and its rule count, to say what a failure saw.
+SHEETS = """() => [...document.styleSheets].map(s => [s.href, s.ownerNode?.outerHTML,
+  s.cssRules.length])"""
 
 
 def _status(url: str) -> int:
@@ -192,11 +198,13 @@ def test_a_missing_address_gets_a_working_404_page(
     assert page.title() == "Page not found - mlperf-ledger"
     start_material(page)  # the reader's first move (material.js)
     styles_ready(page)
-    assert page.evaluate(STYLED) == {
-        "header": "sticky",
-        "ledger": True,
-        "material": True,
-    }
+    expected = {"header": "sticky", "ledger": True, "material": True}
+    styled = json.dumps(expected, separators=(",", ":"))
+    with contextlib.suppress(PlaywrightTimeout):  # the assertion says what it had
+        page.wait_for_function(
+            f"JSON.stringify(({STYLED})()) === {json.dumps(styled)}", timeout=20_000
+        )
+    assert page.evaluate(STYLED) == expected, page.evaluate(SHEETS)
     # Only the address itself is missing: every asset came from under the path.
     assert [r for r in recorder.responses if r[2] >= 400] == [
         ("GET", built_site.url + MISSING, 404)
