@@ -238,6 +238,9 @@ def test_the_largest_family_page_fits_a_phone_and_clears_the_header(
     # The browser scrolls to the anchor once the page is laid out (its styles and
     # the off-screen tables' held heights); a loaded machine can take a moment.
     _wait_in_view(page, target)
+    # The browser's own scroll to the anchor is not a reader's move: Material has not
+    # started (it moved the heading as the page settled, material.js).
+    assert page.evaluate("typeof window.document$") == "undefined"
     header = page.evaluate(
         "document.querySelector('.md-header').getBoundingClientRect().bottom"
     )

@@ -10,8 +10,12 @@
  * the search box (CSS toggles) work without it, and the colour scheme is set by
  * Material's inline head script. So the hook (pipeline/render/mkdocs/hooks.py) leaves
  * the bundle's address in an inert <script data-ledger-material type="text/plain">,
- * and this script loads it on the reader's first pointer move, touch, key, focus,
- * scroll or wheel. Material starts on DOMContentLoaded, long past by then, so that
+ * and this script loads it on the reader's first pointer move, touch, key, focus
+ * or wheel. A scroll event alone is not a reader's move: the browser fires one when
+ * it opens a page at an anchor (a system on its family page) or restores a scroll
+ * position, and Material starting then moved the anchored heading as the page was
+ * still settling. A reader's own scrolling starts with a touch, wheel, key or
+ * pointer, all counted. Material starts on DOMContentLoaded, long past by then, so that
  * event is dispatched again once the bundle has run; the site's own scripts listen
  * with {once: true} and are not run twice by it. The build wraps tables as Material
  * does (the hook's wrap_tables), so a page lays out the same before and after;
@@ -26,8 +30,7 @@
 (function () {
   "use strict";
 
-  var REACH = ["pointerdown", "touchstart", "keydown", "focusin", "scroll", "wheel",
-    "mousemove"];
+  var REACH = ["pointerdown", "touchstart", "keydown", "focusin", "wheel", "mousemove"];
   var starts = [];
   var requested = false;
 
