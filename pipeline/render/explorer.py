@@ -91,7 +91,7 @@ def _filter_controls() -> str:
         'aria-label="Filter results" autocomplete="off">'
         f"{fields}"
         '<label class="ledger-explorer__field ledger-explorer__search">Search'
-        '<input type="search" name="q" placeholder="any text, e.g. MI300X"></label>'
+        '<input type="search" name="find" placeholder="any text, e.g. MI300X"></label>'
         '<div class="ledger-explorer__actions">'
         '<button type="reset" class="md-button">Clear filters</button>'
         '<button type="button" class="md-button md-button--primary" '

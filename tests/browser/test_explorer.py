@@ -268,7 +268,7 @@ def test_text_search_matches_every_field(
 ) -> None:
     page = chromium.page(1440)
     _open(page, explorer_site.url + "generated/" + URL_PATH)
-    page.fill('input[name="q"]', "mi300x  Server")
+    page.fill('input[name="find"]', "mi300x  Server")
     words = ("mi300x", "server")
     text = pl.concat_str(
         [pl.col(c).fill_null("") for c in SEARCHED], separator=" "
@@ -278,7 +278,7 @@ def test_text_search_matches_every_field(
     )
     assert 0 < expected.height < 200
     _wait_matching(page, expected.height)
-    assert parse_qs(urlparse(page.url).query) == {"q": ["mi300x  Server"]}
+    assert parse_qs(urlparse(page.url).query) == {"find": ["mi300x  Server"]}
     assert set(_column(page, "scenario")) == {"Server"}
     page.context.close()
 
@@ -307,7 +307,7 @@ def test_sort_by_value_and_url_round_trip(
     )
     # Then every scenario again, searched for NVIDIA, on the second page.
     page.select_option('select[name="scenario"]', "")
-    page.fill('input[name="q"]', "nvidia")
+    page.fill('input[name="find"]', "nvidia")
     text = pl.concat_str(
         [pl.col(c).fill_null("") for c in SEARCHED], separator=" "
     ).str.to_lowercase()
@@ -329,7 +329,7 @@ def test_sort_by_value_and_url_round_trip(
     assert parse_qs(urlparse(shared).query) == {
         "release": ["v6.0"],
         "benchmark": ["llama2-70b-99"],
-        "q": ["nvidia"],
+        "find": ["nvidia"],
         "sort": ["result_value:desc"],
         "page": ["2"],
     }
@@ -341,7 +341,7 @@ def test_sort_by_value_and_url_round_trip(
     assert _visible_keys(other) == keys
     assert other.locator('select[name="release"]').input_value() == "v6.0"
     assert other.locator('select[name="scenario"]').input_value() == ""
-    assert other.locator('input[name="q"]').input_value() == "nvidia"
+    assert other.locator('input[name="find"]').input_value() == "nvidia"
     assert (
         other.locator('.tabulator-col[tabulator-field="result_value"]').get_attribute(
             "aria-sort"
@@ -400,7 +400,7 @@ def test_accuracy_as_published_stands_beside_each_result_as_text(
     _open(
         page,
         explorer_site.url + "generated/" + URL_PATH + "?release=v6.1&division=open"
-        "&q=qwen3-vl",
+        "&find=qwen3-vl",
     )
     _wait_matching(page, 1)
     assert _visible_keys(page) == [KRAI_QWEN]
@@ -430,7 +430,7 @@ def test_hostile_row_renders_as_text_and_unlinked(
     page = chromium.page(1440)
     _open(
         page,
-        explorer_site.url + "generated/" + URL_PATH + "?q=" + "evil-platform",
+        explorer_site.url + "generated/" + URL_PATH + "?find=" + "evil-platform",
     )
     _wait_matching(page, 1)
     assert _column(page, "submitter") == [EVIL_SUBMITTER]
@@ -483,7 +483,7 @@ def test_first_rows_show_at_once_and_the_data_waits_for_the_reader(
         .inner_text()
         .startswith("The first 25 of 3,398 results, newest round first.")
     )
-    page.locator('input[name="q"]').focus()
+    page.locator('input[name="find"]').focus()
     page.wait_for_selector("#ledger-explorer[data-state=ready]", timeout=20_000)
     assert [p for p in requested if p.endswith(DATA_FILE)] != []
     assert page.locator(".ledger-explorer__first").count() == 0

@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
@@ -28,6 +28,7 @@ from tests.browser.pages import (
     Visitor,
     open_explorer,
     site_pages,
+    start_material,
 )
 from tests.browser.server import serve
 
@@ -168,10 +169,10 @@ def test_compare_link_round_trips(
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     explorer = full_site.url + "generated/explorer.html"
-    page.goto(explorer + "?q=" + quote(old["result_key"]))
+    page.goto(explorer + "?find=" + quote(old["result_key"]))
     open_explorer(page)
     page.locator(".ledger-explorer__pick").first.evaluate("b => b.click()")
-    page.fill("input[name=q]", new["result_key"])
+    page.fill("input[name=find]", new["result_key"])
     # The search runs 200 ms after the last key: wait till it lists B first (a
     # fixed pause was waited in full, and could end before the search under load).
     page.wait_for_function(
@@ -228,6 +229,35 @@ def test_compare_link_round_trips(
     open_explorer(again)
     assert again.locator(".ledger-explorer__verdict").count() == 0
     assert "NaN" not in again.inner_text("#ledger-explorer")
+    context.close()
+
+
+def test_a_text_filter_link_is_not_taken_by_materials_search(
+    chromium_browser,
+    full_site: BuiltSite,  # noqa: ANN001
+) -> None:
+    """The Explorer's text filter is ``find`` in its address. Material's search owns
+    ``q``: as the Explorer's name it opened Material's search over the Explorer on
+    a reader's first move, took their typing and dropped the filter when closed.
+    A link made with ``q`` still works, rewritten before Material starts."""
+    key = next(r for r in _explorer_rows(full_site) if r["release"] == "v6.0")
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    explorer = full_site.url + "generated/explorer.html"
+    page.goto(explorer + "?q=" + quote(key["result_key"]))
+    open_explorer(page)
+    assert parse_qs(urlparse(page.url).query) == {"find": [key["result_key"]]}
+    assert page.input_value("input[name=find]") == key["result_key"]
+    start_material(page)  # the reader's first move
+    search = "document.querySelector('[data-md-toggle=search]').checked"
+    assert page.evaluate(search) is False
+    # The reader types into the Explorer, not into Material's search.
+    page.fill("input[name=find]", "v6.0 llama2-70b-99")
+    page.wait_for_function(
+        "() => new URLSearchParams(location.search).get('find') === 'v6.0 llama2-70b-99'"
+    )
+    assert page.evaluate(search) is False
+    assert page.input_value(".md-search__input") == ""
     context.close()
 
 
@@ -721,7 +751,8 @@ def test_open_division_results_show_their_accuracy_or_say_none(
     context = chromium_browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     page.goto(
-        full_site.url + "generated/explorer.html?release=v6.1&division=open&q=x16_trt"
+        full_site.url
+        + "generated/explorer.html?release=v6.1&division=open&find=x16_trt"
     )
     open_explorer(page)
     assert page.evaluate(ACCURACY_CELL, HPE_X16_OPEN) == [
@@ -730,7 +761,7 @@ def test_open_division_results_show_their_accuracy_or_say_none(
     ]
     page.goto(
         full_site.url
-        + "generated/explorer.html?release=v2.1&division=open&q="
+        + "generated/explorer.html?release=v2.1&division=open&find="
         + quote(v21_open[0].split(":", 1)[1])
     )
     open_explorer(page)

@@ -84,6 +84,21 @@
     return counted + (a.is_higher_better ? " (no per-accelerator value)"
       : " (a latency is not divided by the accelerator count)");
   }
+
+  /* The text filter is "find" in the address. Links made before 2026-12 call it
+     "q", which is Material's search parameter: Material, starting, opened its
+     search over the Explorer with that text, took the reader's typing, and
+     removed "q" from the address when closed. Such a link is read, and its
+     address rewritten at once, before Material can start. */
+  function legacyQuery(params) {
+    if (!params.has("q")) return;
+    if (!params.get("find")) params.set("find", params.get("q"));
+    params.delete("q");
+    var query = params.toString();
+    window.history.replaceState(window.history.state, "",
+      window.location.pathname + (query ? "?" + query : "") + window.location.hash);
+  }
+
   window.ledgerExplorer = { ratioWording: ratioWording };
 
   function start() {
@@ -600,7 +615,7 @@
 
     function readUrl(sortable) {
       var params = new URLSearchParams(window.location.search);
-      var state = { filters: {}, q: params.get("q") || "", sort: null, page: 1, size: PAGE_SIZES[0] };
+      var state = { filters: {}, q: params.get("find") || "", sort: null, page: 1, size: PAGE_SIZES[0] };
       selects().forEach(function (select) {
         var field = select.getAttribute("data-filter");
         var value = params.get(field);
@@ -627,7 +642,7 @@
         }
         select.value = value;
       });
-      form.elements.q.value = state.q;
+      form.elements.find.value = state.q;
     }
 
     function formState() {
@@ -635,14 +650,14 @@
       selects().forEach(function (select) {
         if (select.value) filters[select.getAttribute("data-filter")] = select.value;
       });
-      return { filters: filters, q: form.elements.q.value.trim() };
+      return { filters: filters, q: form.elements.find.value.trim() };
     }
 
     function writeUrl(table) {
       var state = formState();
       var params = new URLSearchParams();
       Object.keys(state.filters).forEach(function (k) { params.set(k, state.filters[k]); });
-      if (state.q) params.set("q", state.q);
+      if (state.q) params.set("find", state.q);
       var sorters = table.getSorters();
       if (sorters.length) params.set("sort", sorters[0].field + ":" + sorters[0].dir);
       var page = table.getPage();
@@ -1074,7 +1089,7 @@
 
       form.addEventListener("change", refilter);
       var typing = null;
-      form.elements.q.addEventListener("input", function () {
+      form.elements.find.addEventListener("input", function () {
         clearTimeout(typing);
         typing = setTimeout(refilter, 200);
       });
@@ -1208,6 +1223,7 @@
        them at once: that view is what the link shows. */
     var button = root.querySelector("[data-action=load]");
     loadStyles();  // the form's layout; small, unlike the data and the library
+    legacyQuery(new URLSearchParams(window.location.search));
     if (!root.querySelector(".ledger-explorer__first") || window.location.search) {
       load();
       return;
