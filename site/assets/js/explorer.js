@@ -94,9 +94,16 @@
     if (!params.has("q")) return;
     if (!params.get("find")) params.set("find", params.get("q"));
     params.delete("q");
+    replaceQuery(params);
+  }
+
+  /* The address with this query (the same page and hash), replaced in place. */
+  function replaceQuery(params) {
     var query = params.toString();
-    window.history.replaceState(window.history.state, "",
-      window.location.pathname + (query ? "?" + query : "") + window.location.hash);
+    var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
+    if (url !== window.location.pathname + window.location.search + window.location.hash) {
+      window.history.replaceState(window.history.state, "", url);
+    }
   }
 
   window.ledgerExplorer = { ratioWording: ratioWording };
@@ -615,7 +622,7 @@
 
     function readUrl(sortable) {
       var params = new URLSearchParams(window.location.search);
-      var state = { filters: {}, q: params.get("find") || "", sort: null, page: 1, size: PAGE_SIZES[0] };
+      var state = { filters: {}, find: params.get("find") || "", sort: null, page: 1, size: PAGE_SIZES[0] };
       selects().forEach(function (select) {
         var field = select.getAttribute("data-filter");
         var value = params.get(field);
@@ -642,7 +649,7 @@
         }
         select.value = value;
       });
-      form.elements.find.value = state.q;
+      form.elements.find.value = state.find;
     }
 
     function formState() {
@@ -650,14 +657,14 @@
       selects().forEach(function (select) {
         if (select.value) filters[select.getAttribute("data-filter")] = select.value;
       });
-      return { filters: filters, q: form.elements.find.value.trim() };
+      return { filters: filters, find: form.elements.find.value.trim() };
     }
 
     function writeUrl(table) {
       var state = formState();
       var params = new URLSearchParams();
       Object.keys(state.filters).forEach(function (k) { params.set(k, state.filters[k]); });
-      if (state.q) params.set("find", state.q);
+      if (state.find) params.set("find", state.find);
       var sorters = table.getSorters();
       if (sorters.length) params.set("sort", sorters[0].field + ":" + sorters[0].dir);
       var page = table.getPage();
@@ -672,11 +679,7 @@
       ["price", "kwh"].forEach(function (name) {
         if (current.get(name) !== null) params.set(name, current.get(name));
       });
-      var query = params.toString();
-      var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
-      if (url !== window.location.pathname + window.location.search + window.location.hash) {
-        window.history.replaceState(window.history.state, "", url);
-      }
+      replaceQuery(params);
     }
 
     /* ---- compare two results ------------------------------------------------------ */
@@ -897,7 +900,7 @@
     var gridShown = false;
 
     function matcher(state) {
-      var words = state.q.toLowerCase().split(/\s+/).filter(Boolean);
+      var words = state.find.toLowerCase().split(/\s+/).filter(Boolean);
       var fields = Object.keys(state.filters);
       return function (row) {
         for (var i = 0; i < fields.length; i++) {
