@@ -26,7 +26,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.conftest import BuiltSite
-from tests.browser.pages import reach_charts, start_material, styles_ready
+from tests.browser.pages import reach_charts, start_material
 from tests.browser.server import SITE_PREFIX, serve
 
 pytestmark = pytest.mark.browser
@@ -48,9 +48,19 @@ STYLED = """() => ({
     && s.cssRules.length > 0),
   material: typeof window.document$ !== 'undefined',
 })"""
+STYLED_OK = {"header": "sticky", "ledger": True, "material": True}
 #: Every stylesheet of the page and its rule count, to say what a failure saw.
 SHEETS = """() => [...document.styleSheets].map(s => [s.href, s.ownerNode?.outerHTML,
   s.cssRules.length])"""
+
+
+def _styled(page) -> tuple[dict, list]:  # noqa: ANN001
+    """``STYLED`` once it reads ``STYLED_OK`` (a loaded machine applies a sheet a
+    moment after ``load``), or as it stands after 20 s, with every stylesheet."""
+    ok = json.dumps(json.dumps(STYLED_OK, separators=(",", ":")))
+    with contextlib.suppress(PlaywrightTimeout):  # the caller's assertion says what
+        page.wait_for_function(f"JSON.stringify(({STYLED})()) === {ok}", timeout=20_000)
+    return page.evaluate(STYLED), page.evaluate(SHEETS)
 
 
 def _status(url: str) -> int:
@@ -113,12 +123,8 @@ def test_pages_load_every_asset_from_under_the_path(
         page.goto(built_site.url + path, wait_until="load")
         reach_charts(page, timeout=20_000)
         start_material(page)  # the reader's first move (material.js)
-        styles_ready(page)
-        assert page.evaluate(STYLED) == {
-            "header": "sticky",
-            "ledger": True,
-            "material": True,
-        }, path
+        styled, sheets = _styled(page)
+        assert styled == STYLED_OK, (path, sheets)
     charts = page.evaluate(
         "() => [...document.querySelectorAll('div.vega-chart')].map(e => e.dataset.state)"
     )
@@ -197,14 +203,8 @@ def test_a_missing_address_gets_a_working_404_page(
     assert response.status == 404
     assert page.title() == "Page not found - mlperf-ledger"
     start_material(page)  # the reader's first move (material.js)
-    styles_ready(page)
-    expected = {"header": "sticky", "ledger": True, "material": True}
-    styled = json.dumps(expected, separators=(",", ":"))
-    with contextlib.suppress(PlaywrightTimeout):  # the assertion says what it had
-        page.wait_for_function(
-            f"JSON.stringify(({STYLED})()) === {json.dumps(styled)}", timeout=20_000
-        )
-    assert page.evaluate(STYLED) == expected, page.evaluate(SHEETS)
+    styled, sheets = _styled(page)
+    assert styled == STYLED_OK, sheets
     # Only the address itself is missing: every asset came from under the path.
     assert [r for r in recorder.responses if r[2] >= 400] == [
         ("GET", built_site.url + MISSING, 404)
